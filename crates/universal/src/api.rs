@@ -1,0 +1,230 @@
+//! Request and response bodies of the HTTP API.
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::{
+    AgentError, AgentId, AgentInfo, PermissionMode, PermissionReply, PermissionRequest,
+    QuestionRequest, SessionEndReason, UniversalEvent,
+};
+
+/// Body of `GET /health`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HealthResponse {
+    /// Always `ok` when the daemon answers.
+    pub status: String,
+    /// The daemon's version.
+    pub version: String,
+}
+
+/// Body of `GET /agents`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentsResponse {
+    /// Every known agent.
+    pub agents: Vec<AgentInfo>,
+}
+
+/// Body of a successful `POST /agents/{agent}/install`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallResponse {
+    /// The agent.
+    pub agent: AgentId,
+    /// Whether the agent was already installed (nothing was downloaded).
+    pub already_installed: bool,
+    /// The installed version, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The binary's path, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// Body of `POST /sessions/{sessionId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CreateSessionRequest {
+    /// The agent: `claude`, `codex`, `opencode`, `amp`, `pi` or `mock`.
+    pub agent: String,
+    /// Agent mode (see `GET /agents/{agent}/modes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_mode: Option<String>,
+    /// Permission mode; `bypass` needs `dangerouslySkipPermissions`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<PermissionMode>,
+    /// Model id (see `GET /agents/{agent}/models`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// Provider credential for this session, overriding the daemon's environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// Check the credential against the provider before answering.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validate_token: Option<bool>,
+    /// Let the agent act without asking (sandboxed environments only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dangerously_skip_permissions: Option<bool>,
+    /// Agent version to use (install issue; ignored by `mock`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<String>,
+    /// Working directory (absolute, existing). Defaults to the daemon's working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// Body answering `POST /sessions/{sessionId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateSessionResponse {
+    /// True when the agent started and the session is ready for messages.
+    pub healthy: bool,
+    /// Why the agent could not start (only when `healthy` is false; the session is then not
+    /// kept and its id may be used again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<AgentError>,
+    /// The agent's own session id, when known at start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_session_id: Option<String>,
+}
+
+/// Where a session stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SessionStatus {
+    /// Ready for a message.
+    Idle,
+    /// A turn is running.
+    Running,
+    /// Over; its events stay readable.
+    Ended,
+}
+
+/// One session as seen by `GET /sessions` and `GET /sessions/{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionInfo {
+    /// The session id.
+    pub session_id: String,
+    /// The agent.
+    pub agent: AgentId,
+    /// Idle, running or ended.
+    pub status: SessionStatus,
+    /// Agent mode, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_mode: Option<String>,
+    /// Permission mode.
+    pub permission_mode: PermissionMode,
+    /// Model, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Variant, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The agent's own session id, once known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native_session_id: Option<String>,
+    /// Working directory.
+    pub cwd: String,
+    /// When the session was created.
+    pub created_at: DateTime<Utc>,
+    /// Number of events in the log (= the last sequence).
+    pub event_count: u64,
+    /// The running turn, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_turn_id: Option<String>,
+    /// Permission requests waiting for a reply.
+    pub pending_permissions: Vec<PermissionRequest>,
+    /// Question requests waiting for a reply.
+    pub pending_questions: Vec<QuestionRequest>,
+    /// Why the session ended, once it has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_reason: Option<SessionEndReason>,
+}
+
+/// Body of `GET /sessions`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionListResponse {
+    /// Every session the daemon holds, oldest first.
+    pub sessions: Vec<SessionInfo>,
+}
+
+/// Body of `POST /sessions/{id}/messages`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SendMessageRequest {
+    /// The user's message.
+    pub message: String,
+}
+
+/// Body answering `POST /sessions/{id}/messages` (202).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SendMessageResponse {
+    /// The turn the message started.
+    pub turn_id: String,
+}
+
+/// Body answering `POST /sessions/{id}/cancel` (202).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelResponse {
+    /// The turn being cancelled; it ends with `turnEnded` stopReason `cancelled`.
+    pub turn_id: String,
+}
+
+/// Body of `GET /sessions/{id}/events`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EventsResponse {
+    /// Events with `sequence > offset`, oldest first.
+    pub events: Vec<UniversalEvent>,
+    /// True when more events exist after the last one returned.
+    pub has_more: bool,
+}
+
+/// Body of `POST /sessions/{id}/permissions/{permissionId}/reply`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PermissionReplyRequest {
+    /// `once`, `always` or `reject`.
+    pub reply: PermissionReply,
+}
+
+/// Body of `POST /sessions/{id}/questions/{questionId}/reply`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuestionReplyRequest {
+    /// One array of selected option labels per question, in the questions' order.
+    pub answers: Vec<Vec<String>>,
+}
+
+/// Body of `POST /sessions/{id}/questions/{questionId}/reject` (empty object).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct QuestionRejectRequest {}
+
+/// An RFC 7807 problem details body (`application/problem+json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProblemDetails {
+    /// A URI naming the error kind; stable per kind.
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    /// Short summary of the kind.
+    pub title: String,
+    /// HTTP status code.
+    pub status: u16,
+    /// What happened this time.
+    pub detail: String,
+    /// The request path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+}

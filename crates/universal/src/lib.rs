@@ -1,0 +1,19 @@
+//! The universal schema of sandbox-daemon.
+//!
+//! Every agent's native stream converts into [`UniversalEvent`]s; every client request and
+//! response body of the HTTP API is defined here. This crate holds plain types only
+//! (serde + schemars + utoipa): no I/O, no async runtime.
+
+pub mod agent;
+pub mod api;
+pub mod error;
+pub mod event;
+pub mod hitl;
+pub mod item;
+
+pub use agent::*;
+pub use api::*;
+pub use error::*;
+pub use event::*;
+pub use hitl::*;
+pub use item::*;
