@@ -1,1 +1,20 @@
-//! Agent drivers.
+//! Agent drivers: one folder per agent behind the [`AgentDriver`] trait.
+//!
+//! A driver starts an agent for a session ([`AgentDriver::start`]) and returns an
+//! [`AgentSession`] the daemon's session actor drives (messages, cancel, HITL replies).
+//! Everything the agent emits reaches the daemon as universal events through the
+//! session's [`EventSink`]. Converters (native → universal) are pure and live next to
+//! each driver.
+
+pub mod driver;
+pub mod locate;
+pub mod mock;
+pub mod registry;
+pub mod sink;
+
+pub use driver::{
+    AgentDriver, AgentSession, BinaryStatus, Credentials, ProviderEnv, QuestionAnswer,
+    SessionConfig,
+};
+pub use registry::{AgentRegistry, DriverContext};
+pub use sink::{AgentEvent, CollectingSink, EventConsumer, EventSink};

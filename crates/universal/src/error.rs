@@ -7,18 +7,16 @@ use utoipa::ToSchema;
 /// An agent-level error, tagged by `type`. Appears in `error` events and in
 /// `healthy:false` session-creation answers. Every variant has a human `message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "camelCase")]
 pub enum AgentError {
     /// The credential was rejected (or missing).
+    #[serde(rename_all = "camelCase")]
     TokenError {
         /// What happened.
         message: String,
     },
     /// The agent process (or worker) exited unexpectedly.
+    #[serde(rename_all = "camelCase")]
     ProcessExited {
         /// What happened.
         message: String,
@@ -33,31 +31,37 @@ pub enum AgentError {
         stderr_tail: Option<String>,
     },
     /// Installing the agent failed.
+    #[serde(rename_all = "camelCase")]
     InstallFailed {
         /// What happened.
         message: String,
     },
     /// The agent is not installed and could not be found.
+    #[serde(rename_all = "camelCase")]
     NotInstalled {
         /// What happened, and how to fix it.
         message: String,
     },
     /// The agent is known but not supported by this daemon build yet.
+    #[serde(rename_all = "camelCase")]
     UnsupportedAgent {
         /// What happened.
         message: String,
     },
     /// The agent process could not be started.
+    #[serde(rename_all = "camelCase")]
     SpawnFailed {
         /// What happened.
         message: String,
     },
     /// The agent spoke a protocol the daemon did not expect.
+    #[serde(rename_all = "camelCase")]
     ProtocolError {
         /// What happened.
         message: String,
     },
     /// The model provider failed (HTTP error, overload, ...), as reported by the agent.
+    #[serde(rename_all = "camelCase")]
     ProviderError {
         /// What happened.
         message: String,
@@ -66,6 +70,7 @@ pub enum AgentError {
         status: Option<u16>,
     },
     /// The agent reported an error of its own.
+    #[serde(rename_all = "camelCase")]
     AgentReported {
         /// What the agent said.
         message: String,
@@ -74,6 +79,7 @@ pub enum AgentError {
         code: Option<String>,
     },
     /// The agent did not answer in time.
+    #[serde(rename_all = "camelCase")]
     Timeout {
         /// What happened.
         message: String,

@@ -166,23 +166,22 @@ pub struct PlanEntry {
 
 /// A typed piece of item content, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "camelCase")]
 pub enum ContentPart {
     /// Plain text (message text).
+    #[serde(rename_all = "camelCase")]
     Text {
         /// The text.
         text: String,
     },
     /// Reasoning / thinking text.
+    #[serde(rename_all = "camelCase")]
     Reasoning {
         /// The reasoning text (may be a summary).
         text: String,
     },
     /// A tool invocation.
+    #[serde(rename_all = "camelCase")]
     ToolCall {
         /// The agent's id of the call.
         call_id: String,
@@ -192,6 +191,7 @@ pub enum ContentPart {
         arguments: Value,
     },
     /// A tool's output.
+    #[serde(rename_all = "camelCase")]
     ToolResult {
         /// The id of the call this answers.
         call_id: String,
@@ -201,6 +201,7 @@ pub enum ContentPart {
         is_error: bool,
     },
     /// A shell command execution.
+    #[serde(rename_all = "camelCase")]
     CommandExecution {
         /// The command line.
         command: String,
@@ -215,6 +216,7 @@ pub enum ContentPart {
         exit_code: Option<i32>,
     },
     /// A change to one file.
+    #[serde(rename_all = "camelCase")]
     FileChange {
         /// Path of the file.
         path: String,
@@ -225,6 +227,7 @@ pub enum ContentPart {
         diff: Option<String>,
     },
     /// A plan or todo list.
+    #[serde(rename_all = "camelCase")]
     Plan {
         /// The plan's steps.
         entries: Vec<PlanEntry>,
@@ -233,6 +236,7 @@ pub enum ContentPart {
         text: Option<String>,
     },
     /// A status notice.
+    #[serde(rename_all = "camelCase")]
     Status {
         /// Short label (e.g. `compacting`).
         label: String,
@@ -241,6 +245,7 @@ pub enum ContentPart {
         detail: Option<String>,
     },
     /// Native output the converter could not understand.
+    #[serde(rename_all = "camelCase")]
     Unparsed {
         /// The raw native JSON (or a JSON string holding the raw line).
         raw: Value,

@@ -1,0 +1,284 @@
+//! The built-in deterministic mock agent: no process, no API keys.
+//!
+//! Each turn plays a script chosen by keywords in the message (see [`script::TurnScript`]):
+//! `tool`, `permission`, `question`, `slow`, `flood N`, `crash`, `unparsed`; the reply
+//! `echo: <message>` always closes the turn. With `validateToken`, a token starting with
+//! `bad` is rejected with a `tokenError`.
+
+pub mod script;
+mod turn;
+mod worker;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use sandbox_universal::{
+    AgentCapabilities, AgentError, AgentId, AgentModeInfo, EventPayload, ModelInfo, ModelsResponse,
+    ModesResponse, PermissionMode, PermissionReply, SessionEndReason, SessionEnded, SessionStarted,
+};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use worker::{PERMISSION_SCOPE, mock_questions};
+use worker::{PendingReplies, TurnJob, WorkerConfig, WorkerExit, run_worker};
+
+use crate::{
+    AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, QuestionAnswer, SessionConfig,
+};
+
+/// The mock agent's driver.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct MockDriver;
+
+/// The model id the mock reports.
+pub const MOCK_MODEL: &str = "mock-1";
+
+#[async_trait]
+impl AgentDriver for MockDriver {
+    fn id(&self) -> AgentId {
+        AgentId::Mock
+    }
+
+    fn name(&self) -> &'static str {
+        "Mock agent"
+    }
+
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
+            text_messages: true,
+            streaming_deltas: true,
+            reasoning: false,
+            tool_calls: true,
+            command_execution: true,
+            file_changes: true,
+            plans: false,
+            permissions: true,
+            permission_always: true,
+            questions: true,
+            plan_approval: false,
+            cancel: true,
+            multi_turn: true,
+            resume: false,
+            usage: true,
+            models: true,
+            variants: true,
+            agent_modes: true,
+            validate_token: true,
+        }
+    }
+
+    async fn status(&self) -> BinaryStatus {
+        BinaryStatus {
+            installed: true,
+            version: Some(env!("CARGO_PKG_VERSION").to_string()),
+            path: None,
+        }
+    }
+
+    async fn models(&self) -> Result<ModelsResponse, AgentError> {
+        Ok(ModelsResponse {
+            models: vec![ModelInfo {
+                id: MOCK_MODEL.into(),
+                name: "Mock model".into(),
+                variants: vec!["low".into(), "medium".into(), "high".into()],
+                default_variant: Some("medium".into()),
+            }],
+            default_model: Some(MOCK_MODEL.into()),
+        })
+    }
+
+    fn modes(&self) -> ModesResponse {
+        ModesResponse {
+            modes: vec![
+                AgentModeInfo {
+                    id: "build".into(),
+                    name: "Build".into(),
+                    description: "Makes changes".into(),
+                },
+                AgentModeInfo {
+                    id: "plan".into(),
+                    name: "Plan".into(),
+                    description: "Only proposes changes".into(),
+                },
+            ],
+            default_mode: Some("build".into()),
+            permission_modes: vec![
+                PermissionMode::Default,
+                PermissionMode::Plan,
+                PermissionMode::AcceptEdits,
+                PermissionMode::Bypass,
+            ],
+        }
+    }
+
+    async fn start(
+        &self,
+        config: SessionConfig,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        if config.validate_token
+            && config
+                .token
+                .as_deref()
+                .is_some_and(|token| token.starts_with("bad"))
+        {
+            return Err(AgentError::TokenError {
+                message: "the mock rejects tokens starting with `bad`".into(),
+            });
+        }
+        let cwd = config.cwd.display().to_string();
+        sink.emit(AgentEvent::native(
+            EventPayload::SessionStarted(SessionStarted {
+                agent: AgentId::Mock,
+                model: Some(config.model.clone().unwrap_or_else(|| MOCK_MODEL.into())),
+                agent_mode: config.agent_mode.clone(),
+                permission_mode: Some(config.permission_mode),
+                cwd: Some(cwd.clone()),
+                agent_version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            None,
+        ));
+        let pending = Arc::new(PendingReplies::default());
+        let (jobs, queue) = mpsc::unbounded_channel();
+        let worker_config = WorkerConfig {
+            cwd,
+            permission_mode: config.permission_mode,
+        };
+        let worker = tokio::spawn(run_worker(
+            sink.clone(),
+            worker_config,
+            pending.clone(),
+            queue,
+        ));
+        let monitor = tokio::spawn(watch_worker(worker, sink));
+        Ok(Box::new(MockSession {
+            jobs: Some(jobs),
+            pending,
+            cancel: None,
+            monitor,
+        }))
+    }
+}
+
+/// Reports a crashed worker the way a real driver reports a dead agent process.
+async fn watch_worker(worker: JoinHandle<WorkerExit>, sink: EventSink) {
+    let exit = worker.await;
+    if matches!(exit, Ok(WorkerExit::Closed)) {
+        return;
+    }
+    let message = match exit {
+        Err(e) if e.is_panic() => "the mock agent's worker panicked".to_string(),
+        _ => "the mock agent's worker died (the message asked it to crash)".to_string(),
+    };
+    sink.emit(AgentEvent::native(
+        EventPayload::Error(AgentError::ProcessExited {
+            message,
+            exit_code: Some(1),
+            signal: None,
+            stderr_tail: Some("mock: crash requested".into()),
+        }),
+        None,
+    ));
+    sink.emit(AgentEvent::native(
+        EventPayload::SessionEnded(SessionEnded {
+            reason: SessionEndReason::Error,
+            exit_code: Some(1),
+            stderr_tail: Some("mock: crash requested".into()),
+        }),
+        None,
+    ));
+}
+
+/// One running mock session.
+struct MockSession {
+    jobs: Option<mpsc::UnboundedSender<TurnJob>>,
+    pending: Arc<PendingReplies>,
+    cancel: Option<CancellationToken>,
+    monitor: JoinHandle<()>,
+}
+
+fn worker_gone() -> AgentError {
+    AgentError::ProcessExited {
+        message: "the mock agent's worker is no longer running".into(),
+        exit_code: None,
+        signal: None,
+        stderr_tail: None,
+    }
+}
+
+#[async_trait]
+impl AgentSession for MockSession {
+    fn native_session_id(&self) -> Option<String> {
+        None
+    }
+
+    async fn send_message(&mut self, turn_id: &str, message: &str) -> Result<(), AgentError> {
+        let cancel = CancellationToken::new();
+        let job = TurnJob {
+            turn_id: turn_id.to_string(),
+            message: message.to_string(),
+            cancel: cancel.clone(),
+        };
+        self.jobs
+            .as_ref()
+            .ok_or_else(worker_gone)?
+            .send(job)
+            .map_err(|_| worker_gone())?;
+        self.cancel = Some(cancel);
+        Ok(())
+    }
+
+    async fn cancel(&mut self) -> Result<(), AgentError> {
+        if let Some(cancel) = &self.cancel {
+            cancel.cancel();
+        }
+        Ok(())
+    }
+
+    async fn reply_permission(
+        &mut self,
+        permission_id: &str,
+        reply: PermissionReply,
+    ) -> Result<(), AgentError> {
+        let sender = self
+            .pending
+            .permissions
+            .lock()
+            .expect("lock")
+            .remove(permission_id);
+        match sender {
+            Some(tx) => tx.send(reply).map_err(|_| worker_gone()),
+            None => Err(AgentError::protocol(format!(
+                "the mock is not waiting for permission `{permission_id}`"
+            ))),
+        }
+    }
+
+    async fn reply_question(
+        &mut self,
+        question_id: &str,
+        answer: QuestionAnswer,
+    ) -> Result<(), AgentError> {
+        let sender = self
+            .pending
+            .questions
+            .lock()
+            .expect("lock")
+            .remove(question_id);
+        match sender {
+            Some(tx) => tx.send(answer).map_err(|_| worker_gone()),
+            None => Err(AgentError::protocol(format!(
+                "the mock is not waiting for question `{question_id}`"
+            ))),
+        }
+    }
+
+    async fn shutdown(&mut self) {
+        if let Some(cancel) = &self.cancel {
+            cancel.cancel();
+        }
+        self.jobs = None;
+        let _ = (&mut self.monitor).await;
+    }
+}

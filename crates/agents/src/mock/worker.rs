@@ -1,0 +1,343 @@
+//! The mock's worker: one task per session that plays each turn's script.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sandbox_universal::{
+    ContentPart, EventPayload, FileChangeKind, Item, ItemKind, ItemRole, ItemStatus,
+    PermissionKind, PermissionMode, PermissionReply, PermissionRequest, Question, QuestionOption,
+    QuestionRequest, StopReason, TurnEnded, Usage,
+};
+use serde_json::json;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::script::{SLOW_DELTAS, SLOW_INTERVAL_MS, TurnScript, chunks};
+use super::turn::TurnEmitter;
+use crate::{EventSink, QuestionAnswer};
+
+/// The always-scope of the mock's permission requests.
+pub const PERMISSION_SCOPE: &str = "mock:shell";
+
+/// One turn handed to the worker.
+pub struct TurnJob {
+    /// Daemon turn id.
+    pub turn_id: String,
+    /// The user's message.
+    pub message: String,
+    /// Cancelled when the client cancels the turn.
+    pub cancel: CancellationToken,
+}
+
+/// Replies waiting for the worker, keyed by universal id.
+#[derive(Default)]
+pub struct PendingReplies {
+    /// Permission requests.
+    pub permissions: Mutex<HashMap<String, oneshot::Sender<PermissionReply>>>,
+    /// Question requests.
+    pub questions: Mutex<HashMap<String, oneshot::Sender<QuestionAnswer>>>,
+}
+
+/// Why the worker stopped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum WorkerExit {
+    /// Its job queue closed (the session is shutting down).
+    Closed,
+    /// The script asked it to crash.
+    Crashed,
+}
+
+/// The static facts a worker needs.
+pub struct WorkerConfig {
+    /// Where the mock pretends to work.
+    pub cwd: String,
+    /// The session's permission mode.
+    pub permission_mode: PermissionMode,
+}
+
+/// Plays turns until the queue closes or a script crashes it.
+pub async fn run_worker(
+    sink: EventSink,
+    config: WorkerConfig,
+    pending: Arc<PendingReplies>,
+    mut jobs: mpsc::UnboundedReceiver<TurnJob>,
+) -> WorkerExit {
+    while let Some(job) = jobs.recv().await {
+        let script = TurnScript::parse(&job.message);
+        if script.crash {
+            return WorkerExit::Crashed;
+        }
+        let mut turn = TurnEmitter::new(sink.clone());
+        let cancel = job.cancel.clone();
+        let outcome = tokio::select! {
+            () = play(&mut turn, &config, &pending, &script, &job.message) => StopReason::Completed,
+            () = cancel.cancelled() => StopReason::Cancelled,
+        };
+        if outcome == StopReason::Cancelled {
+            turn.fail_open_items();
+        }
+        pending.permissions.lock().expect("lock").clear();
+        pending.questions.lock().expect("lock").clear();
+        turn.emit(EventPayload::TurnEnded(TurnEnded {
+            turn_id: job.turn_id,
+            stop_reason: outcome,
+            usage: Some(Usage {
+                input_tokens: job.message.split_whitespace().count() as u64,
+                output_tokens: turn.deltas,
+                ..Usage::default()
+            }),
+        }));
+    }
+    WorkerExit::Closed
+}
+
+async fn play(
+    turn: &mut TurnEmitter,
+    config: &WorkerConfig,
+    pending: &PendingReplies,
+    script: &TurnScript,
+    message: &str,
+) {
+    if script.unparsed {
+        unparsed_item(turn, message);
+    }
+    if script.tool {
+        tool_items(turn, config, message);
+    }
+    if script.permission {
+        permission_command(turn, config, pending).await;
+    }
+    if script.question {
+        question(turn, pending).await;
+    }
+    if script.slow {
+        let id = turn.start(assistant_message(turn.next_item_id()));
+        for i in 0..SLOW_DELTAS {
+            tokio::time::sleep(Duration::from_millis(SLOW_INTERVAL_MS)).await;
+            turn.delta(&id, &format!("slow {i} "));
+        }
+        turn.complete(&id, ItemStatus::Completed, |_| {});
+    }
+    if let Some(n) = script.flood {
+        let id = turn.start(assistant_message(turn.next_item_id()));
+        for i in 0..n {
+            turn.delta(&id, &format!("{i} "));
+            if i % 256 == 255 {
+                tokio::task::yield_now().await;
+            }
+        }
+        turn.complete(&id, ItemStatus::Completed, |_| {});
+    }
+    let id = turn.start(assistant_message(turn.next_item_id()));
+    for chunk in chunks(&format!("echo: {message}"), 3) {
+        turn.delta(&id, &chunk);
+    }
+    turn.complete(&id, ItemStatus::Completed, |_| {});
+}
+
+fn assistant_message(id: String) -> Item {
+    Item::new(id, ItemKind::Message, ItemStatus::InProgress)
+        .with_role(ItemRole::Assistant)
+        .with_content(ContentPart::Text {
+            text: String::new(),
+        })
+}
+
+fn unparsed_item(turn: &mut TurnEmitter, message: &str) {
+    let raw = json!({"type": "mock.mystery", "payload": {"message": message}});
+    let item = Item::new(
+        turn.next_item_id(),
+        ItemKind::Unparsed,
+        ItemStatus::Completed,
+    )
+    .with_content(ContentPart::Unparsed {
+        raw: raw.clone(),
+        error: "unknown native event type `mock.mystery`".into(),
+    });
+    let started = Item {
+        status: ItemStatus::InProgress,
+        ..item.clone()
+    };
+    turn.emit_raw(
+        EventPayload::ItemStarted(sandbox_universal::ItemEvent { item: started }),
+        raw.clone(),
+    );
+    turn.emit_raw(
+        EventPayload::ItemCompleted(sandbox_universal::ItemEvent { item }),
+        raw,
+    );
+}
+
+fn tool_items(turn: &mut TurnEmitter, config: &WorkerConfig, message: &str) {
+    let call_id = turn.next_id("mock_call");
+    let call = turn.completed_item(
+        Item::new(
+            turn.next_item_id(),
+            ItemKind::ToolCall,
+            ItemStatus::Completed,
+        )
+        .with_role(ItemRole::Assistant)
+        .with_native_id(call_id.clone())
+        .with_content(ContentPart::ToolCall {
+            call_id: call_id.clone(),
+            name: "mock_search".into(),
+            arguments: json!({"query": message}),
+        }),
+    );
+    turn.completed_item(
+        Item::new(
+            turn.next_item_id(),
+            ItemKind::ToolResult,
+            ItemStatus::Completed,
+        )
+        .with_role(ItemRole::Tool)
+        .with_parent(call)
+        .with_content(ContentPart::ToolResult {
+            call_id,
+            output: "mock search found 1 result".into(),
+            is_error: false,
+        }),
+    );
+    let command = turn.start(command_item(turn.next_item_id(), "echo mock", &config.cwd));
+    turn.delta(&command, "mock\n");
+    turn.complete(&command, ItemStatus::Completed, |item| {
+        set_exit_code(item, Some(0));
+    });
+    turn.completed_item(
+        Item::new(
+            turn.next_item_id(),
+            ItemKind::FileChange,
+            ItemStatus::Completed,
+        )
+        .with_role(ItemRole::Assistant)
+        .with_content(ContentPart::FileChange {
+            path: format!("{}/mock.txt", config.cwd.trim_end_matches('/')),
+            change_kind: FileChangeKind::Add,
+            diff: Some("--- /dev/null\n+++ b/mock.txt\n@@ -0,0 +1 @@\n+mock\n".into()),
+        }),
+    );
+}
+
+fn command_item(id: String, command: &str, cwd: &str) -> Item {
+    Item::new(id, ItemKind::CommandExecution, ItemStatus::InProgress)
+        .with_role(ItemRole::Assistant)
+        .with_content(ContentPart::CommandExecution {
+            command: command.into(),
+            cwd: Some(cwd.into()),
+            output: None,
+            exit_code: None,
+        })
+}
+
+fn set_exit_code(item: &mut Item, code: Option<i32>) {
+    for part in &mut item.content {
+        if let ContentPart::CommandExecution { exit_code, .. } = part {
+            *exit_code = code;
+        }
+    }
+}
+
+async fn permission_command(
+    turn: &mut TurnEmitter,
+    config: &WorkerConfig,
+    pending: &PendingReplies,
+) {
+    const COMMAND: &str = "echo permitted";
+    let item_id = turn.start(command_item(turn.next_item_id(), COMMAND, &config.cwd));
+    let allowed = if config.permission_mode == PermissionMode::Bypass {
+        true
+    } else {
+        let permission_id = turn.next_id("perm");
+        let (tx, rx) = oneshot::channel();
+        pending
+            .permissions
+            .lock()
+            .expect("lock")
+            .insert(permission_id.clone(), tx);
+        turn.emit(EventPayload::PermissionAsked(PermissionRequest {
+            permission_id,
+            kind: PermissionKind::Command,
+            title: format!("Run `{COMMAND}`"),
+            item_id: Some(item_id.clone()),
+            tool: Some("shell".into()),
+            command: Some(COMMAND.into()),
+            paths: Vec::new(),
+            plan: None,
+            input: Some(json!({"command": COMMAND})),
+            always_scope: Some(PERMISSION_SCOPE.into()),
+        }));
+        // A dropped sender means the session is going away: treat it as a rejection.
+        !matches!(rx.await, Ok(PermissionReply::Reject) | Err(_))
+    };
+    if allowed {
+        turn.delta(&item_id, "permitted\n");
+        turn.complete(&item_id, ItemStatus::Completed, |item| {
+            set_exit_code(item, Some(0));
+        });
+    } else {
+        turn.complete(&item_id, ItemStatus::Failed, |item| {
+            for part in &mut item.content {
+                if let ContentPart::CommandExecution { output, .. } = part {
+                    *output = Some("permission denied by the user".into());
+                }
+            }
+        });
+    }
+}
+
+/// The two questions the mock asks.
+pub fn mock_questions() -> Vec<Question> {
+    let options = |labels: &[&str]| {
+        labels
+            .iter()
+            .map(|l| QuestionOption {
+                label: (*l).into(),
+                description: None,
+            })
+            .collect()
+    };
+    vec![
+        Question {
+            question: "Which color do you prefer?".into(),
+            header: Some("Color".into()),
+            options: options(&["Red", "Green", "Blue"]),
+            multi_select: false,
+            allow_custom: false,
+        },
+        Question {
+            question: "Which toppings do you want?".into(),
+            header: Some("Toppings".into()),
+            options: options(&["Cheese", "Mushrooms", "Olives"]),
+            multi_select: true,
+            allow_custom: false,
+        },
+    ]
+}
+
+async fn question(turn: &mut TurnEmitter, pending: &PendingReplies) {
+    let question_id = turn.next_id("q");
+    let (tx, rx) = oneshot::channel();
+    pending
+        .questions
+        .lock()
+        .expect("lock")
+        .insert(question_id.clone(), tx);
+    turn.emit(EventPayload::QuestionAsked(QuestionRequest {
+        question_id,
+        questions: mock_questions(),
+        item_id: None,
+    }));
+    if let Ok(QuestionAnswer::Answered(answers)) = rx.await {
+        let quoted: Vec<String> = mock_questions()
+            .iter()
+            .zip(&answers)
+            .map(|(q, a)| format!("{} = {}", q.header.as_deref().unwrap_or(""), a.join(", ")))
+            .collect();
+        let id = turn.start(assistant_message(turn.next_item_id()));
+        for chunk in chunks(&format!("You answered: {}", quoted.join("; ")), 3) {
+            turn.delta(&id, &chunk);
+        }
+        turn.complete(&id, ItemStatus::Completed, |_| {});
+    }
+}

@@ -1,0 +1,148 @@
+//! The table of every known agent and its driver.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use sandbox_universal::{
+    AgentCapabilities, AgentError, AgentId, ModelsResponse, ModesResponse, PermissionMode,
+};
+
+use crate::locate::BinaryLocator;
+use crate::mock::MockDriver;
+use crate::{AgentDriver, AgentSession, BinaryStatus, EventSink, ProviderEnv, SessionConfig};
+
+/// What drivers share: where binaries are and the daemon's provider environment.
+#[derive(Debug)]
+pub struct DriverContext {
+    /// Finds agent binaries.
+    pub locator: BinaryLocator,
+    /// Provider credentials and endpoints from the daemon's environment.
+    pub provider_env: ProviderEnv,
+}
+
+/// Every known agent, each with its driver.
+#[derive(Clone)]
+pub struct AgentRegistry {
+    drivers: BTreeMap<AgentId, Arc<dyn AgentDriver>>,
+}
+
+impl AgentRegistry {
+    /// The registry of this build: real drivers where they exist, and drivers that report
+    /// "not supported yet" (with truthful install status) for the others.
+    pub fn new(context: Arc<DriverContext>) -> Self {
+        let mut drivers: BTreeMap<AgentId, Arc<dyn AgentDriver>> = BTreeMap::new();
+        drivers.insert(AgentId::Mock, Arc::new(MockDriver));
+        for agent in AgentId::ALL {
+            drivers
+                .entry(agent)
+                .or_insert_with(|| Arc::new(UnsupportedDriver::new(agent, context.clone())));
+        }
+        Self { drivers }
+    }
+
+    /// The driver of `agent`.
+    pub fn get(&self, agent: AgentId) -> Arc<dyn AgentDriver> {
+        self.drivers
+            .get(&agent)
+            .cloned()
+            .expect("every agent has a driver")
+    }
+
+    /// Every driver, in [`AgentId`] order.
+    pub fn all(&self) -> impl Iterator<Item = &Arc<dyn AgentDriver>> {
+        self.drivers.values()
+    }
+}
+
+/// The binary names each agent is installed under.
+pub fn binary_names(agent: AgentId) -> &'static [&'static str] {
+    match agent {
+        AgentId::Claude => &["claude"],
+        AgentId::Codex => &["codex"],
+        AgentId::Opencode => &["opencode"],
+        AgentId::Amp => &["amp"],
+        AgentId::Pi => &["pi"],
+        AgentId::Mock => &[],
+    }
+}
+
+/// Display names.
+pub fn display_name(agent: AgentId) -> &'static str {
+    match agent {
+        AgentId::Claude => "Claude Code",
+        AgentId::Codex => "Codex",
+        AgentId::Opencode => "OpenCode",
+        AgentId::Amp => "Amp",
+        AgentId::Pi => "Pi",
+        AgentId::Mock => "Mock agent",
+    }
+}
+
+/// A known agent this build cannot drive yet: it reports whether the binary is installed,
+/// advertises no capabilities, and refuses to start sessions with `unsupportedAgent`.
+struct UnsupportedDriver {
+    agent: AgentId,
+    context: Arc<DriverContext>,
+}
+
+impl UnsupportedDriver {
+    fn new(agent: AgentId, context: Arc<DriverContext>) -> Self {
+        Self { agent, context }
+    }
+
+    fn error(&self) -> AgentError {
+        AgentError::UnsupportedAgent {
+            message: format!(
+                "this daemon build cannot drive {} sessions yet",
+                display_name(self.agent)
+            ),
+        }
+    }
+}
+
+#[async_trait]
+impl AgentDriver for UnsupportedDriver {
+    fn id(&self) -> AgentId {
+        self.agent
+    }
+
+    fn name(&self) -> &'static str {
+        display_name(self.agent)
+    }
+
+    fn supported(&self) -> bool {
+        false
+    }
+
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities::default()
+    }
+
+    async fn status(&self) -> BinaryStatus {
+        self.context
+            .locator
+            .status(self.agent, binary_names(self.agent))
+            .await
+    }
+
+    async fn models(&self) -> Result<ModelsResponse, AgentError> {
+        Err(self.error())
+    }
+
+    fn modes(&self) -> ModesResponse {
+        ModesResponse {
+            modes: Vec::new(),
+            default_mode: None,
+            permission_modes: vec![PermissionMode::Default],
+        }
+    }
+
+    async fn start(
+        &self,
+        _config: SessionConfig,
+        _sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        Err(self.error())
+    }
+}
