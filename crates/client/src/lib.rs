@@ -1,1 +1,294 @@
-//! Client.
+//! A typed client of the sandbox-daemon HTTP API (used by the CLI and the tests).
+//!
+//! Every method maps to one route; failures carry the daemon's RFC 7807 problem details.
+
+mod sse;
+
+use reqwest::{Method, RequestBuilder, StatusCode, Url};
+use sandbox_universal::{
+    AgentsResponse, CancelResponse, CreateSessionRequest, CreateSessionResponse, EventsResponse,
+    HealthResponse, InstallResponse, ModelsResponse, ModesResponse, PermissionReply,
+    PermissionReplyRequest, ProblemDetails, QuestionRejectRequest, QuestionReplyRequest,
+    SendMessageRequest, SendMessageResponse, SessionInfo, SessionListResponse,
+};
+use serde::de::DeserializeOwned;
+
+pub use sse::EventStream;
+
+/// The default daemon address.
+pub const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:2468";
+
+/// What a client call can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The endpoint is not a usable base URL.
+    #[error("invalid endpoint `{0}`")]
+    InvalidEndpoint(String),
+    /// The daemon could not be reached or the connection broke.
+    #[error("request failed: {0}")]
+    Http(#[from] reqwest::Error),
+    /// The daemon answered with problem details.
+    #[error("{} ({}): {}", .0.title, .0.status, .0.detail)]
+    Problem(ProblemDetails),
+    /// The daemon answered something unexpected.
+    #[error("unexpected response {status}: {body}")]
+    Unexpected {
+        /// HTTP status.
+        status: StatusCode,
+        /// Response body.
+        body: String,
+    },
+    /// The SSE stream carried something that is not an event.
+    #[error("bad event on the stream: {0}")]
+    Stream(String),
+}
+
+impl ClientError {
+    /// The problem details, when the daemon sent them.
+    pub fn problem(&self) -> Option<&ProblemDetails> {
+        match self {
+            Self::Problem(problem) => Some(problem),
+            _ => None,
+        }
+    }
+}
+
+/// Query of [`Client::get_events`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventsQuery {
+    /// Events with `sequence > offset`.
+    pub offset: Option<u64>,
+    /// Page size (1–1000).
+    pub limit: Option<u64>,
+    /// Include native JSON.
+    pub include_raw: bool,
+}
+
+/// A client of one daemon.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: Url,
+    token: Option<String>,
+}
+
+impl Client {
+    /// A client of the daemon at `endpoint` (e.g. `http://127.0.0.1:2468`), sending `token`
+    /// as a bearer token when given.
+    pub fn new(endpoint: &str, token: Option<String>) -> Result<Self, ClientError> {
+        let mut base =
+            Url::parse(endpoint).map_err(|_| ClientError::InvalidEndpoint(endpoint.to_string()))?;
+        if base.cannot_be_a_base() || !matches!(base.scheme(), "http" | "https") {
+            return Err(ClientError::InvalidEndpoint(endpoint.to_string()));
+        }
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
+        Ok(Self {
+            http: reqwest::Client::new(),
+            base,
+            token,
+        })
+    }
+
+    fn url(&self, segments: &[&str]) -> Url {
+        let mut url = self.base.clone();
+        url.path_segments_mut()
+            .expect("checked in new")
+            .pop_if_empty()
+            .extend(segments);
+        url
+    }
+
+    fn request(&self, method: Method, segments: &[&str]) -> RequestBuilder {
+        let builder = self.http.request(method, self.url(segments));
+        match &self.token {
+            Some(token) => builder.bearer_auth(token),
+            None => builder,
+        }
+    }
+
+    async fn send<T: DeserializeOwned>(builder: RequestBuilder) -> Result<T, ClientError> {
+        let response = checked(builder.send().await?).await?;
+        Ok(response.json().await?)
+    }
+
+    async fn send_empty(builder: RequestBuilder) -> Result<(), ClientError> {
+        checked(builder.send().await?).await.map(drop)
+    }
+
+    /// `GET /health`.
+    pub async fn health(&self) -> Result<HealthResponse, ClientError> {
+        Self::send(self.request(Method::GET, &["health"])).await
+    }
+
+    /// `GET /openapi.json`.
+    pub async fn openapi(&self) -> Result<serde_json::Value, ClientError> {
+        Self::send(self.request(Method::GET, &["openapi.json"])).await
+    }
+
+    /// `GET /agents`.
+    pub async fn list_agents(&self) -> Result<AgentsResponse, ClientError> {
+        Self::send(self.request(Method::GET, &["agents"])).await
+    }
+
+    /// `GET /agents/{agent}/models`.
+    pub async fn agent_models(&self, agent: &str) -> Result<ModelsResponse, ClientError> {
+        Self::send(self.request(Method::GET, &["agents", agent, "models"])).await
+    }
+
+    /// `GET /agents/{agent}/modes`.
+    pub async fn agent_modes(&self, agent: &str) -> Result<ModesResponse, ClientError> {
+        Self::send(self.request(Method::GET, &["agents", agent, "modes"])).await
+    }
+
+    /// `POST /agents/{agent}/install`.
+    pub async fn install_agent(&self, agent: &str) -> Result<InstallResponse, ClientError> {
+        Self::send(self.request(Method::POST, &["agents", agent, "install"])).await
+    }
+
+    /// `GET /sessions`.
+    pub async fn list_sessions(&self) -> Result<SessionListResponse, ClientError> {
+        Self::send(self.request(Method::GET, &["sessions"])).await
+    }
+
+    /// `POST /sessions/{id}`.
+    pub async fn create_session(
+        &self,
+        id: &str,
+        request: &CreateSessionRequest,
+    ) -> Result<CreateSessionResponse, ClientError> {
+        Self::send(self.request(Method::POST, &["sessions", id]).json(request)).await
+    }
+
+    /// `GET /sessions/{id}`.
+    pub async fn get_session(&self, id: &str) -> Result<SessionInfo, ClientError> {
+        Self::send(self.request(Method::GET, &["sessions", id])).await
+    }
+
+    /// `DELETE /sessions/{id}`.
+    pub async fn end_session(&self, id: &str) -> Result<SessionInfo, ClientError> {
+        Self::send(self.request(Method::DELETE, &["sessions", id])).await
+    }
+
+    /// `POST /sessions/{id}/messages`.
+    pub async fn send_message(
+        &self,
+        id: &str,
+        message: &str,
+    ) -> Result<SendMessageResponse, ClientError> {
+        let body = SendMessageRequest {
+            message: message.to_string(),
+        };
+        Self::send(
+            self.request(Method::POST, &["sessions", id, "messages"])
+                .json(&body),
+        )
+        .await
+    }
+
+    /// `POST /sessions/{id}/cancel`.
+    pub async fn cancel(&self, id: &str) -> Result<CancelResponse, ClientError> {
+        Self::send(self.request(Method::POST, &["sessions", id, "cancel"])).await
+    }
+
+    /// `GET /sessions/{id}/events`.
+    pub async fn get_events(
+        &self,
+        id: &str,
+        query: &EventsQuery,
+    ) -> Result<EventsResponse, ClientError> {
+        let mut builder = self.request(Method::GET, &["sessions", id, "events"]);
+        if let Some(offset) = query.offset {
+            builder = builder.query(&[("offset", offset)]);
+        }
+        if let Some(limit) = query.limit {
+            builder = builder.query(&[("limit", limit)]);
+        }
+        if query.include_raw {
+            builder = builder.query(&[("includeRaw", true)]);
+        }
+        Self::send(builder).await
+    }
+
+    /// `GET /sessions/{id}/events/sse`: the events after `offset`, then live ones, until
+    /// `sessionEnded`.
+    pub async fn stream_events(
+        &self,
+        id: &str,
+        offset: Option<u64>,
+        include_raw: bool,
+    ) -> Result<EventStream, ClientError> {
+        let mut builder = self.request(Method::GET, &["sessions", id, "events", "sse"]);
+        if let Some(offset) = offset {
+            builder = builder.query(&[("offset", offset)]);
+        }
+        if include_raw {
+            builder = builder.query(&[("includeRaw", true)]);
+        }
+        let response = checked(builder.send().await?).await?;
+        Ok(EventStream::new(response))
+    }
+
+    /// `POST /sessions/{id}/permissions/{permissionId}/reply`.
+    pub async fn reply_permission(
+        &self,
+        id: &str,
+        permission_id: &str,
+        reply: PermissionReply,
+    ) -> Result<(), ClientError> {
+        let body = PermissionReplyRequest { reply };
+        Self::send_empty(
+            self.request(
+                Method::POST,
+                &["sessions", id, "permissions", permission_id, "reply"],
+            )
+            .json(&body),
+        )
+        .await
+    }
+
+    /// `POST /sessions/{id}/questions/{questionId}/reply`.
+    pub async fn reply_question(
+        &self,
+        id: &str,
+        question_id: &str,
+        answers: Vec<Vec<String>>,
+    ) -> Result<(), ClientError> {
+        let body = QuestionReplyRequest { answers };
+        Self::send_empty(
+            self.request(
+                Method::POST,
+                &["sessions", id, "questions", question_id, "reply"],
+            )
+            .json(&body),
+        )
+        .await
+    }
+
+    /// `POST /sessions/{id}/questions/{questionId}/reject`.
+    pub async fn reject_question(&self, id: &str, question_id: &str) -> Result<(), ClientError> {
+        Self::send_empty(
+            self.request(
+                Method::POST,
+                &["sessions", id, "questions", question_id, "reject"],
+            )
+            .json(&QuestionRejectRequest {}),
+        )
+        .await
+    }
+}
+
+/// Passes successful responses through; turns error responses into [`ClientError`]s.
+async fn checked(response: reqwest::Response) -> Result<reqwest::Response, ClientError> {
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let body = response.text().await.unwrap_or_default();
+    match serde_json::from_str::<ProblemDetails>(&body) {
+        Ok(problem) => Err(ClientError::Problem(problem)),
+        Err(_) => Err(ClientError::Unexpected { status, body }),
+    }
+}
