@@ -1,1 +1,16 @@
-//! Daemon.
+//! sandbox-daemon: the HTTP + SSE server that drives coding agents inside a sandbox, and
+//! its CLI.
+//!
+//! Entry points: [`server::serve`] runs the daemon; [`app::build_app`] builds the axum
+//! application (used by tests); [`cli`] holds the clap command line.
+
+pub mod app;
+pub mod auth;
+pub mod cli;
+pub mod error;
+pub mod extract;
+pub mod log;
+pub mod routes;
+pub mod server;
+pub mod session;
+pub mod spec;

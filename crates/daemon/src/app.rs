@@ -1,0 +1,61 @@
+//! Assembling the axum application: routes, auth, body limit, fallbacks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::Uri;
+use axum::middleware;
+
+use crate::auth::{AuthConfig, require_token};
+use crate::error::ApiError;
+use crate::extract::BodyLimit;
+use crate::routes::{AppState, api_router};
+use crate::session::SessionManager;
+
+/// Default limit on request bodies.
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// Default interval of SSE keep-alive comments.
+pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Server settings that shape the HTTP layer.
+#[derive(Debug, Clone)]
+pub struct HttpSettings {
+    /// Who may call the API.
+    pub auth: AuthConfig,
+    /// Largest accepted request body in bytes.
+    pub body_limit: usize,
+    /// Interval of SSE keep-alive comments.
+    pub sse_keep_alive: Duration,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        Self {
+            auth: AuthConfig::disabled(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            sse_keep_alive: DEFAULT_SSE_KEEP_ALIVE,
+        }
+    }
+}
+
+/// The complete application.
+pub fn build_app(sessions: Arc<SessionManager>, settings: &HttpSettings) -> Router {
+    let state = AppState {
+        sessions,
+        sse_keep_alive: settings.sse_keep_alive,
+    };
+    let (router, _) = api_router().split_for_parts();
+    router
+        .fallback(|uri: Uri| async move { ApiError::RouteNotFound(uri.path().to_string()) })
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(settings.body_limit))
+        .layer(axum::Extension(BodyLimit(settings.body_limit)))
+        .layer(middleware::from_fn_with_state(
+            settings.auth.clone(),
+            require_token,
+        ))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+}

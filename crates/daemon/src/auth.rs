@@ -1,0 +1,93 @@
+//! Bearer-token authentication for every route but `/health`.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use subtle::ConstantTimeEq;
+
+use crate::error::ApiError;
+
+/// The token clients must present, if any.
+#[derive(Clone)]
+pub struct AuthConfig {
+    token: Option<Arc<str>>,
+}
+
+impl AuthConfig {
+    /// Require `Authorization: Bearer <token>`.
+    pub fn token(token: impl Into<Arc<str>>) -> Self {
+        Self {
+            token: Some(token.into()),
+        }
+    }
+
+    /// No authentication (`--no-token`).
+    pub fn disabled() -> Self {
+        Self { token: None }
+    }
+
+    /// Whether the presented header value carries the right token. The comparison takes
+    /// the same time wherever the first difference is.
+    pub fn accepts(&self, authorization: Option<&str>) -> bool {
+        let Some(expected) = &self.token else {
+            return true;
+        };
+        let Some(presented) = authorization.and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        }) else {
+            return false;
+        };
+        bool::from(presented.trim().as_bytes().ct_eq(expected.as_bytes()))
+    }
+}
+
+impl std::fmt::Debug for AuthConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthConfig")
+            .field("enabled", &self.token.is_some())
+            .finish()
+    }
+}
+
+/// Paths that never need a token.
+const PUBLIC_PATHS: &[&str] = &["/health"];
+
+/// Middleware rejecting requests without the right bearer token (401 problem).
+pub async fn require_token(
+    State(auth): State<AuthConfig>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if PUBLIC_PATHS.contains(&request.uri().path()) {
+        return next.run(request).await;
+    }
+    let authorization = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    if auth.accepts(authorization) {
+        next.run(request).await
+    } else {
+        ApiError::Unauthorized.into_response()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_checks() {
+        let auth = AuthConfig::token("s3cret");
+        assert!(auth.accepts(Some("Bearer s3cret")));
+        assert!(!auth.accepts(Some("Bearer s3cre")));
+        assert!(!auth.accepts(Some("Bearer s3cret-and-more")));
+        assert!(!auth.accepts(Some("Basic s3cret")));
+        assert!(!auth.accepts(None));
+        assert!(AuthConfig::disabled().accepts(None));
+    }
+}

@@ -1,0 +1,99 @@
+//! The `sandbox-daemon` command line: the server (default) and one subcommand per HTTP
+//! endpoint, built on the `sandbox-client` crate.
+
+mod client;
+mod demo;
+mod server;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use client::{AgentsCommand, ClientArgs, OPERATIONS, SessionsCommand};
+pub use server::ServerArgs;
+
+/// Run coding agents inside a sandbox and drive them over HTTP.
+#[derive(Debug, Parser)]
+#[command(
+    name = "sandbox-daemon",
+    version,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// Server options (when no subcommand is given).
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// A subcommand; without one the daemon starts.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Everything the binary can do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the daemon (the same as giving no subcommand).
+    Server(ServerArgs),
+    /// Run a complete mock-agent session in-process and print its events (no API keys).
+    Demo,
+    /// Write the generated OpenAPI document and universal JSON Schema.
+    Spec {
+        /// Directory to write into.
+        #[arg(long, default_value = "spec")]
+        out: PathBuf,
+        /// Only check that the files in `--out` are up to date (exit 1 when stale).
+        #[arg(long)]
+        check: bool,
+    },
+    /// GET /health.
+    Health(ClientArgs),
+    /// GET /openapi.json.
+    Openapi(ClientArgs),
+    /// Agents: list, models, modes, install.
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+    /// Sessions: create, message, read events, answer permissions and questions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        None => server::run(cli.server).await,
+        Some(Command::Server(args)) => server::run(args).await,
+        Some(Command::Demo) => demo::run().await,
+        Some(Command::Spec { out, check }) => spec(&out, check),
+        Some(Command::Health(args)) => client::health(args).await,
+        Some(Command::Openapi(args)) => client::openapi(args).await,
+        Some(Command::Agents(command)) => client::agents(command).await,
+        Some(Command::Sessions(command)) => client::sessions(command).await,
+    }
+}
+
+fn spec(out: &std::path::Path, check: bool) -> ExitCode {
+    if check {
+        let stale = crate::spec::stale(out);
+        if stale.is_empty() {
+            println!("{} is up to date", out.display());
+            return ExitCode::SUCCESS;
+        }
+        eprintln!(
+            "stale spec files in {}: {} (run `sandbox-daemon spec --out {}`)",
+            out.display(),
+            stale.join(", "),
+            out.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    match crate::spec::write(out) {
+        Ok(()) => {
+            println!("wrote {}", out.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("writing {}: {e}", out.display());
+            ExitCode::FAILURE
+        }
+    }
+}

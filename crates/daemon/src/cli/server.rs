@@ -1,0 +1,98 @@
+//! `sandbox-daemon [--token T | --no-token] [--host H] [--port P]`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use sandbox_agents::ProviderEnv;
+use sandbox_agents::locate::BinaryLocator;
+
+use crate::app::{DEFAULT_BODY_LIMIT, HttpSettings};
+use crate::auth::AuthConfig;
+use crate::server::{ServerConfig, default_data_dir, serve};
+use crate::session::SessionSettings;
+
+/// Options of the server.
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// Require `Authorization: Bearer <TOKEN>` on every route but /health.
+    #[arg(long, env = "SANDBOX_DAEMON_TOKEN", conflicts_with = "no_token")]
+    pub token: Option<String>,
+    /// Run without authentication (only on a trusted network).
+    #[arg(long)]
+    pub no_token: bool,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to listen on.
+    #[arg(long, default_value_t = 2468)]
+    pub port: u16,
+    /// The daemon's state directory (private session homes, installed agents).
+    #[arg(long, env = "SANDBOX_DAEMON_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// When set, session working directories must be inside this directory.
+    #[arg(long, env = "SANDBOX_DAEMON_WORKSPACE_ROOT")]
+    pub workspace_root: Option<PathBuf>,
+    /// Seconds between SSE keep-alive comments.
+    #[arg(long, default_value_t = 15)]
+    pub sse_keep_alive_secs: u64,
+    /// Largest accepted request body, in bytes.
+    #[arg(long, default_value_t = DEFAULT_BODY_LIMIT)]
+    pub max_body_bytes: usize,
+}
+
+impl ServerArgs {
+    /// The server configuration, or why the arguments are not enough.
+    pub fn config(&self) -> Result<ServerConfig, String> {
+        let auth = match (&self.token, self.no_token) {
+            (Some(token), false) if !token.is_empty() => AuthConfig::token(token.as_str()),
+            (Some(_), false) => return Err("--token must not be empty".into()),
+            (None, true) => AuthConfig::disabled(),
+            (None, false) => {
+                return Err("pass --token <TOKEN> to require a bearer token on every request, or --no-token to run without authentication".into());
+            }
+            (Some(_), true) => return Err("--token and --no-token exclude each other".into()),
+        };
+        if self.sse_keep_alive_secs == 0 {
+            return Err("--sse-keep-alive-secs must be at least 1".into());
+        }
+        let data_dir = self.data_dir.clone().unwrap_or_else(default_data_dir);
+        let default_cwd = std::env::current_dir()
+            .map_err(|e| format!("cannot read the current directory: {e}"))?;
+        Ok(ServerConfig {
+            host: self.host.clone(),
+            port: self.port,
+            http: HttpSettings {
+                auth,
+                body_limit: self.max_body_bytes,
+                sse_keep_alive: Duration::from_secs(self.sse_keep_alive_secs),
+            },
+            locator: BinaryLocator::from_process_env(Some(data_dir.join("agents"))),
+            sessions: SessionSettings {
+                data_dir,
+                default_cwd,
+                workspace_root: self.workspace_root.clone(),
+            },
+            provider_env: ProviderEnv::from_process_env(),
+        })
+    }
+}
+
+/// Starts the daemon and serves until Ctrl-C / SIGTERM.
+pub async fn run(args: ServerArgs) -> ExitCode {
+    let config = match args.config() {
+        Ok(config) => config,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    match serve(config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! The one error type of the HTTP API, rendered as RFC 7807 problem details.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use sandbox_universal::{AgentError, ProblemDetails};
+
+/// Prefix of every problem `type` URI.
+pub const PROBLEM_TYPE_PREFIX: &str = "urn:sandbox-daemon:problem:";
+
+/// Everything a request can fail with. Each variant has a stable `type` URI and status.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The body is not valid JSON.
+    #[error("the request body is not valid JSON: {0}")]
+    MalformedJson(String),
+    /// The body is JSON but does not match the expected shape.
+    #[error("the request body does not match the expected shape: {0}")]
+    InvalidBody(String),
+    /// The body is not declared as JSON.
+    #[error("expected `Content-Type: application/json`")]
+    UnsupportedMediaType,
+    /// The body exceeds the configured limit.
+    #[error("the request body is larger than the limit of {limit} bytes")]
+    PayloadTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// A query parameter, header or path segment is invalid.
+    #[error("{0}")]
+    InvalidParameter(String),
+    /// The session configuration is not acceptable.
+    #[error("{0}")]
+    InvalidSessionConfig(String),
+    /// Question answers do not fit the questions.
+    #[error("{0}")]
+    InvalidAnswers(String),
+    /// No such agent.
+    #[error("{0}")]
+    UnknownAgent(String),
+    /// The agent is known but this build cannot drive it.
+    #[error("{0}")]
+    AgentUnsupported(String),
+    /// Installing this agent is not available.
+    #[error("{0}")]
+    InstallUnavailable(String),
+    /// No such session.
+    #[error("no session with id `{0}`")]
+    SessionNotFound(String),
+    /// The session id is taken.
+    #[error("a session with id `{0}` already exists")]
+    SessionExists(String),
+    /// The session has ended.
+    #[error("session `{0}` has ended")]
+    SessionEnded(String),
+    /// A turn is running; messages are not interleaved.
+    #[error("session `{session}` is running turn `{turn}`; wait for its `turnEnded` or cancel it")]
+    TurnInProgress {
+        /// The session.
+        session: String,
+        /// The running turn.
+        turn: String,
+    },
+    /// Nothing to cancel.
+    #[error("session `{0}` has no running turn")]
+    NoActiveTurn(String),
+    /// No such pending permission request.
+    #[error("session `{session}` has no permission request `{id}`")]
+    PermissionNotFound {
+        /// The session.
+        session: String,
+        /// The permission id.
+        id: String,
+    },
+    /// The permission request was already answered or cancelled.
+    #[error("permission request `{0}` was already resolved")]
+    PermissionResolved(String),
+    /// No such pending question request.
+    #[error("session `{session}` has no question request `{id}`")]
+    QuestionNotFound {
+        /// The session.
+        session: String,
+        /// The question id.
+        id: String,
+    },
+    /// The question request was already answered, rejected or cancelled.
+    #[error("question request `{0}` was already resolved")]
+    QuestionResolved(String),
+    /// The agent failed to carry out the request.
+    #[error("the agent failed: {0}")]
+    Agent(AgentError),
+    /// Missing or wrong bearer token.
+    #[error("missing or invalid bearer token; send `Authorization: Bearer <token>`")]
+    Unauthorized,
+    /// No route matches.
+    #[error("no route for {0}")]
+    RouteNotFound(String),
+    /// The route exists but not with this method.
+    #[error("method not allowed for this route")]
+    MethodNotAllowed,
+    /// A bug or an I/O failure in the daemon.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::MalformedJson(_)
+            | Self::InvalidParameter(_)
+            | Self::InvalidSessionConfig(_)
+            | Self::InvalidAnswers(_) => StatusCode::BAD_REQUEST,
+            Self::InvalidBody(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnknownAgent(_)
+            | Self::SessionNotFound(_)
+            | Self::PermissionNotFound { .. }
+            | Self::QuestionNotFound { .. }
+            | Self::RouteNotFound(_) => StatusCode::NOT_FOUND,
+            Self::AgentUnsupported(_) | Self::InstallUnavailable(_) => StatusCode::NOT_IMPLEMENTED,
+            Self::SessionExists(_)
+            | Self::TurnInProgress { .. }
+            | Self::NoActiveTurn(_)
+            | Self::PermissionResolved(_)
+            | Self::QuestionResolved(_) => StatusCode::CONFLICT,
+            Self::SessionEnded(_) => StatusCode::GONE,
+            Self::Agent(_) => StatusCode::BAD_GATEWAY,
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The stable slug of the error kind (the end of its `type` URI).
+    pub fn slug(&self) -> &'static str {
+        match self {
+            Self::MalformedJson(_) => "malformed-json",
+            Self::InvalidBody(_) => "invalid-body",
+            Self::UnsupportedMediaType => "unsupported-media-type",
+            Self::PayloadTooLarge { .. } => "payload-too-large",
+            Self::InvalidParameter(_) => "invalid-parameter",
+            Self::InvalidSessionConfig(_) => "invalid-session-config",
+            Self::InvalidAnswers(_) => "invalid-answers",
+            Self::UnknownAgent(_) => "unknown-agent",
+            Self::AgentUnsupported(_) => "agent-unsupported",
+            Self::InstallUnavailable(_) => "install-unavailable",
+            Self::SessionNotFound(_) => "session-not-found",
+            Self::SessionExists(_) => "session-exists",
+            Self::SessionEnded(_) => "session-ended",
+            Self::TurnInProgress { .. } => "turn-in-progress",
+            Self::NoActiveTurn(_) => "no-active-turn",
+            Self::PermissionNotFound { .. } => "permission-not-found",
+            Self::PermissionResolved(_) => "permission-resolved",
+            Self::QuestionNotFound { .. } => "question-not-found",
+            Self::QuestionResolved(_) => "question-resolved",
+            Self::Agent(_) => "agent-error",
+            Self::Unauthorized => "unauthorized",
+            Self::RouteNotFound(_) => "not-found",
+            Self::MethodNotAllowed => "method-not-allowed",
+            Self::Internal(_) => "internal",
+        }
+    }
+
+    /// The problem details body (without `instance`).
+    pub fn problem(&self) -> ProblemDetails {
+        let status = self.status();
+        ProblemDetails {
+            type_uri: format!("{PROBLEM_TYPE_PREFIX}{}", self.slug()),
+            title: status.canonical_reason().unwrap_or("Error").to_string(),
+            status: status.as_u16(),
+            detail: self.to_string(),
+            instance: None,
+        }
+    }
+}
+
+impl From<AgentError> for ApiError {
+    fn from(error: AgentError) -> Self {
+        Self::Agent(error)
+    }
+}
+
+/// The `Content-Type` of problem details.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if matches!(self, Self::Internal(_)) {
+            tracing::error!(error = %self, "internal error");
+        }
+        let problem = self.problem();
+        let body = serde_json::to_vec(&problem).unwrap_or_default();
+        let mut response = (self.status(), body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if matches!(self, Self::Unauthorized) {
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}

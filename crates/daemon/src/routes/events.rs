@@ -1,0 +1,216 @@
+//! Reading a session's event log: paged polling and SSE.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::Stream;
+use sandbox_universal::{EventType, EventsResponse, ProblemDetails, UniversalEvent};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::AppState;
+use crate::error::ApiError;
+use crate::extract::{ApiPath, ApiQuery};
+use crate::log::StoredEvent;
+use crate::session::core::SessionCore;
+
+/// Default page size of `GET /sessions/{id}/events`.
+pub const DEFAULT_LIMIT: u64 = 100;
+/// Largest page size.
+pub const MAX_LIMIT: u64 = 1000;
+/// How many events an SSE stream reads from the log at a time.
+const SSE_BATCH: usize = 256;
+
+/// Query of `GET /sessions/{id}/events`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Return events with `sequence > offset` (default 0).
+    pub offset: Option<u64>,
+    /// At most this many events (1–1000, default 100).
+    pub limit: Option<u64>,
+    /// Include each event's native JSON as `raw`.
+    pub include_raw: Option<bool>,
+}
+
+/// Query of `GET /sessions/{id}/events/sse`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct SseQuery {
+    /// Start after this sequence (default 0); the `Last-Event-ID` header wins when present.
+    pub offset: Option<u64>,
+    /// Include each event's native JSON as `raw`.
+    pub include_raw: Option<bool>,
+}
+
+/// A page of events with `sequence > offset`, oldest first.
+#[utoipa::path(
+    get,
+    path = "/sessions/{sessionId}/events",
+    operation_id = "getEvents",
+    tag = "events",
+    security(("bearer" = [])),
+    params(("sessionId" = String, Path, description = "Session id"), EventsQuery),
+    responses(
+        (status = 200, body = EventsResponse),
+        (status = 400, description = "Bad offset or limit", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn get_events(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<EventsQuery>,
+) -> Result<Response, ApiError> {
+    let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ApiError::InvalidParameter(format!(
+            "limit must be between 1 and {MAX_LIMIT}, got {limit}"
+        )));
+    }
+    let session = state.sessions.get(&session_id)?;
+    let log = session.core.log();
+    let offset = query.offset.unwrap_or(0);
+    let include_raw = query.include_raw.unwrap_or(false);
+    let events = log.read(offset, limit as usize);
+    let has_more = events
+        .last()
+        .is_some_and(|last| last.event.sequence < log.last_sequence());
+    Ok(events_body(&events, has_more, include_raw))
+}
+
+/// Renders `{"events":[...],"hasMore":..}` from the events' stored JSON without
+/// re-serialising them.
+fn events_body(events: &[Arc<StoredEvent>], has_more: bool, include_raw: bool) -> Response {
+    let mut body =
+        String::with_capacity(events.iter().map(|e| e.json.len() + 1).sum::<usize>() + 32);
+    body.push_str("{\"events\":[");
+    for (i, event) in events.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(&event.to_json(include_raw));
+    }
+    body.push_str("],\"hasMore\":");
+    body.push_str(if has_more { "true" } else { "false" });
+    body.push('}');
+    let mut response = body.into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Streams the log as Server-Sent Events: replays events after the offset (or
+/// `Last-Event-ID`), then follows live. Each frame has `id: <sequence>`,
+/// `event: <type>` and `data: <event JSON>`; keep-alive comments are sent while idle; the
+/// stream closes after `sessionEnded`.
+#[utoipa::path(
+    get,
+    path = "/sessions/{sessionId}/events/sse",
+    operation_id = "streamEvents",
+    tag = "events",
+    security(("bearer" = [])),
+    params(
+        ("sessionId" = String, Path, description = "Session id"),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this sequence"),
+        SseQuery
+    ),
+    responses(
+        (status = 200, description = "An SSE stream of events", content_type = "text/event-stream", body = UniversalEvent),
+        (status = 400, description = "Bad offset or Last-Event-ID", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn stream_events(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<SseQuery>,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let last_event_id = match headers.get("last-event-id") {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or_else(|| {
+                    ApiError::InvalidParameter(
+                        "Last-Event-ID must be an event sequence number".into(),
+                    )
+                })?,
+        ),
+    };
+    let session = state.sessions.get(&session_id)?;
+    let start = last_event_id.or(query.offset).unwrap_or(0);
+    let stream = follow(
+        session.core.clone(),
+        start,
+        query.include_raw.unwrap_or(false),
+    );
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(state.sse_keep_alive)))
+}
+
+struct Follower {
+    core: Arc<SessionCore>,
+    head: tokio::sync::watch::Receiver<u64>,
+    cursor: u64,
+    buffer: VecDeque<Arc<StoredEvent>>,
+    include_raw: bool,
+    done: bool,
+}
+
+/// Reads the log from `cursor` on, waiting for appends, until `sessionEnded` is sent.
+fn follow(
+    core: Arc<SessionCore>,
+    cursor: u64,
+    include_raw: bool,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    let head = core.log().subscribe();
+    let follower = Follower {
+        core,
+        head,
+        cursor,
+        buffer: VecDeque::new(),
+        include_raw,
+        done: false,
+    };
+    futures::stream::unfold(follower, |mut f| async move {
+        loop {
+            if f.done {
+                return None;
+            }
+            if let Some(stored) = f.buffer.pop_front() {
+                f.cursor = stored.event.sequence;
+                let event_type = stored.event.payload.event_type();
+                f.done = event_type == EventType::SessionEnded;
+                let frame = Event::default()
+                    .id(stored.event.sequence.to_string())
+                    .event(event_type.as_str())
+                    .data(stored.to_json(f.include_raw));
+                return Some((Ok(frame), f));
+            }
+            f.head.borrow_and_update();
+            let batch = f.core.log().read(f.cursor, SSE_BATCH);
+            if batch.is_empty() {
+                if f.core.ensure_open().is_err() {
+                    return None;
+                }
+                if f.head.changed().await.is_err() {
+                    return None;
+                }
+                continue;
+            }
+            f.buffer.extend(batch);
+        }
+    })
+}

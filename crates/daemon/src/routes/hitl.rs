@@ -1,0 +1,119 @@
+//! Human in the loop: answering permission requests and questions.
+
+use axum::Extension;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::http::StatusCode;
+use sandbox_agents::QuestionAnswer;
+use sandbox_universal::{
+    PermissionReplyRequest, ProblemDetails, QuestionRejectRequest, QuestionReplyRequest,
+};
+
+use super::AppState;
+use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiPath, BodyLimit, parse_optional_json};
+
+/// Answers a permission request with `once`, `always` (remembered for the session) or
+/// `reject`.
+#[utoipa::path(
+    post,
+    path = "/sessions/{sessionId}/permissions/{permissionId}/reply",
+    operation_id = "replyPermission",
+    tag = "hitl",
+    security(("bearer" = [])),
+    params(
+        ("sessionId" = String, Path, description = "Session id"),
+        ("permissionId" = String, Path, description = "Permission request id")
+    ),
+    request_body = PermissionReplyRequest,
+    responses(
+        (status = 204, description = "Answered"),
+        (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn reply_permission(
+    State(state): State<AppState>,
+    ApiPath((session_id, permission_id)): ApiPath<(String, String)>,
+    ApiJson(request): ApiJson<PermissionReplyRequest>,
+) -> Result<StatusCode, ApiError> {
+    let session = state.sessions.get(&session_id)?;
+    session
+        .reply_permission(permission_id, request.reply)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Answers a question request: one array of selected option labels per question.
+#[utoipa::path(
+    post,
+    path = "/sessions/{sessionId}/questions/{questionId}/reply",
+    operation_id = "replyQuestion",
+    tag = "hitl",
+    security(("bearer" = [])),
+    params(
+        ("sessionId" = String, Path, description = "Session id"),
+        ("questionId" = String, Path, description = "Question request id")
+    ),
+    request_body = QuestionReplyRequest,
+    responses(
+        (status = 204, description = "Answered"),
+        (status = 400, description = "Answers do not fit the questions", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn reply_question(
+    State(state): State<AppState>,
+    ApiPath((session_id, question_id)): ApiPath<(String, String)>,
+    ApiJson(request): ApiJson<QuestionReplyRequest>,
+) -> Result<StatusCode, ApiError> {
+    let session = state.sessions.get(&session_id)?;
+    session
+        .reply_question(question_id, QuestionAnswer::Answered(request.answers))
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Declines to answer a question request. The body is `{}` (or empty).
+#[utoipa::path(
+    post,
+    path = "/sessions/{sessionId}/questions/{questionId}/reject",
+    operation_id = "rejectQuestion",
+    tag = "hitl",
+    security(("bearer" = [])),
+    params(
+        ("sessionId" = String, Path, description = "Session id"),
+        ("questionId" = String, Path, description = "Question request id")
+    ),
+    request_body(content = QuestionRejectRequest, description = "Empty object", content_type = "application/json"),
+    responses(
+        (status = 204, description = "Rejected"),
+        (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn reject_question(
+    State(state): State<AppState>,
+    ApiPath((session_id, question_id)): ApiPath<(String, String)>,
+    Extension(limit): Extension<BodyLimit>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<StatusCode, ApiError> {
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::PayloadTooLarge { limit: limit.0 }
+        } else {
+            ApiError::InvalidBody(rejection.body_text())
+        }
+    })?;
+    let QuestionRejectRequest {} = parse_optional_json(&body)?;
+    let session = state.sessions.get(&session_id)?;
+    session
+        .reply_question(question_id, QuestionAnswer::Rejected)
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,49 @@
+//! HTTP routes: thin translations from HTTP to the session manager and drivers.
+
+pub mod agents;
+pub mod events;
+pub mod health;
+pub mod hitl;
+pub mod openapi;
+pub mod sessions;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::session::SessionManager;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    /// All sessions and the agent registry.
+    pub sessions: Arc<SessionManager>,
+    /// Interval of SSE keep-alive comments.
+    pub sse_keep_alive: Duration,
+}
+
+/// Every documented route, with its OpenAPI description.
+pub fn api_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::base_document())
+        .routes(routes!(health::health))
+        .routes(routes!(openapi::openapi_json))
+        .routes(routes!(agents::list_agents))
+        .routes(routes!(agents::agent_models))
+        .routes(routes!(agents::agent_modes))
+        .routes(routes!(agents::install_agent))
+        .routes(routes!(sessions::list_sessions))
+        .routes(routes!(
+            sessions::create_session,
+            sessions::get_session,
+            sessions::end_session
+        ))
+        .routes(routes!(sessions::send_message))
+        .routes(routes!(sessions::cancel_turn))
+        .routes(routes!(events::get_events))
+        .routes(routes!(events::stream_events))
+        .routes(routes!(hitl::reply_permission))
+        .routes(routes!(hitl::reply_question))
+        .routes(routes!(hitl::reject_question))
+}

@@ -1,0 +1,158 @@
+//! `/sessions`: create, inspect, message, cancel and end sessions.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use sandbox_universal::{
+    CancelResponse, CreateSessionRequest, CreateSessionResponse, ProblemDetails,
+    SendMessageRequest, SendMessageResponse, SessionInfo, SessionListResponse,
+};
+
+use super::AppState;
+use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiPath};
+
+/// Every session the daemon holds, oldest first.
+#[utoipa::path(
+    get,
+    path = "/sessions",
+    operation_id = "listSessions",
+    tag = "sessions",
+    security(("bearer" = [])),
+    responses((status = 200, body = SessionListResponse))
+)]
+pub async fn list_sessions(State(state): State<AppState>) -> Json<SessionListResponse> {
+    Json(SessionListResponse {
+        sessions: state.sessions.list().iter().map(|s| s.info()).collect(),
+    })
+}
+
+/// Creates a session with a client-chosen id and starts its agent. `201` with
+/// `healthy: true` when ready; `200` with `healthy: false` and an `AgentError` when the agent
+/// could not start (the id stays free).
+#[utoipa::path(
+    post,
+    path = "/sessions/{sessionId}",
+    operation_id = "createSession",
+    tag = "sessions",
+    security(("bearer" = [])),
+    params(("sessionId" = String, Path, description = "Client-chosen session id")),
+    request_body = CreateSessionRequest,
+    responses(
+        (status = 201, description = "Session ready", body = CreateSessionResponse),
+        (status = 200, description = "The agent could not start", body = CreateSessionResponse),
+        (status = 400, description = "Bad id or configuration", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The id is taken", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 422, description = "Body of the wrong shape", body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn create_session(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiJson(request): ApiJson<CreateSessionRequest>,
+) -> Result<(StatusCode, Json<CreateSessionResponse>), ApiError> {
+    let response = state.sessions.create(&session_id, request).await?;
+    let status = if response.healthy {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(response)))
+}
+
+/// One session: agent, status, pending permissions and questions, event count.
+#[utoipa::path(
+    get,
+    path = "/sessions/{sessionId}",
+    operation_id = "getSession",
+    tag = "sessions",
+    security(("bearer" = [])),
+    params(("sessionId" = String, Path, description = "Session id")),
+    responses(
+        (status = 200, body = SessionInfo),
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn get_session(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+) -> Result<Json<SessionInfo>, ApiError> {
+    Ok(Json(state.sessions.get(&session_id)?.info()))
+}
+
+/// Ends a session: stops the agent, cancels what is pending and logs `sessionEnded`.
+/// Its events stay readable.
+#[utoipa::path(
+    delete,
+    path = "/sessions/{sessionId}",
+    operation_id = "endSession",
+    tag = "sessions",
+    security(("bearer" = [])),
+    params(("sessionId" = String, Path, description = "Session id")),
+    responses(
+        (status = 200, description = "The ended session", body = SessionInfo),
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 410, description = "Already ended", body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn end_session(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+) -> Result<Json<SessionInfo>, ApiError> {
+    let session = state.sessions.get(&session_id)?;
+    session.end().await?;
+    Ok(Json(session.info()))
+}
+
+/// Sends a user message, starting a turn (202). While a turn runs, another message is
+/// refused with 409 `turn-in-progress`; messages are never interleaved.
+#[utoipa::path(
+    post,
+    path = "/sessions/{sessionId}/messages",
+    operation_id = "sendMessage",
+    tag = "sessions",
+    security(("bearer" = [])),
+    params(("sessionId" = String, Path, description = "Session id")),
+    request_body = SendMessageRequest,
+    responses(
+        (status = 202, description = "Turn started", body = SendMessageResponse),
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A turn is running", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 502, description = "The agent could not take the message", body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn send_message(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+    ApiJson(request): ApiJson<SendMessageRequest>,
+) -> Result<(StatusCode, Json<SendMessageResponse>), ApiError> {
+    let session = state.sessions.get(&session_id)?;
+    let turn_id = session.send_message(request.message).await?;
+    Ok((StatusCode::ACCEPTED, Json(SendMessageResponse { turn_id })))
+}
+
+/// Interrupts the running turn (202); it ends with `turnEnded` stopReason `cancelled`.
+#[utoipa::path(
+    post,
+    path = "/sessions/{sessionId}/cancel",
+    operation_id = "cancelTurn",
+    tag = "sessions",
+    security(("bearer" = [])),
+    params(("sessionId" = String, Path, description = "Session id")),
+    responses(
+        (status = 202, description = "Cancelling", body = CancelResponse),
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "No turn is running", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn cancel_turn(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<String>,
+) -> Result<(StatusCode, Json<CancelResponse>), ApiError> {
+    let session = state.sessions.get(&session_id)?;
+    let turn_id = session.cancel().await?;
+    Ok((StatusCode::ACCEPTED, Json(CancelResponse { turn_id })))
+}

@@ -1,0 +1,171 @@
+//! The session actor: one task per session that owns the agent session and carries out
+//! the client's commands one at a time.
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use sandbox_agents::{AgentSession, QuestionAnswer};
+use sandbox_universal::{PermissionReply, SessionEndReason, SessionEnded};
+use tokio::sync::{mpsc, oneshot};
+
+use super::core::{CoreSignal, EventMeta, SessionCore};
+use crate::error::ApiError;
+
+/// A reply channel for a command's result.
+pub type Respond<T> = oneshot::Sender<Result<T, ApiError>>;
+
+/// What a client can ask of a session.
+#[derive(Debug)]
+pub enum Command {
+    /// Start a turn with this message; answers the turn id.
+    SendMessage {
+        /// The user's message.
+        message: String,
+        /// Where the result goes.
+        respond: Respond<String>,
+    },
+    /// Cancel the running turn; answers its id.
+    Cancel {
+        /// Where the result goes.
+        respond: Respond<String>,
+    },
+    /// Answer a permission request.
+    ReplyPermission {
+        /// The permission id.
+        id: String,
+        /// The answer.
+        reply: PermissionReply,
+        /// Where the result goes.
+        respond: Respond<()>,
+    },
+    /// Answer or reject a question request.
+    ReplyQuestion {
+        /// The question id.
+        id: String,
+        /// The answer.
+        answer: QuestionAnswer,
+        /// Where the result goes.
+        respond: Respond<()>,
+    },
+    /// Stop the agent and end the session.
+    Shutdown {
+        /// Where the result goes.
+        respond: Respond<()>,
+    },
+}
+
+/// Runs until the session ends: the client ends it, the agent ends it, or every handle is
+/// dropped.
+pub async fn run_actor(
+    core: Arc<SessionCore>,
+    mut agent: Box<dyn AgentSession>,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    mut signals: mpsc::UnboundedReceiver<CoreSignal>,
+) {
+    loop {
+        tokio::select! {
+            command = commands.recv() => {
+                let Some(command) = command else {
+                    terminate(&core, agent.as_mut()).await;
+                    return;
+                };
+                if handle(&core, agent.as_mut(), command).await.is_break() {
+                    return;
+                }
+            }
+            Some(signal) = signals.recv() => match signal {
+                CoreSignal::AutoApprove(id) => {
+                    if let Err(error) = agent.reply_permission(&id, PermissionReply::Always).await {
+                        core.record_error(error);
+                    }
+                }
+                CoreSignal::AgentEnded => {
+                    agent.shutdown().await;
+                    return;
+                }
+            },
+        }
+    }
+}
+
+async fn terminate(core: &SessionCore, agent: &mut dyn AgentSession) {
+    agent.shutdown().await;
+    core.end(
+        SessionEnded {
+            reason: SessionEndReason::Terminated,
+            exit_code: None,
+            stderr_tail: None,
+        },
+        EventMeta::daemon(false),
+    );
+}
+
+/// Carries out one command; breaks when the session is over.
+async fn handle(
+    core: &SessionCore,
+    agent: &mut dyn AgentSession,
+    command: Command,
+) -> ControlFlow<()> {
+    match command {
+        Command::SendMessage { message, respond } => {
+            let result = async {
+                let turn_id = core.begin_turn(&message)?;
+                if let Err(error) = agent.send_message(&turn_id, &message).await {
+                    core.record_error(error.clone());
+                    core.fail_turn(&turn_id);
+                    return Err(ApiError::Agent(error));
+                }
+                Ok(turn_id)
+            }
+            .await;
+            let _ = respond.send(result);
+        }
+        Command::Cancel { respond } => {
+            let result = async {
+                let turn_id = core.running_turn()?;
+                agent.cancel().await.map_err(ApiError::Agent)?;
+                Ok(turn_id)
+            }
+            .await;
+            let _ = respond.send(result);
+        }
+        Command::ReplyPermission { id, reply, respond } => {
+            let result = async {
+                core.resolve_permission(&id, reply)?;
+                agent
+                    .reply_permission(&id, reply)
+                    .await
+                    .inspect_err(|error| core.record_error(error.clone()))
+                    .map_err(ApiError::Agent)
+            }
+            .await;
+            let _ = respond.send(result);
+        }
+        Command::ReplyQuestion {
+            id,
+            answer,
+            respond,
+        } => {
+            let result = async {
+                let answers = match &answer {
+                    QuestionAnswer::Answered(answers) => Some(answers.as_slice()),
+                    QuestionAnswer::Rejected => None,
+                };
+                core.resolve_question(&id, answers)?;
+                agent
+                    .reply_question(&id, answer)
+                    .await
+                    .inspect_err(|error| core.record_error(error.clone()))
+                    .map_err(ApiError::Agent)
+            }
+            .await;
+            let _ = respond.send(result);
+        }
+        Command::Shutdown { respond } => {
+            terminate(core, agent).await;
+            let _ = respond.send(Ok(()));
+            return ControlFlow::Break(());
+        }
+    }
+    ControlFlow::Continue(())
+}

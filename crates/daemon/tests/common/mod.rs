@@ -1,0 +1,252 @@
+//! Shared helpers of the daemon's integration tests: a daemon on a real socket and a
+//! client, plus ways to wait for events.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures::StreamExt;
+use sandbox_agents::ProviderEnv;
+use sandbox_agents::locate::BinaryLocator;
+use sandbox_client::{Client, EventsQuery};
+use sandbox_daemon::app::HttpSettings;
+use sandbox_daemon::auth::AuthConfig;
+use sandbox_daemon::server::{RunningServer, ServerConfig, start};
+use sandbox_daemon::session::SessionSettings;
+use sandbox_universal::{CreateSessionRequest, EventPayload, EventType, ItemKind, UniversalEvent};
+
+/// A daemon serving on 127.0.0.1 with a temp data dir, and a client of it.
+pub struct TestDaemon {
+    pub server: RunningServer,
+    pub client: Client,
+    pub data_dir: tempfile::TempDir,
+    pub token: Option<String>,
+}
+
+/// Options of [`TestDaemon::start_with`].
+pub struct Options {
+    pub token: Option<String>,
+    pub body_limit: usize,
+    pub sse_keep_alive: Duration,
+    pub workspace_root: Option<std::path::PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            token: None,
+            body_limit: HttpSettings::default().body_limit,
+            sse_keep_alive: Duration::from_secs(15),
+            workspace_root: None,
+        }
+    }
+}
+
+impl TestDaemon {
+    pub async fn start() -> Self {
+        Self::start_with(Options::default()).await
+    }
+
+    pub async fn start_with(options: Options) -> Self {
+        let data_dir = tempfile::tempdir().unwrap();
+        let auth = match &options.token {
+            Some(token) => AuthConfig::token(token.as_str()),
+            None => AuthConfig::disabled(),
+        };
+        let server = start(ServerConfig {
+            host: "127.0.0.1".into(),
+            port: 0,
+            http: HttpSettings {
+                auth,
+                body_limit: options.body_limit,
+                sse_keep_alive: options.sse_keep_alive,
+            },
+            sessions: SessionSettings {
+                data_dir: data_dir.path().to_path_buf(),
+                default_cwd: data_dir.path().to_path_buf(),
+                workspace_root: options.workspace_root,
+            },
+            provider_env: ProviderEnv::default(),
+            // No PATH: only the mock is "installed", whatever this machine has.
+            locator: BinaryLocator::new(HashMap::new(), None, None),
+        })
+        .await
+        .unwrap();
+        let client = Client::new(&server.url(), options.token.clone()).unwrap();
+        Self {
+            server,
+            client,
+            data_dir,
+            token: options.token,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// Creates a healthy mock session.
+    pub async fn mock_session(&self, id: &str) {
+        let created = self
+            .client
+            .create_session(
+                id,
+                &CreateSessionRequest {
+                    agent: "mock".into(),
+                    ..CreateSessionRequest::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert!(created.healthy, "{created:?}");
+    }
+
+    /// Every event logged so far.
+    pub async fn events(&self, id: &str) -> Vec<UniversalEvent> {
+        let mut all = Vec::new();
+        loop {
+            let page = self
+                .client
+                .get_events(
+                    id,
+                    &EventsQuery {
+                        offset: all.last().map(|e: &UniversalEvent| e.sequence),
+                        limit: Some(1000),
+                        include_raw: false,
+                    },
+                )
+                .await
+                .unwrap();
+            all.extend(page.events);
+            if !page.has_more {
+                return all;
+            }
+        }
+    }
+
+    /// Follows the SSE stream from the start until an event matches, and returns every
+    /// event up to and including it (10 s limit).
+    pub async fn wait_for(
+        &self,
+        id: &str,
+        matches: impl Fn(&UniversalEvent) -> bool,
+    ) -> Vec<UniversalEvent> {
+        let mut stream = self.client.stream_events(id, None, false).await.unwrap();
+        let mut seen = Vec::new();
+        let found = tokio::time::timeout(Duration::from_secs(10), async {
+            while let Some(event) = stream.next().await {
+                let event = event.unwrap();
+                let done = matches(&event);
+                seen.push(event);
+                if done {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        assert!(
+            matches!(found, Ok(true)),
+            "event not seen; got {:#?}",
+            types(&seen)
+        );
+        seen
+    }
+
+    /// Waits until the `n`th `turnEnded` and returns all events so far.
+    pub async fn wait_turn_ended(&self, id: &str, n: usize) -> Vec<UniversalEvent> {
+        let count = std::sync::atomic::AtomicUsize::new(0);
+        self.wait_for(id, |e| {
+            e.payload.event_type() == EventType::TurnEnded
+                && count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == n
+        })
+        .await
+    }
+}
+
+/// The event types, in order.
+pub fn types(events: &[UniversalEvent]) -> Vec<&'static str> {
+    events
+        .iter()
+        .map(|e| e.payload.event_type().as_str())
+        .collect()
+}
+
+/// The canonical skeleton of a turn: types with item kinds, deltas collapsed.
+pub fn skeleton(events: &[UniversalEvent]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for event in events {
+        let entry = match &event.payload {
+            EventPayload::ItemStarted(e) => format!("itemStarted:{}", kind(e.item.kind)),
+            EventPayload::ItemCompleted(e) => format!("itemCompleted:{}", kind(e.item.kind)),
+            EventPayload::ItemDelta(_) => "itemDelta*".to_string(),
+            other => other.event_type().as_str().to_string(),
+        };
+        if entry == "itemDelta*" && out.last().map(String::as_str) == Some("itemDelta*") {
+            continue;
+        }
+        out.push(entry);
+    }
+    out
+}
+
+fn kind(kind: ItemKind) -> String {
+    serde_json::to_value(kind)
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Checks the envelope invariants: contiguous sequences from 1, one session id.
+pub fn assert_contiguous(events: &[UniversalEvent], session: &str) {
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(event.sequence, i as u64 + 1, "sequence gap at index {i}");
+        assert_eq!(event.session_id, session);
+    }
+}
+
+/// Sends a raw request and returns status, content type and body JSON.
+pub async fn raw(
+    method: reqwest::Method,
+    url: &str,
+    token: Option<&str>,
+    content_type: Option<&str>,
+    body: Option<Vec<u8>>,
+) -> (u16, String, serde_json::Value) {
+    let mut request = reqwest::Client::new().request(method, url);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(content_type) = content_type {
+        request = request.header("content-type", content_type);
+    }
+    if let Some(body) = body {
+        request = request.body(body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let text = response.text().await.unwrap();
+    let json = serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
+    (status, content_type, json)
+}
+
+/// Asserts a response is a problem of the given kind and status.
+pub fn assert_problem(response: &(u16, String, serde_json::Value), status: u16, slug: &str) {
+    let (got_status, content_type, body) = response;
+    assert_eq!(*got_status, status, "body: {body}");
+    assert_eq!(content_type, "application/problem+json", "body: {body}");
+    assert_eq!(
+        body["type"],
+        format!("urn:sandbox-daemon:problem:{slug}"),
+        "body: {body}"
+    );
+    assert_eq!(body["status"], status);
+    assert!(body["title"].is_string());
+    assert!(!body["detail"].as_str().unwrap().is_empty());
+}
