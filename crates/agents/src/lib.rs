@@ -9,6 +9,7 @@
 pub mod driver;
 pub mod locate;
 pub mod mock;
+pub mod process;
 pub mod registry;
 pub mod sink;
 

@@ -1,0 +1,349 @@
+//! Spawning agent processes: an allow-listed environment, a private HOME, their own
+//! process group (so tool subprocesses die with them), JSON lines on stdin, and a tail of
+//! stderr for crash reports.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::watch;
+
+/// Variables copied from the daemon's environment into every agent's environment. Nothing
+/// else passes: not the daemon's token, not other agents' credentials.
+pub const INHERITED_VARS: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TMPDIR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+];
+
+/// How many bytes of stderr are kept for crash reports.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// The environment of an agent process: the allow-listed variables of the daemon, HOME and
+/// the XDG directories inside `home`, plus whatever the driver adds.
+pub fn base_env(home: &Path) -> BTreeMap<String, String> {
+    let mut env: BTreeMap<String, String> = INHERITED_VARS
+        .iter()
+        .filter_map(|name| std::env::var(name).ok().map(|v| (name.to_string(), v)))
+        .collect();
+    let home_str = home.display().to_string();
+    env.insert("HOME".into(), home_str.clone());
+    env.insert("XDG_CONFIG_HOME".into(), format!("{home_str}/.config"));
+    env.insert("XDG_DATA_HOME".into(), format!("{home_str}/.local/share"));
+    env.insert("XDG_CACHE_HOME".into(), format!("{home_str}/.cache"));
+    env.insert("XDG_STATE_HOME".into(), format!("{home_str}/.local/state"));
+    env.entry("PATH".into())
+        .or_insert_with(|| "/usr/local/bin:/usr/bin:/bin".into());
+    env
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct ProcessSpec {
+    /// The executable.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// The complete environment (nothing else is inherited).
+    pub env: BTreeMap<String, String>,
+}
+
+/// How a process ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// Exit code, when it exited.
+    pub code: Option<i32>,
+    /// Signal, when it was killed.
+    pub signal: Option<i32>,
+    /// The end of its stderr.
+    pub stderr_tail: String,
+}
+
+impl ExitInfo {
+    /// Exit code or signal as text, e.g. `exit code 1` or `signal 9`.
+    pub fn describe(&self) -> String {
+        match (self.code, self.signal) {
+            (Some(code), _) => format!("exit code {code}"),
+            (None, Some(signal)) => format!("signal {signal}"),
+            (None, None) => "an unknown status".into(),
+        }
+    }
+}
+
+/// A running agent process.
+pub struct AgentProcess {
+    pid: u32,
+    stdin: Option<ChildStdin>,
+    stderr_tail: Arc<Mutex<VecDeque<u8>>>,
+    exit: watch::Receiver<Option<ExitInfo>>,
+}
+
+impl AgentProcess {
+    /// Spawns `spec` in its own process group with piped stdio. Returns the process and its
+    /// stdout as lines.
+    pub fn spawn(spec: &ProcessSpec) -> std::io::Result<(Self, Lines<BufReader<ChildStdout>>)> {
+        let mut command = Command::new(&spec.program);
+        command
+            .args(&spec.args)
+            .current_dir(&spec.cwd)
+            .env_clear()
+            .envs(&spec.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = command.spawn()?;
+        let pid = child.id().unwrap_or_default();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL_BYTES)));
+        let tail = stderr_tail.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(target: "agent_stderr", pid, "{line}");
+                let mut tail = tail.lock().expect("stderr lock");
+                tail.extend(line.bytes().chain(std::iter::once(b'\n')));
+                let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
+                tail.drain(..excess);
+            }
+        });
+        let (exit_tx, exit) = watch::channel(None);
+        let tail = stderr_tail.clone();
+        tokio::spawn(wait_for_exit(child, exit_tx, tail));
+        Ok((
+            Self {
+                pid,
+                stdin,
+                stderr_tail,
+                exit,
+            },
+            BufReader::new(stdout).lines(),
+        ))
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Writes one JSON value as a line on stdin.
+    pub async fn write_json(&mut self, value: &serde_json::Value) -> std::io::Result<()> {
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdin closed"))?;
+        let mut line = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        stdin.write_all(&line).await?;
+        stdin.flush().await
+    }
+
+    /// Closes stdin (many agents exit when their input ends).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The end of stderr so far.
+    pub fn stderr_tail(&self) -> String {
+        tail_text(&self.stderr_tail)
+    }
+
+    /// The exit status, once the process has exited.
+    pub fn exited(&self) -> Option<ExitInfo> {
+        self.exit.borrow().clone()
+    }
+
+    /// A receiver that holds the exit status once the process exits.
+    pub fn exit_watch(&self) -> watch::Receiver<Option<ExitInfo>> {
+        self.exit.clone()
+    }
+
+    /// Waits for the process to exit.
+    pub async fn wait(&self) -> ExitInfo {
+        let mut exit = self.exit.clone();
+        match exit.wait_for(Option::is_some).await {
+            Ok(info) => info.clone().unwrap_or_default(),
+            Err(_) => ExitInfo::default(),
+        }
+    }
+
+    /// Sends a signal to the whole process group.
+    pub fn signal(&self, signal: i32) {
+        if self.pid != 0 && self.exited().is_none() {
+            // SAFETY: kill(2) with a negative pid signals the process group we created.
+            unsafe {
+                libc::kill(-(self.pid as i32), signal);
+            }
+        }
+    }
+
+    /// Stops the process: closes stdin, SIGTERM to the group, SIGKILL after `grace`.
+    pub async fn stop(&mut self, grace: std::time::Duration) -> ExitInfo {
+        self.close_stdin();
+        self.signal(libc::SIGTERM);
+        match tokio::time::timeout(grace, self.wait()).await {
+            Ok(info) => info,
+            Err(_) => {
+                self.signal(libc::SIGKILL);
+                self.wait().await
+            }
+        }
+    }
+}
+
+impl Drop for AgentProcess {
+    fn drop(&mut self) {
+        self.signal(libc::SIGKILL);
+    }
+}
+
+fn tail_text(tail: &Mutex<VecDeque<u8>>) -> String {
+    let bytes: Vec<u8> = tail.lock().expect("stderr lock").iter().copied().collect();
+    String::from_utf8_lossy(&bytes).trim_end().to_string()
+}
+
+async fn wait_for_exit(
+    mut child: Child,
+    exit: watch::Sender<Option<ExitInfo>>,
+    tail: Arc<Mutex<VecDeque<u8>>>,
+) {
+    use std::os::unix::process::ExitStatusExt;
+    let status = child.wait().await;
+    // Give the stderr reader a moment to drain the last lines.
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let info = match status {
+        Ok(status) => ExitInfo {
+            code: status.code(),
+            signal: status.signal(),
+            stderr_tail: tail_text(&tail),
+        },
+        Err(e) => ExitInfo {
+            code: None,
+            signal: None,
+            stderr_tail: format!("waiting for the process failed: {e}"),
+        },
+    };
+    exit.send_replace(Some(info));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn sh(script: &str, env: BTreeMap<String, String>) -> ProcessSpec {
+        ProcessSpec {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            cwd: std::env::temp_dir(),
+            env,
+        }
+    }
+
+    #[tokio::test]
+    async fn only_allow_listed_variables_reach_the_process() {
+        let home = tempfile::tempdir().unwrap();
+        let (process, mut lines) = AgentProcess::spawn(&sh("env", base_env(home.path()))).unwrap();
+        let mut seen = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            seen.push(line);
+        }
+        process.wait().await;
+        assert!(
+            seen.iter()
+                .any(|l| *l == format!("HOME={}", home.path().display()))
+        );
+        assert!(seen.iter().any(|l| l.starts_with("PATH=")));
+        let names: Vec<&str> = seen
+            .iter()
+            .filter_map(|l| l.split_once('='))
+            .map(|(n, _)| n)
+            .collect();
+        let own = [
+            "HOME",
+            "XDG_CONFIG_HOME",
+            "XDG_DATA_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_STATE_HOME",
+            "PWD",
+            "SHLVL",
+            "_",
+        ];
+        for name in names {
+            assert!(
+                INHERITED_VARS.contains(&name) || own.contains(&name),
+                "`{name}` leaked into the agent"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn stdin_lines_stdout_lines_and_exit_status() {
+        let (mut process, mut lines) = AgentProcess::spawn(&sh(
+            "read x; echo \"got $x\"; echo oops >&2; exit 3",
+            base_env(Path::new("/tmp")),
+        ))
+        .unwrap();
+        process
+            .write_json(&serde_json::json!({"a": 1}))
+            .await
+            .unwrap();
+        assert_eq!(lines.next_line().await.unwrap().unwrap(), r#"got {"a":1}"#);
+        let exit = process.wait().await;
+        assert_eq!(exit.code, Some(3));
+        assert_eq!(exit.stderr_tail, "oops");
+        assert_eq!(exit.describe(), "exit code 3");
+    }
+
+    #[tokio::test]
+    async fn stop_kills_the_whole_process_group() {
+        let marker = tempfile::tempdir().unwrap();
+        let pid_file = marker.path().join("child.pid");
+        let script = format!("sleep 30 & echo $! > {}; wait", pid_file.display());
+        let (mut process, _lines) =
+            AgentProcess::spawn(&sh(&script, base_env(Path::new("/tmp")))).unwrap();
+        let mut pid = String::new();
+        for _ in 0..100 {
+            pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            if !pid.trim().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let exit = process.stop(Duration::from_secs(2)).await;
+        assert!(exit.signal.is_some() || exit.code.is_some());
+        let child: i32 = pid.trim().parse().unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // SAFETY: signal 0 only checks whether the process exists.
+        let alive = unsafe { libc::kill(child, 0) } == 0;
+        let zombie = std::fs::read_to_string(format!("/proc/{child}/stat"))
+            .map(|s| s.contains(") Z "))
+            .unwrap_or(true);
+        assert!(!alive || zombie, "the tool subprocess outlived its agent");
+    }
+}
