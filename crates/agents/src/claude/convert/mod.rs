@@ -1,0 +1,467 @@
+//! Claude Code stream-json → universal events (and universal replies → native lines).
+//!
+//! [`Converter`] is a pure state machine: the driver tells it when a turn starts and when
+//! a cancel was requested, feeds it every stdout line, and writes back the native lines it
+//! returns. Ids come from the session's [`EventSink`], so a [`crate::CollectingSink`] makes
+//! runs deterministic.
+//!
+//! Native lines handled on purpose without universal events:
+//! - `system/init` (every turn; `sessionStarted` is emitted once by the driver at spawn),
+//!   `system/status`, `system/thinking_tokens`, `system/hook_*`, `system/task_*`;
+//! - `stream_event` `message_start`/`message_delta`/`ping`, `input_json_delta`,
+//!   `signature_delta`, `citations_delta` (the tool input and the final text come complete
+//!   in the `assistant` line);
+//! - `redacted_thinking` and `image` blocks (nothing readable);
+//! - `user` text blocks (the CLI's `[Request interrupted by user]` marker and echoes of
+//!   our own input) and replayed/synthetic user lines;
+//! - `control_response` (answers to the driver's own requests, consumed by the driver),
+//!   `rate_limit_event`, `keep_alive`.
+//!
+//! Anything else becomes an `unparsed` item with the raw JSON and the reason.
+
+mod hitl;
+mod items;
+mod tools;
+
+use std::collections::HashMap;
+
+use sandbox_universal::{
+    AgentError, ContentPart, EventPayload, Item, ItemEvent, ItemKind, ItemStatus, StopReason,
+    TurnEnded, Usage,
+};
+use serde_json::Value;
+
+pub use hitl::{Pending, PendingKind, always_scope, permission_response, question_response};
+
+use self::items::Items;
+use super::native::{
+    AssistantLine, ControlRequest, OutLine, ResultLine, StreamEventLine, SystemLine, UserLine,
+};
+use crate::process::ExitInfo;
+use crate::{AgentEvent, EventSink};
+
+/// What one native line turned into.
+#[derive(Debug, Default)]
+pub struct Converted {
+    /// Universal events, in order.
+    pub events: Vec<AgentEvent>,
+    /// Native lines the driver must write to the CLI's stdin (answers to control requests
+    /// the daemon cannot forward to a client).
+    pub replies: Vec<Value>,
+}
+
+#[derive(Debug)]
+struct Turn {
+    id: String,
+    cancelling: bool,
+    error_reported: bool,
+}
+
+/// The conversion state of one Claude session.
+#[derive(Debug)]
+pub struct Converter {
+    cwd: String,
+    turn: Option<Turn>,
+    items: Items,
+    pending: HashMap<String, Pending>,
+    native_session_id: Option<String>,
+}
+
+/// `system` subtypes that carry nothing for clients.
+const IGNORED_SYSTEM: &[&str] = &["init", "status", "thinking_tokens"];
+/// `system` subtype prefixes that carry nothing for clients (hooks and background tasks
+/// only appear when the host asks for them).
+const IGNORED_SYSTEM_PREFIXES: &[&str] = &["hook_", "task_"];
+
+impl Converter {
+    /// A converter for a session working in `cwd`.
+    pub fn new(cwd: impl Into<String>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            turn: None,
+            items: Items::default(),
+            pending: HashMap::new(),
+            native_session_id: None,
+        }
+    }
+
+    /// Records the CLI's session id (known up front from `--session-id`).
+    pub fn set_native_session_id(&mut self, id: &str) {
+        self.native_session_id = Some(id.to_string());
+    }
+
+    /// A user message was sent: the turn `turn_id` runs until the CLI's `result`.
+    pub fn begin_turn(&mut self, turn_id: &str) {
+        self.turn = Some(Turn {
+            id: turn_id.to_string(),
+            cancelling: false,
+            error_reported: false,
+        });
+    }
+
+    /// Forgets the running turn without ending it (the message never reached the CLI).
+    pub fn take_turn(&mut self) -> Option<String> {
+        self.turn.take().map(|t| t.id)
+    }
+
+    /// The running turn's id.
+    pub fn current_turn(&self) -> Option<&str> {
+        self.turn.as_ref().map(|t| t.id.as_str())
+    }
+
+    /// An interrupt was sent: the turn ends with stop reason `cancelled`.
+    pub fn cancel_requested(&mut self) {
+        if let Some(turn) = &mut self.turn {
+            turn.cancelling = true;
+        }
+    }
+
+    /// Takes the pending request with this universal id (to answer it).
+    pub fn take_pending(&mut self, universal_id: &str) -> Option<Pending> {
+        self.pending.remove(universal_id)
+    }
+
+    /// Converts one stdout line (already parsed as JSON).
+    pub fn convert(&mut self, raw: &Value, ids: &EventSink) -> Converted {
+        let mut out = Converted::default();
+        let line: OutLine = match serde_json::from_value(raw.clone()) {
+            Ok(line) => line,
+            Err(error) => {
+                out.events.extend(unparsed(
+                    raw,
+                    format!("not a known Claude line: {error}"),
+                    ids,
+                ));
+                return out;
+            }
+        };
+        match line {
+            OutLine::System(system) => self.system(system, raw, ids, &mut out),
+            OutLine::StreamEvent(event) => self.stream_event(event, raw, ids, &mut out),
+            OutLine::Assistant(assistant) => self.assistant(assistant, raw, ids, &mut out),
+            OutLine::User(user) => self.user(user, raw, ids, &mut out),
+            OutLine::Result(result) => self.result(&result, raw, ids, &mut out),
+            OutLine::ControlRequest(request) => match request.request {
+                ControlRequest::CanUseTool(can_use) => {
+                    let (events, pending) =
+                        hitl::ask(&request.request_id, can_use, &self.items, raw, ids);
+                    if let Some((id, pending)) = pending {
+                        self.pending.insert(id, pending);
+                    }
+                    out.events.extend(events);
+                }
+                other => {
+                    let subtype = match other {
+                        ControlRequest::HookCallback(_) => "hook_callback",
+                        _ => "mcp_message",
+                    };
+                    out.replies.push(hitl::error_response(
+                        &request.request_id,
+                        &format!("sandbox-daemon does not handle `{subtype}` requests"),
+                    ));
+                    out.events.extend(unparsed(
+                        raw,
+                        format!("unexpected control request `{subtype}` (answered with an error)"),
+                        ids,
+                    ));
+                }
+            },
+            OutLine::ControlCancelRequest(cancel) => {
+                self.pending
+                    .retain(|_, p| p.request_id != cancel.request_id);
+            }
+            OutLine::ConversationReset(reset) => {
+                ids.set_native_session_id(&reset.new_conversation_id);
+                self.native_session_id = Some(reset.new_conversation_id);
+            }
+            OutLine::ControlResponse(_) | OutLine::RateLimitEvent(_) | OutLine::KeepAlive(_) => {}
+        }
+        out
+    }
+
+    fn system(&mut self, system: SystemLine, raw: &Value, ids: &EventSink, out: &mut Converted) {
+        if system.subtype == "init" {
+            if let Some(id) = system.session_id
+                && self.native_session_id.as_deref() != Some(&id)
+            {
+                ids.set_native_session_id(&id);
+                self.native_session_id = Some(id);
+            }
+            return;
+        }
+        if system.subtype == "compact_boundary" {
+            let item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
+                .with_role(sandbox_universal::ItemRole::System)
+                .with_content(ContentPart::Status {
+                    label: "compacted".into(),
+                    detail: Some("the conversation was compacted".into()),
+                });
+            out.events.extend(started_and_completed(item, raw));
+            return;
+        }
+        let ignored = IGNORED_SYSTEM.contains(&system.subtype.as_str())
+            || IGNORED_SYSTEM_PREFIXES
+                .iter()
+                .any(|p| system.subtype.starts_with(p));
+        if !ignored {
+            out.events.extend(unparsed(
+                raw,
+                format!("unknown system subtype `{}`", system.subtype),
+                ids,
+            ));
+        }
+    }
+
+    fn stream_event(
+        &mut self,
+        line: StreamEventLine,
+        raw: &Value,
+        ids: &EventSink,
+        out: &mut Converted,
+    ) {
+        use super::native::StreamEvent;
+        match line.event {
+            StreamEvent::MessageStart { message } => self.items.message_started(&message.id),
+            StreamEvent::ContentBlockStart {
+                index,
+                content_block,
+            } => out.events.extend(self.items.block_started(
+                line.api_message_id.as_deref(),
+                index,
+                &content_block,
+                raw,
+                ids,
+            )),
+            StreamEvent::ContentBlockDelta { index, delta } => out.events.extend(
+                self.items
+                    .block_delta(line.api_message_id.as_deref(), index, delta, raw),
+            ),
+            StreamEvent::MessageStop {} => out
+                .events
+                .extend(self.items.message_stopped(line.api_message_id.as_deref())),
+            StreamEvent::Error { error } => {
+                if let Some(turn) = &mut self.turn {
+                    turn.error_reported = true;
+                }
+                let message = error["message"]
+                    .as_str()
+                    .unwrap_or("the model stream failed")
+                    .to_string();
+                out.events.push(AgentEvent::native(
+                    EventPayload::Error(AgentError::ProviderError {
+                        message,
+                        status: None,
+                    }),
+                    Some(raw.clone()),
+                ));
+            }
+            StreamEvent::ContentBlockStop { .. }
+            | StreamEvent::MessageDelta {}
+            | StreamEvent::Ping {} => {}
+        }
+    }
+
+    fn assistant(
+        &mut self,
+        line: AssistantLine,
+        raw: &Value,
+        ids: &EventSink,
+        out: &mut Converted,
+    ) {
+        if let Some(code) = &line.error {
+            if let Some(turn) = &mut self.turn {
+                turn.error_reported = true;
+            }
+            out.events.push(AgentEvent::native(
+                EventPayload::Error(api_error(&line, code)),
+                Some(raw.clone()),
+            ));
+            return;
+        }
+        out.events.extend(self.items.assistant(&line, raw, ids));
+    }
+
+    fn user(&mut self, line: UserLine, raw: &Value, ids: &EventSink, out: &mut Converted) {
+        if line.is_replay || line.is_synthetic {
+            return;
+        }
+        let Value::Array(blocks) = &line.message.content else {
+            return;
+        };
+        for block in blocks {
+            if block["type"] != "tool_result" {
+                // Text blocks: the interrupt marker or echoes of our own input.
+                if block["type"] == "text" {
+                    continue;
+                }
+                out.events.extend(unparsed(
+                    raw,
+                    format!("unexpected user content block `{}`", block["type"]),
+                    ids,
+                ));
+                continue;
+            }
+            match tools::tool_result(block, &line, &self.items, &self.cwd, raw, ids) {
+                Ok(events) => out.events.extend(events),
+                Err(error) => out.events.extend(unparsed(raw, error, ids)),
+            }
+        }
+    }
+
+    fn result(&mut self, result: &ResultLine, raw: &Value, ids: &EventSink, out: &mut Converted) {
+        let Some(turn) = self.turn.take() else {
+            // A result with no turn (e.g. `--resume` of an unknown id at start-up): the
+            // driver reports it; nothing for the log.
+            return;
+        };
+        let stop_reason = stop_reason(&turn, result);
+        out.events
+            .extend(self.items.close_all(stop_reason != StopReason::Cancelled));
+        if result.is_error && !turn.error_reported && stop_reason != StopReason::Cancelled {
+            let message = result
+                .result
+                .clone()
+                .filter(|r| !r.is_empty())
+                .or_else(|| (!result.errors.is_empty()).then(|| result.errors.join("; ")))
+                .unwrap_or_else(|| format!("the turn failed ({})", result.subtype));
+            out.events.push(AgentEvent::native(
+                EventPayload::Error(AgentError::AgentReported {
+                    message,
+                    code: Some(result.subtype.clone()),
+                }),
+                Some(raw.clone()),
+            ));
+        }
+        self.pending.clear();
+        out.events.push(AgentEvent::native(
+            EventPayload::TurnEnded(TurnEnded {
+                turn_id: turn.id,
+                stop_reason,
+                usage: Some(usage(result)),
+            }),
+            Some(raw.clone()),
+        ));
+        let _ = ids;
+    }
+
+    /// The CLI process exited. Closes what is open and, when a turn was running, ends it:
+    /// `cancelled` if a cancel was pending or the exit was expected (shutdown), else
+    /// `error` after an `error` event.
+    pub fn process_exited(&mut self, exit: &ExitInfo, expected: bool) -> Vec<AgentEvent> {
+        let mut events = self.items.close_all(false);
+        self.pending.clear();
+        let turn = self.turn.take();
+        let cancelled = expected || turn.as_ref().is_some_and(|t| t.cancelling);
+        if !cancelled {
+            let stderr = (!exit.stderr_tail.is_empty()).then(|| exit.stderr_tail.clone());
+            events.push(AgentEvent::synthetic(EventPayload::Error(
+                AgentError::ProcessExited {
+                    message: format!(
+                        "Claude Code exited unexpectedly ({}); the next message resumes the conversation",
+                        exit.describe()
+                    ),
+                    exit_code: exit.code,
+                    signal: exit.signal,
+                    stderr_tail: stderr,
+                },
+            )));
+        }
+        if let Some(turn) = turn {
+            events.push(AgentEvent::synthetic(EventPayload::TurnEnded(TurnEnded {
+                turn_id: turn.id,
+                stop_reason: if cancelled {
+                    StopReason::Cancelled
+                } else {
+                    StopReason::Error
+                },
+                usage: None,
+            })));
+        }
+        events
+    }
+}
+
+fn api_error(line: &AssistantLine, code: &str) -> AgentError {
+    let message = line
+        .message
+        .content
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let message = if message.is_empty() {
+        format!("the model provider failed ({code})")
+    } else {
+        message
+    };
+    let auth = matches!(
+        code,
+        "authentication_failed" | "invalid_api_key" | "oauth_org_not_allowed"
+    ) || matches!(line.api_error_status, Some(401 | 403));
+    if auth {
+        AgentError::TokenError { message }
+    } else {
+        AgentError::ProviderError {
+            message,
+            status: line.api_error_status,
+        }
+    }
+}
+
+fn stop_reason(turn: &Turn, result: &ResultLine) -> StopReason {
+    if turn.cancelling {
+        return StopReason::Cancelled;
+    }
+    match result.subtype.as_str() {
+        "error_max_turns" => StopReason::MaxTurns,
+        "error_max_budget_usd" => StopReason::MaxBudget,
+        _ if result.is_error => StopReason::Error,
+        _ if result.stop_reason.as_deref() == Some("max_tokens") => StopReason::MaxTokens,
+        _ => StopReason::Completed,
+    }
+}
+
+fn usage(result: &ResultLine) -> Usage {
+    let usage = result.usage.clone().unwrap_or_default();
+    Usage {
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        cached_input_tokens: usage.cache_read_input_tokens,
+        cache_write_tokens: usage.cache_creation_input_tokens,
+        reasoning_tokens: usage.output_tokens_details.and_then(|d| d.thinking_tokens),
+        total_cost_usd: result.total_cost_usd,
+    }
+}
+
+/// `itemStarted` + `itemCompleted` for an item that is complete when first seen.
+pub(crate) fn started_and_completed(item: Item, raw: &Value) -> Vec<AgentEvent> {
+    let started = Item {
+        status: ItemStatus::InProgress,
+        ..item.clone()
+    };
+    vec![
+        AgentEvent::native(
+            EventPayload::ItemStarted(ItemEvent { item: started }),
+            Some(raw.clone()),
+        ),
+        AgentEvent::native(
+            EventPayload::ItemCompleted(ItemEvent { item }),
+            Some(raw.clone()),
+        ),
+    ]
+}
+
+/// An `unparsed` item carrying the raw JSON and why it was not understood.
+pub(crate) fn unparsed(raw: &Value, error: String, ids: &EventSink) -> Vec<AgentEvent> {
+    tracing::warn!(%error, "unparsed Claude output");
+    let item = Item::new(
+        ids.next_id("itm"),
+        ItemKind::Unparsed,
+        ItemStatus::Completed,
+    )
+    .with_content(ContentPart::Unparsed {
+        raw: raw.clone(),
+        error,
+    });
+    started_and_completed(item, raw)
+}

@@ -1,0 +1,250 @@
+//! How a Claude Code process is started: its arguments and its allow-listed environment.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use sandbox_universal::PermissionMode;
+
+use crate::process::{ProcessSpec, base_env};
+use crate::{Credentials, SessionConfig};
+
+/// Variables that turn off everything but model calls: telemetry, error reports, the
+/// auto-updater, the `/bug` command and other non-essential traffic.
+pub const QUIET_ENV: &[(&str, &str)] = &[
+    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+    ("DISABLE_TELEMETRY", "1"),
+    ("DISABLE_AUTOUPDATER", "1"),
+    ("DISABLE_ERROR_REPORTING", "1"),
+    ("DISABLE_BUG_COMMAND", "1"),
+];
+
+/// Flags of every session process: stream-json both ways, token deltas, permission
+/// prompts as `can_use_tool` control requests on stdout.
+pub const STREAM_ARGS: &[&str] = &[
+    "-p",
+    "--verbose",
+    "--output-format",
+    "stream-json",
+    "--input-format",
+    "stream-json",
+    "--include-partial-messages",
+    "--permission-prompt-tool",
+    "stdio",
+];
+
+/// Claude's name of a permission mode (`--permission-mode`).
+pub fn permission_mode_arg(mode: PermissionMode) -> &'static str {
+    match mode {
+        PermissionMode::Default => "default",
+        PermissionMode::Plan => "plan",
+        PermissionMode::AcceptEdits => "acceptEdits",
+        PermissionMode::Bypass => "bypassPermissions",
+    }
+}
+
+/// Whether the daemon runs as root (Claude refuses bypass as root unless `IS_SANDBOX=1`).
+pub fn running_as_root() -> bool {
+    // SAFETY: geteuid(2) has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// The private HOME of a session's Claude process.
+pub fn home_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("home")
+}
+
+/// The environment of a Claude process: the allow-listed daemon variables, a private
+/// HOME and `CLAUDE_CONFIG_DIR` (so sessions persist there for `--resume`), only its own
+/// credential and base URL, and every non-essential traffic switch off.
+pub fn environment(
+    home: &Path,
+    credentials: &Credentials,
+    base_url: Option<&str>,
+    bypass_as_root: bool,
+) -> BTreeMap<String, String> {
+    let mut env = base_env(home);
+    env.insert(
+        "CLAUDE_CONFIG_DIR".into(),
+        home.join(".claude").display().to_string(),
+    );
+    for (name, value) in QUIET_ENV {
+        env.insert((*name).into(), (*value).into());
+    }
+    match credentials {
+        Credentials::ApiKey(key) => {
+            env.insert("ANTHROPIC_API_KEY".into(), key.clone());
+        }
+        Credentials::OAuthToken(token) => {
+            env.insert("CLAUDE_CODE_OAUTH_TOKEN".into(), token.clone());
+        }
+        Credentials::None => {}
+    }
+    if let Some(url) = base_url {
+        env.insert("ANTHROPIC_BASE_URL".into(), url.to_string());
+    }
+    if bypass_as_root {
+        env.insert("IS_SANDBOX".into(), "1".into());
+    }
+    env
+}
+
+/// Which conversation a process opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conversation {
+    /// A new conversation with this id (`--session-id`).
+    New(String),
+    /// An existing conversation (`--resume`).
+    Resume(String),
+}
+
+/// Everything needed to (re)start a session's Claude process.
+#[derive(Debug, Clone)]
+pub struct LaunchPlan {
+    /// The executable.
+    pub program: PathBuf,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The complete environment.
+    pub env: BTreeMap<String, String>,
+    /// Flags before the conversation flag.
+    pub args: Vec<String>,
+}
+
+impl LaunchPlan {
+    /// The plan for a session.
+    pub fn new(
+        program: PathBuf,
+        config: &SessionConfig,
+        credentials: &Credentials,
+        base_url: Option<&str>,
+        as_root: bool,
+    ) -> Self {
+        let mut args: Vec<String> = STREAM_ARGS.iter().map(|a| (*a).to_string()).collect();
+        args.push("--permission-mode".into());
+        args.push(permission_mode_arg(config.permission_mode).into());
+        for (flag, value) in [
+            ("--model", &config.model),
+            ("--effort", &config.variant),
+            ("--agent", &config.agent_mode),
+        ] {
+            if let Some(value) = value {
+                args.push(flag.into());
+                args.push(value.clone());
+            }
+        }
+        let bypass_as_root = as_root && config.permission_mode == PermissionMode::Bypass;
+        Self {
+            program,
+            cwd: config.cwd.clone(),
+            env: environment(
+                &home_dir(&config.state_dir),
+                credentials,
+                base_url,
+                bypass_as_root,
+            ),
+            args,
+        }
+    }
+
+    /// The process to spawn for `conversation`.
+    pub fn spec(&self, conversation: &Conversation) -> ProcessSpec {
+        let mut args: Vec<OsString> = self.args.iter().map(OsString::from).collect();
+        let (flag, id) = match conversation {
+            Conversation::New(id) => ("--session-id", id),
+            Conversation::Resume(id) => ("--resume", id),
+        };
+        args.push(flag.into());
+        args.push(id.into());
+        ProcessSpec {
+            program: self.program.clone(),
+            args,
+            cwd: self.cwd.clone(),
+            env: self.env.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(mode: PermissionMode) -> SessionConfig {
+        SessionConfig {
+            session_id: "s".into(),
+            agent_mode: Some("Plan".into()),
+            permission_mode: mode,
+            model: Some("sonnet".into()),
+            variant: Some("high".into()),
+            token: None,
+            validate_token: false,
+            dangerously_skip_permissions: mode == PermissionMode::Bypass,
+            agent_version: None,
+            cwd: "/work".into(),
+            state_dir: "/state/s".into(),
+        }
+    }
+
+    #[test]
+    fn args_carry_mode_model_effort_agent_and_conversation() {
+        let plan = LaunchPlan::new(
+            "/bin/claude".into(),
+            &config(PermissionMode::AcceptEdits),
+            &Credentials::ApiKey("k".into()),
+            None,
+            false,
+        );
+        let spec = plan.spec(&Conversation::Resume("abc".into()));
+        let args: Vec<String> = spec
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into())
+            .collect();
+        let joined = args.join(" ");
+        assert!(joined.starts_with("-p --verbose --output-format stream-json"));
+        for part in [
+            "--include-partial-messages",
+            "--permission-prompt-tool stdio",
+            "--permission-mode acceptEdits",
+            "--model sonnet",
+            "--effort high",
+            "--agent Plan",
+        ] {
+            assert!(joined.contains(part), "{joined}");
+        }
+        assert!(joined.ends_with("--resume abc"));
+        let new = plan.spec(&Conversation::New("u".into()));
+        assert_eq!(new.args.last().unwrap(), "u");
+        assert_eq!(new.cwd, PathBuf::from("/work"));
+    }
+
+    #[test]
+    fn environment_has_only_the_session_credential_and_quiet_switches() {
+        let plan = LaunchPlan::new(
+            "/bin/claude".into(),
+            &config(PermissionMode::Bypass),
+            &Credentials::OAuthToken("sk-ant-oat-x".into()),
+            Some("http://127.0.0.1:9"),
+            true,
+        );
+        let env = &plan.env;
+        assert_eq!(env["HOME"], "/state/s/home");
+        assert_eq!(env["CLAUDE_CONFIG_DIR"], "/state/s/home/.claude");
+        assert_eq!(env["CLAUDE_CODE_OAUTH_TOKEN"], "sk-ant-oat-x");
+        assert!(!env.contains_key("ANTHROPIC_API_KEY"));
+        assert_eq!(env["ANTHROPIC_BASE_URL"], "http://127.0.0.1:9");
+        assert_eq!(env["IS_SANDBOX"], "1");
+        for (name, value) in QUIET_ENV {
+            assert_eq!(env[*name], *value);
+        }
+        let not_root = LaunchPlan::new(
+            "/bin/claude".into(),
+            &config(PermissionMode::Bypass),
+            &Credentials::None,
+            None,
+            false,
+        );
+        assert!(!not_root.env.contains_key("IS_SANDBOX"));
+        assert!(!not_root.env.contains_key("ANTHROPIC_BASE_URL"));
+    }
+}

@@ -1,0 +1,221 @@
+//! Claude Code: one `claude -p` process per session speaking stream-json both ways,
+//! kept alive across turns and resumed with `--resume` after it exits.
+//!
+//! - [`native`]: the CLI's wire types.
+//! - [`convert`]: native lines → universal events, universal replies → native lines.
+//! - [`launch`]: arguments and the allow-listed environment.
+//! - [`session`]: the process, its reader task, respawn, cancel and HITL replies.
+//! - [`probe`]: what the installed CLI knows (models), asked offline.
+//! - [`validate`]: `validateToken` against the provider.
+
+pub mod convert;
+pub mod launch;
+pub mod native;
+pub mod probe;
+pub mod session;
+pub mod validate;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use async_trait::async_trait;
+use sandbox_universal::{
+    AgentCapabilities, AgentError, AgentId, AgentModeInfo, EventPayload, ModelsResponse,
+    ModesResponse, PermissionMode, SessionStarted,
+};
+
+use self::launch::LaunchPlan;
+use self::session::ClaudeSession;
+use crate::registry::{DriverContext, binary_names};
+use crate::{AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, SessionConfig};
+
+/// The Claude Code version the adapter is tested against.
+pub const PINNED_VERSION: &str = "2.1.330";
+
+/// The built-in agents of the pinned CLI (`--agent <name>`), offered as agent modes. A
+/// test compares them with what the installed CLI reports.
+pub const AGENT_MODES: &[(&str, &str)] = &[
+    (
+        "claude",
+        "Catch-all for any task that doesn't fit a more specific agent.",
+    ),
+    ("Explore", "Fast read-only search agent for locating code."),
+    (
+        "general-purpose",
+        "Researches complex questions, searches for code and executes multi-step tasks.",
+    ),
+    (
+        "Plan",
+        "Software architect agent for designing implementation plans (read-only tools).",
+    ),
+    (
+        "statusline-setup",
+        "Configures the user's Claude Code status line setting.",
+    ),
+];
+
+/// The Claude Code driver.
+pub struct ClaudeDriver {
+    context: Arc<DriverContext>,
+    models: Mutex<Option<(PathBuf, SystemTime, ModelsResponse)>>,
+}
+
+impl ClaudeDriver {
+    /// A driver using the daemon's binary locator and provider environment.
+    pub fn new(context: Arc<DriverContext>) -> Self {
+        Self {
+            context,
+            models: Mutex::default(),
+        }
+    }
+
+    fn binary(&self) -> Result<PathBuf, AgentError> {
+        let path = self
+            .context
+            .locator
+            .locate(AgentId::Claude, binary_names(AgentId::Claude))
+            .ok_or_else(|| AgentError::NotInstalled {
+                message: format!(
+                    "Claude Code was not found: set {} to the `claude` binary, put it in the \
+                     daemon's install dir, or on PATH",
+                    crate::locate::override_var(AgentId::Claude)
+                ),
+            })?;
+        if !path.is_file() {
+            return Err(AgentError::NotInstalled {
+                message: format!("Claude Code is not at {}", path.display()),
+            });
+        }
+        Ok(path)
+    }
+}
+
+#[async_trait]
+impl AgentDriver for ClaudeDriver {
+    fn id(&self) -> AgentId {
+        AgentId::Claude
+    }
+
+    fn name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
+            text_messages: true,
+            streaming_deltas: true,
+            reasoning: true,
+            tool_calls: true,
+            command_execution: true,
+            file_changes: true,
+            // The pinned CLI has no TodoWrite tool.
+            plans: false,
+            permissions: true,
+            permission_always: true,
+            questions: true,
+            // ExitPlanMode is converted, but the pinned CLI only offers it behind
+            // ToolSearch, which the end-to-end suite cannot drive yet.
+            plan_approval: false,
+            cancel: true,
+            multi_turn: true,
+            resume: true,
+            usage: true,
+            models: true,
+            variants: true,
+            agent_modes: true,
+            validate_token: true,
+        }
+    }
+
+    async fn status(&self) -> BinaryStatus {
+        self.context
+            .locator
+            .status(AgentId::Claude, binary_names(AgentId::Claude))
+            .await
+    }
+
+    async fn models(&self) -> Result<ModelsResponse, AgentError> {
+        let path = self.binary()?;
+        let stamp = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .unwrap_or(SystemTime::UNIX_EPOCH);
+        if let Some((cached_path, cached_stamp, models)) = &*self.models.lock().expect("lock")
+            && *cached_path == path
+            && *cached_stamp == stamp
+        {
+            return Ok(models.clone());
+        }
+        let init = probe::initialize(&path).await?;
+        let models = probe::models(&init);
+        *self.models.lock().expect("lock") = Some((path, stamp, models.clone()));
+        Ok(models)
+    }
+
+    fn modes(&self) -> ModesResponse {
+        ModesResponse {
+            modes: AGENT_MODES
+                .iter()
+                .map(|(id, description)| AgentModeInfo {
+                    id: (*id).into(),
+                    name: (*id).into(),
+                    description: (*description).into(),
+                })
+                .collect(),
+            default_mode: None,
+            permission_modes: vec![
+                PermissionMode::Default,
+                PermissionMode::Plan,
+                PermissionMode::AcceptEdits,
+                PermissionMode::Bypass,
+            ],
+        }
+    }
+
+    async fn start(
+        &self,
+        config: SessionConfig,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let program = self.binary()?;
+        let provider = &self.context.provider_env;
+        let credentials = provider.anthropic_credentials(config.token.as_deref());
+        let base_url = provider.anthropic_base_url.as_deref();
+        if config.validate_token {
+            validate::validate(&credentials, base_url).await?;
+        }
+        std::fs::create_dir_all(launch::home_dir(&config.state_dir)).map_err(|e| {
+            AgentError::SpawnFailed {
+                message: format!("creating the session's private HOME: {e}"),
+            }
+        })?;
+        let plan = LaunchPlan::new(
+            program,
+            &config,
+            &credentials,
+            base_url,
+            launch::running_as_root(),
+        );
+        let native_id = uuid::Uuid::new_v4().to_string();
+        let cwd = config.cwd.display().to_string();
+        let mut session = ClaudeSession::new(plan, native_id.clone(), &cwd, sink.clone());
+        let init = session.spawn().await?;
+        sink.set_native_session_id(&native_id);
+        let model = config
+            .model
+            .clone()
+            .or_else(|| probe::resolved_model(&init, "default"));
+        sink.emit(AgentEvent::native(
+            EventPayload::SessionStarted(SessionStarted {
+                agent: AgentId::Claude,
+                model,
+                agent_mode: config.agent_mode.clone(),
+                permission_mode: Some(config.permission_mode),
+                cwd: Some(cwd),
+                agent_version: init["claude_code_version"].as_str().map(str::to_string),
+            }),
+            None,
+        ));
+        Ok(Box::new(session))
+    }
+}
