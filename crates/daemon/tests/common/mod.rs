@@ -29,6 +29,7 @@ pub struct Options {
     pub body_limit: usize,
     pub sse_keep_alive: Duration,
     pub workspace_root: Option<std::path::PathBuf>,
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for Options {
@@ -38,6 +39,7 @@ impl Default for Options {
             body_limit: HttpSettings::default().body_limit,
             sse_keep_alive: Duration::from_secs(15),
             workspace_root: None,
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -60,6 +62,7 @@ impl TestDaemon {
                 auth,
                 body_limit: options.body_limit,
                 sse_keep_alive: options.sse_keep_alive,
+                cors_origins: options.cors_origins,
             },
             sessions: SessionSettings {
                 data_dir: data_dir.path().to_path_buf(),
