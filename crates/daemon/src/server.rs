@@ -50,9 +50,10 @@ impl RunningServer {
         &self.sessions
     }
 
-    /// Ends every session and stops serving.
+    /// Stops every agent (sessions stay on disk, to be restored by the next start) and
+    /// stops serving.
     pub async fn stop(mut self) -> std::io::Result<()> {
-        self.sessions.shutdown_all().await;
+        self.sessions.suspend_all().await;
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
@@ -62,15 +63,18 @@ impl RunningServer {
     }
 }
 
-fn manager(config: ServerConfig) -> Arc<SessionManager> {
+/// The session manager, with the sessions of an earlier run restored from the data dir.
+async fn manager(config: ServerConfig) -> Arc<SessionManager> {
     let context = Arc::new(DriverContext {
         locator: config.locator,
         provider_env: config.provider_env,
     });
-    Arc::new(SessionManager::new(
+    let sessions = Arc::new(SessionManager::new(
         AgentRegistry::new(context),
         config.sessions,
-    ))
+    ));
+    sessions.restore_all().await;
+    sessions
 }
 
 /// Binds and serves in a background task until [`RunningServer::stop`].
@@ -78,7 +82,7 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
     let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
     let addr = listener.local_addr()?;
     let http = config.http.clone();
-    let sessions = manager(config);
+    let sessions = manager(config).await;
     let app = build_app(sessions.clone(), &http);
     let (shutdown, stop) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
@@ -96,7 +100,8 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
     })
 }
 
-/// Serves until Ctrl-C or SIGTERM, then ends every session (stopping agent processes).
+/// Serves until Ctrl-C or SIGTERM, then stops every agent process; sessions stay in the
+/// data dir and are restored by the next start.
 pub async fn serve(config: ServerConfig) -> std::io::Result<()> {
     let server = start(config).await?;
     tracing::info!(url = %server.url(), "sandbox-daemon listening");

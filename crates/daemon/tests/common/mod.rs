@@ -50,7 +50,30 @@ impl TestDaemon {
     }
 
     pub async fn start_with(options: Options) -> Self {
-        let data_dir = tempfile::tempdir().unwrap();
+        Self::start_in(tempfile::tempdir().unwrap(), options).await
+    }
+
+    /// Stops this daemon (agents stop, sessions stay on disk) and starts a new one on the
+    /// same data directory, as a daemon restart would.
+    pub async fn restart(self) -> Self {
+        let Self {
+            server,
+            data_dir,
+            token,
+            ..
+        } = self;
+        server.stop().await.unwrap();
+        Self::start_in(
+            data_dir,
+            Options {
+                token,
+                ..Options::default()
+            },
+        )
+        .await
+    }
+
+    async fn start_in(data_dir: tempfile::TempDir, options: Options) -> Self {
         let auth = match &options.token {
             Some(token) => AuthConfig::token(token.as_str()),
             None => AuthConfig::disabled(),
