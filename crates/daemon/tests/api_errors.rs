@@ -494,3 +494,26 @@ async fn cors_preflight_and_headers_for_listed_origins() {
         .unwrap();
     assert!(other.headers().get("access-control-allow-origin").is_none());
 }
+
+#[tokio::test]
+async fn two_daemons_cannot_share_a_data_dir() {
+    let first = TestDaemon::start().await;
+    let second = sandbox_daemon::server::start(sandbox_daemon::server::ServerConfig {
+        host: "127.0.0.1".into(),
+        port: 0,
+        http: Default::default(),
+        sessions: sandbox_daemon::session::SessionSettings {
+            data_dir: first.data_dir.path().to_path_buf(),
+            default_cwd: first.data_dir.path().to_path_buf(),
+            workspace_root: None,
+        },
+        provider_env: Default::default(),
+        locator: Default::default(),
+    })
+    .await;
+    let error = second.err().expect("the data dir is taken");
+    assert!(
+        error.to_string().contains("another sandbox-daemon"),
+        "{error}"
+    );
+}
