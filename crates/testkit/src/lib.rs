@@ -3,5 +3,11 @@
 //!
 //! - [`provider`]: the fake model provider (Anthropic Messages, OpenAI Responses, Chat
 //!   Completions), scripted by keywords, recording every request.
+//! - [`netns`] and [`isolate!`]: run a test inside a new network namespace that has
+//!   only `lo`.
+//! - [`agents`]: where the pinned real agent CLIs are installed.
 
+pub mod agents;
+mod loud;
+pub mod netns;
 pub mod provider;
