@@ -6,8 +6,13 @@
 //! - [`netns`] and [`isolate!`]: run a test inside a new network namespace that has
 //!   only `lo`.
 //! - [`agents`]: where the pinned real agent CLIs are installed.
+//! - [`offline`]: the isolated, offline environment each agent needs.
+//! - [`drivers`]: each agent's native protocol, recorded as a transcript.
 
 pub mod agents;
+pub mod drivers;
 mod loud;
 pub mod netns;
+pub mod offline;
 pub mod provider;
+pub mod scenarios;
