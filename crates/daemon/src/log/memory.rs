@@ -1,46 +1,11 @@
-//! The per-session event log the daemon owns.
-//!
-//! Events get contiguous sequence numbers from 1. Readers (polling and SSE) read from the
-//! log, never from a lossy broadcast: a slow or reconnecting reader sees every event, in
-//! order. Appends wake readers through a `watch` channel holding the last sequence.
+//! The in-memory event log.
 
 use std::sync::{Arc, RwLock};
 
 use sandbox_universal::UniversalEvent;
 use tokio::sync::watch;
 
-/// One logged event with its JSON (without `raw`) rendered once at append time.
-#[derive(Debug)]
-pub struct StoredEvent {
-    /// The event, including `raw` when the agent provided it.
-    pub event: UniversalEvent,
-    /// The event as JSON without `raw`, the common case for readers.
-    pub json: Box<str>,
-}
-
-impl StoredEvent {
-    /// The event as JSON, with or without its native `raw` payload.
-    pub fn to_json(&self, include_raw: bool) -> std::borrow::Cow<'_, str> {
-        if include_raw && self.event.raw.is_some() {
-            std::borrow::Cow::Owned(serde_json::to_string(&self.event).expect("events serialize"))
-        } else {
-            std::borrow::Cow::Borrowed(&self.json)
-        }
-    }
-}
-
-/// Storage of one session's events. In memory today; a durable implementation can sit
-/// behind the same trait.
-pub trait EventLog: Send + Sync {
-    /// Appends an event, assigning it the next sequence number, and wakes readers.
-    fn append(&self, event: UniversalEvent) -> Arc<StoredEvent>;
-    /// Up to `limit` events with `sequence > after`, oldest first.
-    fn read(&self, after: u64, limit: usize) -> Vec<Arc<StoredEvent>>;
-    /// The last sequence number (0 when empty).
-    fn last_sequence(&self) -> u64;
-    /// A receiver that changes whenever an event is appended.
-    fn subscribe(&self) -> watch::Receiver<u64>;
-}
+use super::{EventLog, StoredEvent};
 
 /// The in-memory [`EventLog`].
 #[derive(Debug)]
@@ -62,13 +27,7 @@ impl EventLog for MemoryLog {
     fn append(&self, mut event: UniversalEvent) -> Arc<StoredEvent> {
         let mut events = self.events.write().expect("log lock");
         event.sequence = events.len() as u64 + 1;
-        let json = {
-            let raw = event.raw.take();
-            let json = serde_json::to_string(&event).expect("events serialize");
-            event.raw = raw;
-            json.into_boxed_str()
-        };
-        let stored = Arc::new(StoredEvent { event, json });
+        let stored = Arc::new(StoredEvent::new(event));
         events.push(stored.clone());
         let sequence = events.len() as u64;
         drop(events);
@@ -91,6 +50,21 @@ impl EventLog for MemoryLog {
 
     fn subscribe(&self) -> watch::Receiver<u64> {
         self.head.subscribe()
+    }
+}
+
+impl MemoryLog {
+    /// A log that starts with already-recorded events (their sequences must be 1..=n).
+    pub fn with_events(events: Vec<UniversalEvent>) -> Self {
+        let stored: Vec<Arc<StoredEvent>> = events
+            .into_iter()
+            .map(|e| Arc::new(StoredEvent::new(e)))
+            .collect();
+        let last = stored.len() as u64;
+        Self {
+            events: RwLock::new(stored),
+            head: watch::Sender::new(last),
+        }
     }
 }
 
