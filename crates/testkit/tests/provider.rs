@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use sandbox_testkit::provider::{Effect, FakeProvider, REDACTED, Script};
+use sandbox_testkit::provider::{BAD_KEY_MARKER, Effect, FakeProvider, REDACTED, Script};
 use serde_json::{Value, json};
 
 fn client() -> reqwest::Client {
@@ -327,4 +327,42 @@ async fn dropping_the_provider_stops_the_server() {
     drop(provider);
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(client().get(&url).send().await.is_err());
+}
+
+#[tokio::test]
+async fn a_bad_key_gets_401_in_each_dialect() {
+    let provider = FakeProvider::start().await.unwrap();
+    let bad = format!("sk-ant-{BAD_KEY_MARKER}");
+    let models = client()
+        .get(format!("{}/v1/models", provider.base_url()))
+        .header("x-api-key", &bad)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(models.status(), 401);
+    let body: Value = models.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "authentication_error");
+    let chat = client()
+        .post(format!("{}/v1/chat/completions", provider.base_url()))
+        .bearer_auth(&bad)
+        .json(&json!({"model": "m", "messages": []}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(chat.status(), 401);
+    let body: Value = chat.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_api_key");
+    let good = client()
+        .get(format!("{}/v1/models", provider.base_url()))
+        .header("x-api-key", "sk-ant-fine")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(good.status(), 200);
+    let replies: Vec<String> = provider
+        .requests()
+        .iter()
+        .map(|r| r.reply.clone())
+        .collect();
+    assert_eq!(replies, ["unauthorized", "unauthorized", "models"]);
 }

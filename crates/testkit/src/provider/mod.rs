@@ -39,6 +39,33 @@ pub use script::{Effect, Failure, Plan, Rule, Script, ToolInput, ToolTemplate};
 use ids::Ids;
 use stream::json_response;
 
+/// A credential containing this marker (in `x-api-key` or `Authorization: Bearer`) is
+/// rejected with HTTP 401 on every route, so tests can exercise `validateToken` and the
+/// agents' authentication errors, e.g. with the key `sk-ant-bad-key`.
+pub const BAD_KEY_MARKER: &str = "bad-key";
+
+/// Whether the request carries a credential the provider rejects.
+fn bad_credential(headers: &HeaderMap) -> bool {
+    ["x-api-key", "authorization"].iter().any(|name| {
+        headers
+            .get(*name)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains(BAD_KEY_MARKER))
+    })
+}
+
+/// HTTP 401 in the dialect of the route (Anthropic's error shape, or OpenAI's).
+fn unauthorized(route: &str) -> Response {
+    let message = "invalid API key (the fake provider rejects keys containing `bad-key`)";
+    let body = if route.starts_with("/messages") || route == "/models" {
+        json!({"type": "error", "error": {"type": "authentication_error", "message": message}})
+    } else {
+        json!({"error": {"message": message, "type": "invalid_request_error",
+                         "code": "invalid_api_key", "param": null}})
+    };
+    json_response(StatusCode::UNAUTHORIZED, &body)
+}
+
 /// State shared by all request handlers.
 struct Shared {
     script: Script,
@@ -202,6 +229,7 @@ async fn handle(
     let delay = shared.script.event_delay;
     let model_call = |view: view::RequestView| shared.script.plan(&view);
     let (response, reply) = match (&method, route) {
+        _ if bad_credential(&headers) => (unauthorized(route), "unauthorized".to_owned()),
         (&Method::POST, "/messages") => {
             let plan = model_call(view::anthropic(&body));
             (
