@@ -1,6 +1,9 @@
 //! The Claude converter on native transcripts recorded from the real pinned CLI
-//! (`fixtures/claude/*.jsonl`, `{"dir":"in"|"out","msg":...}` lines): golden universal
-//! skeletons, lifecycle invariants, zero `unparsed`, and the facts each scenario shows.
+//! (`{"dir":"in"|"out","msg":...}` lines): the test kit's scenario recordings in
+//! `fixtures/claude/` and the adapter's own in `crates/agents/tests/fixtures/claude/`
+//! (permission always/deny, exit codes, interrupt, API error, permission modes). Checks
+//! golden universal skeletons, lifecycle invariants, zero `unparsed`, and the facts each
+//! scenario shows.
 //!
 //! Regenerate the goldens after a deliberate converter change with
 //! `UPDATE_GOLDEN=1 cargo test -p sandbox-agents --test claude_fixtures` and review the diff.
@@ -15,8 +18,14 @@ use sandbox_universal::{
 };
 use serde_json::Value;
 
-fn fixtures_dir() -> PathBuf {
+/// The test kit's recordings of its scenarios.
+fn testkit_fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/claude")
+}
+
+/// The adapter's own recordings.
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude")
 }
 
 fn golden_dir() -> PathBuf {
@@ -137,7 +146,10 @@ fn check_invariants(name: &str, events: &[AgentEvent], turns: usize) {
 fn every_fixture_matches_its_golden_skeleton() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut names = Vec::new();
-    for entry in std::fs::read_dir(fixtures_dir()).unwrap() {
+    let entries = std::fs::read_dir(testkit_fixtures())
+        .unwrap()
+        .chain(std::fs::read_dir(fixtures_dir()).unwrap());
+    for entry in entries {
         let path = entry.unwrap().path();
         if path.extension().is_none_or(|e| e != "jsonl") {
             continue;
@@ -166,7 +178,7 @@ fn every_fixture_matches_its_golden_skeleton() {
         }
         names.push(name);
     }
-    assert!(names.len() >= 9, "fixtures missing: {names:?}");
+    assert!(names.len() >= 16, "fixtures missing: {names:?}");
 }
 
 fn events_of(name: &str) -> Vec<AgentEvent> {

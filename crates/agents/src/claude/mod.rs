@@ -89,6 +89,26 @@ impl ClaudeDriver {
         }
         Ok(path)
     }
+
+    /// The launch plan of a session: binary, credential (the session's `token`, else the
+    /// daemon's environment), base URL, and the private HOME it creates.
+    fn plan(&self, config: &SessionConfig) -> Result<LaunchPlan, AgentError> {
+        let program = self.binary()?;
+        let provider = &self.context.provider_env;
+        let credentials = provider.anthropic_credentials(config.token.as_deref());
+        std::fs::create_dir_all(launch::home_dir(&config.state_dir)).map_err(|e| {
+            AgentError::SpawnFailed {
+                message: format!("creating the session's private HOME: {e}"),
+            }
+        })?;
+        Ok(LaunchPlan::new(
+            program,
+            config,
+            &credentials,
+            provider.anthropic_base_url.as_deref(),
+            launch::running_as_root(),
+        ))
+    }
 }
 
 #[async_trait]
@@ -177,28 +197,27 @@ impl AgentDriver for ClaudeDriver {
         config: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        let program = self.binary()?;
-        let provider = &self.context.provider_env;
-        let credentials = provider.anthropic_credentials(config.token.as_deref());
-        let base_url = provider.anthropic_base_url.as_deref();
-        if config.validate_token {
-            validate::validate(&credentials, base_url).await?;
-        }
-        std::fs::create_dir_all(launch::home_dir(&config.state_dir)).map_err(|e| {
-            AgentError::SpawnFailed {
-                message: format!("creating the session's private HOME: {e}"),
+        if let Some(wanted) = &config.agent_version {
+            let installed = self.status().await.version;
+            if installed.as_deref() != Some(wanted.as_str()) {
+                return Err(AgentError::NotInstalled {
+                    message: format!(
+                        "Claude Code {wanted} was requested but {} is installed, and this \
+                         daemon cannot install another version yet",
+                        installed.as_deref().unwrap_or("an unknown version")
+                    ),
+                });
             }
-        })?;
-        let plan = LaunchPlan::new(
-            program,
-            &config,
-            &credentials,
-            base_url,
-            launch::running_as_root(),
-        );
+        }
+        if config.validate_token {
+            let provider = &self.context.provider_env;
+            let credentials = provider.anthropic_credentials(config.token.as_deref());
+            validate::validate(&credentials, provider.anthropic_base_url.as_deref()).await?;
+        }
         let native_id = uuid::Uuid::new_v4().to_string();
         let cwd = config.cwd.display().to_string();
-        let mut session = ClaudeSession::new(plan, native_id.clone(), &cwd, sink.clone());
+        let mut session =
+            ClaudeSession::new(self.plan(&config)?, native_id.clone(), &cwd, sink.clone());
         let init = session.spawn().await?;
         sink.set_native_session_id(&native_id);
         let model = config
@@ -216,6 +235,24 @@ impl AgentDriver for ClaudeDriver {
             }),
             None,
         ));
+        Ok(Box::new(session))
+    }
+
+    /// After a daemon restart: no process is started now; the next message spawns one
+    /// with `--resume <native id>` (the conversation is in the session's private
+    /// `CLAUDE_CONFIG_DIR`).
+    async fn restore(
+        &self,
+        config: SessionConfig,
+        native_session_id: Option<String>,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let native_id = native_session_id.ok_or_else(|| {
+            AgentError::protocol("no Claude session id was recorded, so there is nothing to resume")
+        })?;
+        let cwd = config.cwd.display().to_string();
+        let mut session = ClaudeSession::new(self.plan(&config)?, native_id, &cwd, sink);
+        session.mark_resumable();
         Ok(Box::new(session))
     }
 }

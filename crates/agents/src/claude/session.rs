@@ -104,6 +104,11 @@ impl ClaudeSession {
         }
     }
 
+    /// The conversation already exists (a restored session): the next process resumes it.
+    pub fn mark_resumable(&mut self) {
+        self.resumable = true;
+    }
+
     /// The pid of the current process, if one runs.
     pub fn pid(&self) -> Option<u32> {
         self.running.as_ref().filter(|r| !r.exited()).map(|r| r.pid)

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -13,7 +14,9 @@ use sandbox_daemon::app::HttpSettings;
 use sandbox_daemon::auth::AuthConfig;
 use sandbox_daemon::server::{RunningServer, ServerConfig, start};
 use sandbox_daemon::session::SessionSettings;
-use sandbox_universal::{CreateSessionRequest, EventPayload, EventType, ItemKind, UniversalEvent};
+use sandbox_universal::{
+    AgentId, CreateSessionRequest, EventPayload, EventType, ItemKind, UniversalEvent,
+};
 
 /// A daemon serving on 127.0.0.1 with a temp data dir, and a client of it.
 pub struct TestDaemon {
@@ -21,6 +24,11 @@ pub struct TestDaemon {
     pub client: Client,
     pub data_dir: tempfile::TempDir,
     pub token: Option<String>,
+    /// Kept so a restart configures the agents the same way.
+    pub provider_env: ProviderEnv,
+    pub agent_paths: HashMap<AgentId, PathBuf>,
+    /// How long `wait_for` waits.
+    pub wait_limit: Duration,
 }
 
 /// Options of [`TestDaemon::start_with`].
@@ -30,6 +38,14 @@ pub struct Options {
     pub sse_keep_alive: Duration,
     pub workspace_root: Option<std::path::PathBuf>,
     pub cors_origins: Vec<String>,
+    /// The daemon's provider credentials and endpoints (what it would read from
+    /// `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, ...).
+    pub provider_env: ProviderEnv,
+    /// Agent binaries, as `SANDBOX_DAEMON_<AGENT>_PATH` would give them. Without one, only
+    /// the mock is "installed", whatever this machine has.
+    pub agent_paths: HashMap<AgentId, PathBuf>,
+    /// How long `wait_for` waits (10 s unless a test needs more).
+    pub wait_limit: Duration,
 }
 
 impl Default for Options {
@@ -40,6 +56,9 @@ impl Default for Options {
             sse_keep_alive: Duration::from_secs(15),
             workspace_root: None,
             cors_origins: Vec::new(),
+            provider_env: ProviderEnv::default(),
+            agent_paths: HashMap::new(),
+            wait_limit: Duration::from_secs(10),
         }
     }
 }
@@ -60,6 +79,9 @@ impl TestDaemon {
             server,
             data_dir,
             token,
+            provider_env,
+            agent_paths,
+            wait_limit,
             ..
         } = self;
         server.stop().await.unwrap();
@@ -67,6 +89,9 @@ impl TestDaemon {
             data_dir,
             Options {
                 token,
+                provider_env,
+                agent_paths,
+                wait_limit,
                 ..Options::default()
             },
         )
@@ -92,9 +117,9 @@ impl TestDaemon {
                 default_cwd: data_dir.path().to_path_buf(),
                 workspace_root: options.workspace_root,
             },
-            provider_env: ProviderEnv::default(),
-            // No PATH: only the mock is "installed", whatever this machine has.
-            locator: BinaryLocator::new(HashMap::new(), None, None),
+            provider_env: options.provider_env.clone(),
+            // No PATH: only the mock and the agents given are "installed".
+            locator: BinaryLocator::new(options.agent_paths.clone(), None, None),
         })
         .await
         .unwrap();
@@ -104,6 +129,9 @@ impl TestDaemon {
             client,
             data_dir,
             token: options.token,
+            provider_env: options.provider_env,
+            agent_paths: options.agent_paths,
+            wait_limit: options.wait_limit,
         }
     }
 
@@ -151,7 +179,7 @@ impl TestDaemon {
     }
 
     /// Follows the SSE stream from the start until an event matches, and returns every
-    /// event up to and including it (10 s limit).
+    /// event up to and including it (`wait_limit`, 10 s by default).
     pub async fn wait_for(
         &self,
         id: &str,
@@ -159,7 +187,7 @@ impl TestDaemon {
     ) -> Vec<UniversalEvent> {
         let mut stream = self.client.stream_events(id, None, false).await.unwrap();
         let mut seen = Vec::new();
-        let found = tokio::time::timeout(Duration::from_secs(10), async {
+        let found = tokio::time::timeout(self.wait_limit, async {
             while let Some(event) = stream.next().await {
                 let event = event.unwrap();
                 let done = matches(&event);
@@ -275,4 +303,47 @@ pub fn assert_problem(response: &(u16, String, serde_json::Value), status: u16, 
     assert_eq!(body["status"], status);
     assert!(body["title"].is_string());
     assert!(!body["detail"].as_str().unwrap().is_empty());
+}
+
+/// The events of one turn, from its `turnStarted` to its `turnEnded`.
+pub fn turn_events(events: &[UniversalEvent], turn_id: &str) -> Vec<UniversalEvent> {
+    let start = events
+        .iter()
+        .position(|e| matches!(&e.payload, EventPayload::TurnStarted(t) if t.turn_id == turn_id))
+        .unwrap_or_else(|| panic!("turn {turn_id} never started"));
+    let end = events
+        .iter()
+        .position(|e| matches!(&e.payload, EventPayload::TurnEnded(t) if t.turn_id == turn_id))
+        .unwrap_or_else(|| panic!("turn {turn_id} never ended"));
+    events[start..=end].to_vec()
+}
+
+/// Pids of this namespace's processes that have `arg` among their arguments.
+pub fn pids_with_arg(arg: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes()) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// The environment a process was started with.
+pub fn environ(pid: u32) -> HashMap<String, String> {
+    let bytes = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    bytes
+        .split(|b| *b == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (name, value) = entry.split_once('=')?;
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect()
 }

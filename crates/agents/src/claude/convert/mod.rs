@@ -465,3 +465,6 @@ pub(crate) fn unparsed(raw: &Value, error: String, ids: &EventSink) -> Vec<Agent
     });
     started_and_completed(item, raw)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,185 @@
+//! Converter behaviour the recorded fixtures cannot show: crashes, unknown lines,
+//! control requests the daemon does not serve, plan approval, withdrawn requests.
+
+use sandbox_universal::{
+    AgentError, ContentPart, EventPayload, ItemKind, PermissionKind, PermissionReply, StopReason,
+};
+use serde_json::json;
+
+use super::{Converter, PendingKind, permission_response};
+use crate::process::ExitInfo;
+use crate::{AgentEvent, CollectingSink, EventSink};
+
+fn sink() -> EventSink {
+    CollectingSink::new().1
+}
+
+fn payloads(events: &[AgentEvent]) -> Vec<&EventPayload> {
+    events.iter().map(|e| &e.payload).collect()
+}
+
+#[test]
+fn a_crash_mid_turn_closes_items_reports_and_ends_the_turn() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1");
+    let start = json!({"type": "stream_event", "api_message_id": "m1", "event":
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}});
+    assert_eq!(converter.convert(&start, &ids).events.len(), 1);
+    let exit = ExitInfo {
+        code: None,
+        signal: Some(9),
+        stderr_tail: "killed".into(),
+    };
+    let events = converter.process_exited(&exit, false);
+    let payloads = payloads(&events);
+    assert!(
+        matches!(payloads[0], EventPayload::ItemCompleted(i) if i.item.status == sandbox_universal::ItemStatus::Failed)
+    );
+    assert!(matches!(
+        payloads[1],
+        EventPayload::Error(AgentError::ProcessExited {
+            signal: Some(9),
+            ..
+        })
+    ));
+    assert!(
+        matches!(payloads[2], EventPayload::TurnEnded(t) if t.stop_reason == StopReason::Error && t.turn_id == "turn_1")
+    );
+    assert_eq!(converter.current_turn(), None);
+}
+
+#[test]
+fn an_exit_after_a_cancel_or_at_shutdown_ends_the_turn_cancelled_without_error() {
+    for (cancel, expected) in [(true, false), (false, true)] {
+        let mut converter = Converter::new("/w");
+        converter.begin_turn("turn_1");
+        if cancel {
+            converter.cancel_requested();
+        }
+        let events = converter.process_exited(&ExitInfo::default(), expected);
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert!(
+            matches!(&events[0].payload, EventPayload::TurnEnded(t) if t.stop_reason == StopReason::Cancelled)
+        );
+    }
+    let mut idle = Converter::new("/w");
+    let events = idle.process_exited(&ExitInfo::default(), false);
+    assert!(
+        matches!(&events[..], [e] if matches!(e.payload, EventPayload::Error(_))),
+        "an idle crash is still reported"
+    );
+}
+
+#[test]
+fn unknown_lines_become_unparsed_items_with_the_raw_json() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    for raw in [
+        json!({"type": "brand_new_line", "x": 1}),
+        json!({"type": "system", "subtype": "brand_new_subtype"}),
+        json!({"type": "assistant", "message": {"id": "m", "content": [{"type": "mystery_block"}]}}),
+    ] {
+        let events = converter.convert(&raw, &ids).events;
+        assert_eq!(events.len(), 2, "{raw}");
+        match &events[1].payload {
+            EventPayload::ItemCompleted(i) => {
+                assert_eq!(i.item.kind, ItemKind::Unparsed);
+                assert!(
+                    matches!(&i.item.content[0], ContentPart::Unparsed { raw: r, .. } if *r == raw)
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let ignored = [
+        json!({"type": "system", "subtype": "status", "status": "requesting"}),
+        json!({"type": "rate_limit_event", "rate_limit_info": {}}),
+        json!({"type": "system", "subtype": "hook_started"}),
+        json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}}),
+    ];
+    for raw in ignored {
+        assert!(converter.convert(&raw, &ids).events.is_empty(), "{raw}");
+    }
+}
+
+#[test]
+fn unsupported_control_requests_are_answered_with_an_error() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    let raw = json!({"type": "control_request", "request_id": "r9",
+        "request": {"subtype": "hook_callback", "callback_id": "c"}});
+    let out = converter.convert(&raw, &ids);
+    assert_eq!(out.replies.len(), 1);
+    assert_eq!(out.replies[0]["response"]["subtype"], "error");
+    assert_eq!(out.replies[0]["response"]["request_id"], "r9");
+}
+
+#[test]
+fn exit_plan_mode_is_a_plan_approval_and_a_rejection_keeps_planning() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1");
+    let raw = json!({"type": "control_request", "request_id": "r1", "request": {
+        "subtype": "can_use_tool", "tool_name": "ExitPlanMode",
+        "input": {"plan": "1. add tests\n2. ship"}, "tool_use_id": "toolu_1"}});
+    let events = converter.convert(&raw, &ids).events;
+    let EventPayload::PermissionAsked(asked) = &events[0].payload else {
+        panic!("{events:?}")
+    };
+    assert_eq!(asked.kind, PermissionKind::PlanApproval);
+    assert_eq!(asked.plan.as_deref(), Some("1. add tests\n2. ship"));
+    assert_eq!(asked.always_scope, None);
+    let pending = converter.take_pending(&asked.permission_id).unwrap();
+    assert_eq!(pending.kind, PendingKind::PlanApproval);
+    let reject = permission_response(&pending, PermissionReply::Reject);
+    assert_eq!(reject["response"]["response"]["behavior"], "deny");
+    assert!(
+        reject["response"]["response"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("plan")
+    );
+    let accept = permission_response(&pending, PermissionReply::Always);
+    assert_eq!(accept["response"]["response"]["behavior"], "allow");
+    assert_eq!(
+        accept["response"]["response"]["updatedInput"]["plan"],
+        "1. add tests\n2. ship"
+    );
+}
+
+#[test]
+fn a_withdrawn_request_is_forgotten() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1");
+    let raw = json!({"type": "control_request", "request_id": "r2", "request": {
+        "subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "ls"}}});
+    let events = converter.convert(&raw, &ids).events;
+    let EventPayload::PermissionAsked(asked) = &events[0].payload else {
+        panic!()
+    };
+    let id = asked.permission_id.clone();
+    let cancel = json!({"type": "control_cancel_request", "request_id": "r2"});
+    assert!(converter.convert(&cancel, &ids).events.is_empty());
+    assert!(converter.take_pending(&id).is_none());
+}
+
+#[test]
+fn authentication_failures_are_token_errors() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1");
+    let raw = json!({"type": "assistant", "error": "authentication_failed", "api_error_status": 401,
+        "message": {"id": "x", "content": [{"type": "text", "text": "Invalid API key"}]}});
+    let events = converter.convert(&raw, &ids).events;
+    assert!(
+        matches!(&events[0].payload, EventPayload::Error(AgentError::TokenError { message }) if message == "Invalid API key")
+    );
+    let result = json!({"type": "result", "subtype": "success", "is_error": true, "result": "Invalid API key"});
+    let events = converter.convert(&result, &ids).events;
+    assert_eq!(events.len(), 1, "no second error for the same failure");
+    assert!(
+        matches!(&events[0].payload, EventPayload::TurnEnded(t) if t.stop_reason == StopReason::Error)
+    );
+}
