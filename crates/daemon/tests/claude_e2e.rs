@@ -11,6 +11,7 @@ mod hitl;
 mod support;
 
 use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -27,6 +28,7 @@ use support::{
     API_KEY, Ctx, DAEMON_TOKEN, OPENAI_SECRET, Observed, TEXT_TURN, assert_history, claude_pid,
     expect, items, stop_reason,
 };
+use tokio::task::JoinHandle;
 
 /// A text turn with validateToken; the session, its process, its environment.
 async fn text(ctx: Arc<Ctx>) -> Observed {
@@ -276,6 +278,29 @@ async fn kill_and_resume(ctx: Arc<Ctx>) -> Observed {
         "which word after the kill?",
         "remember the word PAPAYA",
     );
+    // Killed in the middle of a turn: the turn ends with an error, the next resumes.
+    let last = ctx.daemon.events("kill").await.last().unwrap().sequence;
+    let turn = ctx.send("kill", "SLOW then crash").await;
+    ctx.daemon
+        .wait_for("kill", |e| {
+            e.sequence > last && matches!(e.payload, EventPayload::ItemDelta(_))
+        })
+        .await;
+    let pid = claude_pid(&native);
+    // SAFETY: SIGKILL to the test's own child process.
+    unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    let events = ctx.ended("kill", &turn).await;
+    let mut wanted = TEXT_TURN.to_vec();
+    wanted.insert(6, "error");
+    expect(&events, &wanted);
+    assert_eq!(stop_reason(&events), StopReason::Error);
+    let events = ctx.turn("kill", "which word after the crash?").await;
+    expect(&events, TEXT_TURN);
+    assert_history(
+        &ctx,
+        "which word after the crash?",
+        "remember the word PAPAYA",
+    );
     vec!["resume"]
 }
 
@@ -312,17 +337,21 @@ async fn listing(ctx: Arc<Ctx>) -> Observed {
     vec!["models", "variants", "agentModes"]
 }
 
-async fn timed<F: std::future::Future<Output = Observed>>(
-    name: &'static str,
-    scenario: F,
-) -> Observed {
-    let started = Instant::now();
-    let observed = scenario.await;
-    println!(
-        "[claude e2e] {name}: {:.2} s",
-        started.elapsed().as_secs_f64()
-    );
-    observed
+/// Runs a scenario as its own task (so a failure names it) and prints its duration.
+fn run<F>(name: &'static str, scenario: F) -> (&'static str, JoinHandle<Observed>)
+where
+    F: Future<Output = Observed> + Send + 'static,
+{
+    let task = tokio::spawn(async move {
+        let started = Instant::now();
+        let observed = scenario.await;
+        println!(
+            "[claude e2e] {name}: {:.2} s",
+            started.elapsed().as_secs_f64()
+        );
+        observed
+    });
+    (name, task)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -355,53 +384,21 @@ async fn claude_code_end_to_end_over_http() {
         work,
     });
     let scenarios = vec![
-        ("text", tokio::spawn(timed("text", text(ctx.clone())))),
-        (
-            "credentials",
-            tokio::spawn(timed("credentials", credentials(ctx.clone()))),
-        ),
-        ("think", tokio::spawn(timed("think", think(ctx.clone())))),
-        (
-            "settings",
-            tokio::spawn(timed("settings", model_variant_agent(ctx.clone()))),
-        ),
-        (
-            "once",
-            tokio::spawn(timed("once", hitl::tool_once(ctx.clone()))),
-        ),
-        (
-            "reject",
-            tokio::spawn(timed("reject", hitl::tool_reject(ctx.clone()))),
-        ),
-        (
-            "always",
-            tokio::spawn(timed("always", hitl::tool_always(ctx.clone()))),
-        ),
-        (
-            "write",
-            tokio::spawn(timed("write", hitl::write_file(ctx.clone()))),
-        ),
-        (
-            "modes",
-            tokio::spawn(timed("modes", hitl::permission_modes(ctx.clone()))),
-        ),
-        (
-            "question",
-            tokio::spawn(timed("question", hitl::questions(ctx.clone()))),
-        ),
-        (
-            "multi",
-            tokio::spawn(timed("multi", three_turns(ctx.clone()))),
-        ),
-        ("cancel", tokio::spawn(timed("cancel", cancel(ctx.clone())))),
-        (
-            "kill",
-            tokio::spawn(timed("kill", kill_and_resume(ctx.clone()))),
-        ),
-        (
-            "listing",
-            tokio::spawn(timed("listing", listing(ctx.clone()))),
-        ),
+        run("text", text(ctx.clone())),
+        run("credentials", credentials(ctx.clone())),
+        run("think", think(ctx.clone())),
+        run("settings", model_variant_agent(ctx.clone())),
+        run("once", hitl::tool_once(ctx.clone())),
+        run("reject", hitl::tool_reject(ctx.clone())),
+        run("always", hitl::tool_always(ctx.clone())),
+        run("write", hitl::write_file(ctx.clone())),
+        run("modes", hitl::permission_modes(ctx.clone())),
+        run("question", hitl::questions(ctx.clone())),
+        run("multi", three_turns(ctx.clone())),
+        run("cancel", cancel(ctx.clone())),
+        run("cancel-perm", hitl::cancel_during_permission(ctx.clone())),
+        run("kill", kill_and_resume(ctx.clone())),
+        run("listing", listing(ctx.clone())),
     ];
     let mut observed: BTreeSet<&str> = BTreeSet::new();
     let mut failed = Vec::new();

@@ -8,10 +8,10 @@ use sandbox_testkit::provider::script::{
 };
 use sandbox_universal::{
     ContentPart, CreateSessionRequest, EventPayload, FileChangeKind, ItemKind, ItemStatus,
-    PermissionKind, PermissionMode, PermissionReply,
+    PermissionKind, PermissionMode, PermissionOutcome, PermissionReply, StopReason,
 };
 
-use crate::support::{Ctx, Observed, command, expect, items, tool_turn};
+use crate::support::{Ctx, Observed, command, expect, items, stop_reason, tool_turn};
 
 pub async fn tool_once(ctx: Arc<Ctx>) -> Observed {
     ctx.session("once").await;
@@ -251,4 +251,33 @@ pub async fn questions(ctx: Arc<Ctx>) -> Observed {
         ItemStatus::Failed
     );
     vec!["questions", "toolCalls"]
+}
+
+/// Cancel while a permission prompt is open: the CLI withdraws it, the daemon cancels
+/// the request, and the turn ends cancelled without running the tool.
+pub async fn cancel_during_permission(ctx: Arc<Ctx>) -> Observed {
+    ctx.session("cancel-perm").await;
+    let turn = ctx.send("cancel-perm", "USE_TOOL then cancel").await;
+    let asked = ctx
+        .first("cancel-perm", |p| match p {
+            EventPayload::PermissionAsked(p) => Some(p.permission_id.clone()),
+            _ => None,
+        })
+        .await;
+    ctx.daemon.client.cancel("cancel-perm").await.unwrap();
+    let events = ctx.ended("cancel-perm", &turn).await;
+    let mut wanted = tool_turn(&["permissionAsked"], "toolResult");
+    wanted.truncate(wanted.len() - 4);
+    wanted.extend(["permissionResolved".to_string(), "turnEnded".to_string()]);
+    expect(&events, &wanted);
+    let resolved = events.iter().any(|e| {
+        matches!(&e.payload, EventPayload::PermissionResolved(r)
+            if r.permission_id == asked && r.outcome == PermissionOutcome::Cancelled)
+    });
+    assert!(resolved, "the open request is cancelled");
+    assert_eq!(stop_reason(&events), StopReason::Cancelled);
+    assert!(!ctx.cwd("cancel-perm").join(TOOL_OUTPUT_FILE).exists());
+    let after = ctx.turn("cancel-perm", "say hi after").await;
+    assert_eq!(stop_reason(&after), StopReason::Completed);
+    vec!["cancel", "permissions"]
 }

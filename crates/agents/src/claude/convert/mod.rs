@@ -140,7 +140,7 @@ impl Converter {
             OutLine::StreamEvent(event) => self.stream_event(event, raw, ids, &mut out),
             OutLine::Assistant(assistant) => self.assistant(assistant, raw, ids, &mut out),
             OutLine::User(user) => self.user(user, raw, ids, &mut out),
-            OutLine::Result(result) => self.result(&result, raw, ids, &mut out),
+            OutLine::Result(result) => self.result(&result, raw, &mut out),
             OutLine::ControlRequest(request) => match request.request {
                 ControlRequest::CanUseTool(can_use) => {
                     let (events, pending) =
@@ -308,7 +308,7 @@ impl Converter {
         }
     }
 
-    fn result(&mut self, result: &ResultLine, raw: &Value, ids: &EventSink, out: &mut Converted) {
+    fn result(&mut self, result: &ResultLine, raw: &Value, out: &mut Converted) {
         let Some(turn) = self.turn.take() else {
             // A result with no turn (e.g. `--resume` of an unknown id at start-up): the
             // driver reports it; nothing for the log.
@@ -341,7 +341,6 @@ impl Converter {
             }),
             Some(raw.clone()),
         ));
-        let _ = ids;
     }
 
     /// The CLI process exited. Closes what is open and, when a turn was running, ends it:
