@@ -184,14 +184,21 @@ impl ClaudeSession {
             .lock()
             .expect("waiters lock")
             .insert(request_id.to_string(), tx);
-        running
-            .process
-            .lock()
-            .await
-            .write_json(request)
-            .await
-            .map_err(io_error)?;
+        let written = running.process.lock().await.write_json(request).await;
         let mut exit = running.exit.clone();
+        if let Err(error) = written {
+            // Usually the process died before reading: report how it ended.
+            let ended =
+                tokio::time::timeout(Duration::from_secs(5), exit.wait_for(Option::is_some))
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+                    .and_then(|info| info.clone());
+            return Err(match ended {
+                Some(info) => exited_error(&info, "while starting"),
+                None => io_error(error),
+            });
+        }
         let answer = tokio::time::timeout(limit, async {
             tokio::select! {
                 answer = rx => answer.ok(),
@@ -260,6 +267,22 @@ impl ClaudeSession {
     }
 }
 
+impl Drop for ClaudeSession {
+    /// A session dropped without `shutdown` still takes its process (and the tools it
+    /// started) down: the reader task holds the process handle until stdout closes.
+    fn drop(&mut self) {
+        if let Some(running) = &self.running
+            && !running.exited()
+        {
+            running.expected_exit.store(true, Ordering::SeqCst);
+            // SAFETY: kill(2) on the process group this session created.
+            unsafe {
+                libc::kill(-(running.pid as i32), libc::SIGKILL);
+            }
+        }
+    }
+}
+
 fn user_line(message: &str) -> Value {
     json!({"type": "user", "session_id": "", "parent_tool_use_id": null,
         "message": {"role": "user", "content": [{"type": "text", "text": message}]}})
@@ -285,6 +308,7 @@ impl AgentSession for ClaudeSession {
         }
         match result {
             Ok(()) => {
+                self.shared.converter().turn_delivered();
                 self.resumable = true;
                 Ok(())
             }

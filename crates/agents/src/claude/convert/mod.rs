@@ -53,6 +53,8 @@ pub struct Converted {
 #[derive(Debug)]
 struct Turn {
     id: String,
+    /// The user's line reached the CLI's stdin.
+    delivered: bool,
     cancelling: bool,
     error_reported: bool,
 }
@@ -94,9 +96,18 @@ impl Converter {
     pub fn begin_turn(&mut self, turn_id: &str) {
         self.turn = Some(Turn {
             id: turn_id.to_string(),
+            delivered: false,
             cancelling: false,
             error_reported: false,
         });
+    }
+
+    /// The user's line of the running turn was written to the CLI. Until then a process
+    /// exit does not end the turn (the driver retries on a new process).
+    pub fn turn_delivered(&mut self) {
+        if let Some(turn) = &mut self.turn {
+            turn.delivered = true;
+        }
     }
 
     /// Forgets the running turn without ending it (the message never reached the CLI).
@@ -349,7 +360,10 @@ impl Converter {
     pub fn process_exited(&mut self, exit: &ExitInfo, expected: bool) -> Vec<AgentEvent> {
         let mut events = self.items.close_all(false);
         self.pending.clear();
-        let turn = self.turn.take();
+        let turn = match &self.turn {
+            Some(turn) if turn.delivered => self.turn.take(),
+            _ => None,
+        };
         let cancelled = expected || turn.as_ref().is_some_and(|t| t.cancelling);
         if !cancelled {
             let stderr = (!exit.stderr_tail.is_empty()).then(|| exit.stderr_tail.clone());

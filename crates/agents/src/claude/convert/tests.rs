@@ -23,6 +23,7 @@ fn a_crash_mid_turn_closes_items_reports_and_ends_the_turn() {
     let ids = sink();
     let mut converter = Converter::new("/w");
     converter.begin_turn("turn_1");
+    converter.turn_delivered();
     let start = json!({"type": "stream_event", "api_message_id": "m1", "event":
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}});
     assert_eq!(converter.convert(&start, &ids).events.len(), 1);
@@ -54,6 +55,7 @@ fn an_exit_after_a_cancel_or_at_shutdown_ends_the_turn_cancelled_without_error()
     for (cancel, expected) in [(true, false), (false, true)] {
         let mut converter = Converter::new("/w");
         converter.begin_turn("turn_1");
+        converter.turn_delivered();
         if cancel {
             converter.cancel_requested();
         }
@@ -182,4 +184,18 @@ fn authentication_failures_are_token_errors() {
     assert!(
         matches!(&events[0].payload, EventPayload::TurnEnded(t) if t.stop_reason == StopReason::Error)
     );
+}
+
+#[test]
+fn an_exit_before_the_message_was_written_leaves_the_turn_to_the_driver() {
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1");
+    let events = converter.process_exited(&ExitInfo::default(), false);
+    assert!(
+        events
+            .iter()
+            .all(|e| !matches!(e.payload, EventPayload::TurnEnded(_))),
+        "{events:?}"
+    );
+    assert_eq!(converter.current_turn(), Some("turn_1"));
 }
