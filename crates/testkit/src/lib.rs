@@ -3,5 +3,16 @@
 //!
 //! - [`provider`]: the fake model provider (Anthropic Messages, OpenAI Responses, Chat
 //!   Completions), scripted by keywords, recording every request.
+//! - [`netns`] and [`isolate!`]: run a test inside a new network namespace that has
+//!   only `lo`.
+//! - [`agents`]: where the pinned real agent CLIs are installed.
+//! - [`offline`]: the isolated, offline environment each agent needs.
+//! - [`drivers`]: each agent's native protocol, recorded as a transcript.
 
+pub mod agents;
+pub mod drivers;
+mod loud;
+pub mod netns;
+pub mod offline;
 pub mod provider;
+pub mod scenarios;

@@ -1,0 +1,131 @@
+//! Offline environments for the real agent CLIs: an isolated HOME, every telemetry,
+//! auto-update and non-essential-traffic switch off, and the model provider pointed at
+//! the fake. One module per agent; read them as the reference of what each agent needs.
+//!
+//! These serve the kit's smoke tests and `testkit record`; the daemon builds its own
+//! environment for agents.
+
+pub mod amp;
+pub mod claude;
+pub mod codex;
+pub mod opencode;
+pub mod pi;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// The directories of one agent run: `<root>/home` (HOME), `<root>/work` (the agent's
+/// working directory) and `<root>/tmp` (TMPDIR).
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    /// Parent of the other directories.
+    pub root: PathBuf,
+    /// The isolated HOME.
+    pub home: PathBuf,
+    /// The agent's working directory.
+    pub work: PathBuf,
+    /// TMPDIR.
+    pub tmp: PathBuf,
+}
+
+impl Sandbox {
+    /// Creates the directories under `root` (which may already exist).
+    pub fn create(root: &Path) -> std::io::Result<Self> {
+        let sandbox = Self {
+            root: root.to_owned(),
+            home: root.join("home"),
+            work: root.join("work"),
+            tmp: root.join("tmp"),
+        };
+        for dir in [&sandbox.home, &sandbox.work, &sandbox.tmp] {
+            std::fs::create_dir_all(dir)?;
+        }
+        Ok(sandbox)
+    }
+
+    /// The environment every agent gets: PATH, HOME, XDG dirs under HOME, TMPDIR, a
+    /// plain terminal. Nothing else of the caller's environment leaks in.
+    pub fn base_env(&self) -> BTreeMap<String, String> {
+        let home = self.home.display().to_string();
+        let path =
+            std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".to_owned());
+        BTreeMap::from([
+            ("PATH".to_owned(), path),
+            ("HOME".to_owned(), home.clone()),
+            ("USER".to_owned(), "tester".to_owned()),
+            ("LANG".to_owned(), "C.UTF-8".to_owned()),
+            ("TERM".to_owned(), "dumb".to_owned()),
+            ("NO_COLOR".to_owned(), "1".to_owned()),
+            ("TMPDIR".to_owned(), self.tmp.display().to_string()),
+            ("XDG_CONFIG_HOME".to_owned(), format!("{home}/.config")),
+            ("XDG_DATA_HOME".to_owned(), format!("{home}/.local/share")),
+            ("XDG_CACHE_HOME".to_owned(), format!("{home}/.cache")),
+            ("XDG_STATE_HOME".to_owned(), format!("{home}/.local/state")),
+        ])
+    }
+}
+
+/// A ready-to-spawn agent: program, arguments, complete environment, working directory.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The executable.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The whole environment (the caller's is cleared).
+    pub env: BTreeMap<String, String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+}
+
+impl Launch {
+    /// A launch of `program` in the sandbox's work directory with its base environment.
+    pub fn new(program: &Path, sandbox: &Sandbox) -> Self {
+        Self {
+            program: program.to_owned(),
+            args: Vec::new(),
+            env: sandbox.base_env(),
+            cwd: sandbox.work.clone(),
+        }
+    }
+
+    /// Appends arguments.
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets environment variables.
+    pub fn envs<I: IntoIterator<Item = (K, V)>, K: Into<String>, V: Into<String>>(
+        mut self,
+        vars: I,
+    ) -> Self {
+        self.env
+            .extend(vars.into_iter().map(|(k, v)| (k.into(), v.into())));
+        self
+    }
+
+    /// A tokio command with piped stdio, in its own process group, killed on drop.
+    pub fn command(&self) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new(&self.program);
+        cmd.args(&self.args)
+            .env_clear()
+            .envs(&self.env)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        cmd
+    }
+}
+
+/// Writes `contents` to `path`, creating parent directories.
+fn write_file(path: &Path, contents: &str) -> std::io::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, contents)
+}

@@ -1,0 +1,244 @@
+//! Claude Code scenarios (stream-json, permission prompts over stdio).
+
+use serde_json::Value;
+
+use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure};
+use crate::drivers::Result;
+use crate::drivers::claude::{self, Claude};
+use crate::offline;
+use crate::provider::script::{AFTER_TOOL_TEXT, REPLY_TEXT, SLOW_TEXT, TOOL_OUTPUT_FILE};
+
+pub(super) const SCENARIOS: &[(&str, &str)] = &[
+    ("text", "a plain streamed text turn"),
+    (
+        "tool-allow",
+        "Bash call, permission allowed over stdio, tool runs",
+    ),
+    (
+        "tool-deny",
+        "Bash call, permission denied with a message, tool does not run",
+    ),
+    (
+        "question",
+        "AskUserQuestion with two questions (one multi-select), answered",
+    ),
+    ("think", "thinking deltas before the text"),
+    (
+        "cancel",
+        "a slow reply interrupted after its first delta, then a new turn",
+    ),
+    (
+        "fail",
+        "the provider answers HTTP 500; the turn ends with an API error",
+    ),
+];
+
+/// The message of the `tool-deny` scenario's denial.
+pub(super) const DENY_MESSAGE: &str = "denied by the sandbox-testkit scenario";
+
+fn prompt(name: &str) -> &'static str {
+    match name {
+        "tool-allow" | "tool-deny" => "USE_TOOL now",
+        "question" => "ASK_QUESTION please",
+        "think" => "THINK about it",
+        "cancel" => "SLOW please",
+        "fail" => "FAIL now",
+        _ => "say hi",
+    }
+}
+
+pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
+    let launch = offline::claude::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url);
+    let mut claude = Claude::start(&launch, ctx.transcript.clone(), START_LIMIT).await?;
+    let mut interrupted = false;
+    claude
+        .turn(prompt(name), TURN_LIMIT, |msg| {
+            if let Some(request) = claude::permission_request(msg) {
+                let response = match name {
+                    "tool-deny" => claude::deny(DENY_MESSAGE),
+                    "question" => claude::answer_questions(request, choose),
+                    _ => claude::allow(request),
+                };
+                return vec![claude::control_response(msg, response)];
+            }
+            if name == "cancel" && !interrupted && msg["event"]["delta"]["type"] == "text_delta" {
+                interrupted = true;
+                return vec![claude::interrupt("interrupt-1")];
+            }
+            Vec::new()
+        })
+        .await?;
+    if name == "cancel" {
+        claude.turn("say hi", TURN_LIMIT, |_| Vec::new()).await?;
+    }
+    claude.close().await;
+    Ok(())
+}
+
+fn results(run: &Run) -> Vec<&Value> {
+    run.out().filter(|m| m["type"] == "result").collect()
+}
+
+fn tool_results(run: &Run) -> Vec<&Value> {
+    run.out()
+        .filter(|m| m["type"] == "user")
+        .filter_map(|m| m["message"]["content"].as_array())
+        .flatten()
+        .filter(|b| b["type"] == "tool_result")
+        .collect()
+}
+
+fn permission_for(run: &Run, tool: &str) -> Option<Value> {
+    run.out().find_map(|m| {
+        claude::permission_request(m)
+            .filter(|r| r["tool_name"] == tool)
+            .cloned()
+    })
+}
+
+fn has_delta(run: &Run, kind: &str) -> bool {
+    run.out()
+        .any(|m| m["type"] == "stream_event" && m["event"]["delta"]["type"] == kind)
+}
+
+fn final_text(run: &Run) -> Option<&str> {
+    results(run).last().and_then(|r| r["result"].as_str())
+}
+
+pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
+    ensure(
+        run.out()
+            .any(|m| m["type"] == "system" && m["subtype"] == "init"),
+        "no system/init line",
+    )?;
+    let results = results(run);
+    let result = *results.last().ok_or("no result line")?;
+    match name {
+        "text" => {
+            ensure(has_delta(run, "text_delta"), "no text_delta stream_event")?;
+            ensure(
+                final_text(run) == Some(REPLY_TEXT),
+                format!("result text {:?}", final_text(run)),
+            )
+        }
+        "tool-allow" => {
+            let request = permission_for(run, "Bash").ok_or("no can_use_tool request for Bash")?;
+            ensure(
+                request["input"]["command"].is_string(),
+                "Bash input has no command",
+            )?;
+            let result_block = tool_results(run)
+                .into_iter()
+                .next()
+                .ok_or("no tool_result")?;
+            ensure(
+                result_block["is_error"] != true,
+                format!("tool failed: {result_block}"),
+            )?;
+            ensure(
+                run.work_file(TOOL_OUTPUT_FILE).as_deref() == Some("fake-tool-ran\n"),
+                "tool did not run",
+            )?;
+            ensure(
+                final_text(run) == Some(AFTER_TOOL_TEXT),
+                "no final text after the tool",
+            )
+        }
+        "tool-deny" => {
+            permission_for(run, "Bash").ok_or("no can_use_tool request for Bash")?;
+            let result_block = tool_results(run)
+                .into_iter()
+                .next()
+                .ok_or("no tool_result")?;
+            ensure(
+                result_block["is_error"] == true,
+                "denied tool_result is not an error",
+            )?;
+            ensure(
+                result_block["content"].to_string().contains(DENY_MESSAGE),
+                "deny message not passed on",
+            )?;
+            ensure(
+                run.work_file(TOOL_OUTPUT_FILE).is_none(),
+                "denied tool ran anyway",
+            )?;
+            ensure(
+                final_text(run) == Some(AFTER_TOOL_TEXT),
+                "no final text after the denial",
+            )
+        }
+        "question" => {
+            let request = permission_for(run, "AskUserQuestion")
+                .ok_or("no can_use_tool for AskUserQuestion")?;
+            let questions = request["input"]["questions"]
+                .as_array()
+                .ok_or("no questions")?;
+            ensure(questions.len() == 2, "expected two questions")?;
+            ensure(
+                questions.iter().any(|q| q["multiSelect"] == true),
+                "no multi-select question",
+            )?;
+            let block = tool_results(run)
+                .into_iter()
+                .next()
+                .ok_or("no tool_result")?;
+            let answer = block["content"].as_str().unwrap_or_default();
+            let expected = [
+                "\"Which color should the widget be?\"=\"Blue\"",
+                "\"Which extras do you want?\"=\"Tests, Docs\"",
+            ];
+            ensure(
+                expected.iter().all(|e| answer.contains(e)),
+                format!("answers missing: {answer}"),
+            )?;
+            ensure(
+                final_text(run) == Some(AFTER_TOOL_TEXT),
+                "no final text after the answers",
+            )
+        }
+        "think" => {
+            ensure(
+                has_delta(run, "thinking_delta"),
+                "no thinking_delta stream_event",
+            )?;
+            let thought = run.out().any(|m| {
+                m["type"] == "assistant"
+                    && m["message"]["content"]
+                        .as_array()
+                        .is_some_and(|c| c.iter().any(|b| b["type"] == "thinking"))
+            });
+            ensure(thought, "no assistant message with a thinking block")?;
+            ensure(final_text(run) == Some(REPLY_TEXT), "no final text")
+        }
+        "cancel" => {
+            ensure(
+                run.sent().any(|m| m["request"]["subtype"] == "interrupt"),
+                "interrupt not sent",
+            )?;
+            ensure(
+                results.len() == 2,
+                format!("expected two results, got {}", results.len()),
+            )?;
+            ensure(results[0]["result"] != SLOW_TEXT, "slow reply was not cut")?;
+            ensure(
+                final_text(run) == Some(REPLY_TEXT),
+                "the turn after the interrupt failed",
+            )
+        }
+        "fail" => {
+            ensure(
+                result["is_error"] == true,
+                "failed turn not marked is_error",
+            )?;
+            ensure(
+                result["api_error_status"] == 500,
+                format!("api_error_status {}", result["api_error_status"]),
+            )?;
+            ensure(
+                run.model_requests().len() == 1,
+                "Claude retried the failed request",
+            )
+        }
+        other => Err(format!("no check for {other}")),
+    }
+}

@@ -1,0 +1,252 @@
+//! Codex scenarios (`app-server` JSON-RPC with `approvalPolicy: untrusted`).
+
+use serde_json::Value;
+
+use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure};
+use crate::drivers::Result;
+use crate::drivers::codex::{self, Codex};
+use crate::offline;
+use crate::provider::script::{
+    AFTER_TOOL_TEXT, REPLY_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
+};
+
+pub(super) const SCENARIOS: &[(&str, &str)] = &[
+    ("text", "a plain streamed text turn"),
+    (
+        "command-approval",
+        "exec_command needs approval; accepted; the command runs",
+    ),
+    (
+        "command-decline",
+        "exec_command needs approval; declined; the command does not run",
+    ),
+    (
+        "apply-patch",
+        "apply_patch (freeform) needs approval; accepted; the file is written",
+    ),
+    (
+        "question",
+        "request_user_input with two questions, answered",
+    ),
+    ("think", "reasoning summary deltas before the text"),
+    (
+        "cancel",
+        "a slow reply interrupted with turn/interrupt, then a new turn",
+    ),
+    ("fail", "the provider answers HTTP 500; the turn fails"),
+];
+
+fn prompt(name: &str) -> &'static str {
+    match name {
+        "command-approval" | "command-decline" => "USE_TOOL now",
+        "apply-patch" => "USE_WRITE now",
+        "question" => "ASK_QUESTION please",
+        "think" => "THINK about it",
+        "cancel" => "SLOW please",
+        "fail" => "FAIL now",
+        _ => "say hi",
+    }
+}
+
+pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
+    let launch = offline::codex::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url)?;
+    let mut codex = Codex::start(&launch, ctx.transcript.clone(), START_LIMIT).await?;
+    let thread_id = codex.thread_id.clone();
+    let mut turn_started = Value::Null;
+    let mut interrupted = false;
+    codex
+        .turn(prompt(name), TURN_LIMIT, |msg| {
+            if codex::is_request(msg, "item/commandExecution/requestApproval")
+                || codex::is_request(msg, "item/fileChange/requestApproval")
+            {
+                let decision = if name == "command-decline" {
+                    "decline"
+                } else {
+                    "accept"
+                };
+                return vec![codex::reply(msg, codex::decision(decision))];
+            }
+            if codex::is_request(msg, "item/tool/requestUserInput") {
+                return vec![codex::reply(msg, codex::answers(msg, choose))];
+            }
+            if msg["method"] == "turn/started" {
+                turn_started = msg.clone();
+            }
+            if name == "cancel" && !interrupted && msg["method"] == "item/agentMessage/delta" {
+                interrupted = true;
+                return vec![codex::interrupt(&thread_id, &turn_started)];
+            }
+            Vec::new()
+        })
+        .await?;
+    if name == "cancel" {
+        codex.turn("say hi", TURN_LIMIT, |_| Vec::new()).await?;
+    }
+    codex.close().await;
+    Ok(())
+}
+
+fn notifications<'a>(run: &'a Run, method: &'a str) -> impl Iterator<Item = &'a Value> {
+    run.out()
+        .filter(move |m| m["method"] == method && m.get("id").is_none())
+}
+
+fn completed_items<'a>(run: &'a Run, kind: &'a str) -> Vec<&'a Value> {
+    notifications(run, "item/completed")
+        .map(|m| &m["params"]["item"])
+        .filter(|i| i["type"] == kind)
+        .collect()
+}
+
+fn turn_statuses(run: &Run) -> Vec<String> {
+    notifications(run, "turn/completed")
+        .map(|m| {
+            m["params"]["turn"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
+
+fn last_agent_text(run: &Run) -> Option<&str> {
+    completed_items(run, "agentMessage")
+        .last()
+        .and_then(|i| i["text"].as_str())
+}
+
+fn server_request<'a>(run: &'a Run, method: &str) -> Option<&'a Value> {
+    run.out().find(|m| codex::is_request(m, method))
+}
+
+pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
+    ensure(
+        notifications(run, "thread/started").next().is_some(),
+        "no thread/started",
+    )?;
+    let statuses = turn_statuses(run);
+    let expected: &[&str] = match name {
+        "cancel" => &["interrupted", "completed"],
+        "fail" => &["failed"],
+        _ => &["completed"],
+    };
+    ensure(
+        statuses == expected,
+        format!("turn statuses {statuses:?}, expected {expected:?}"),
+    )?;
+    match name {
+        "text" => {
+            ensure(
+                notifications(run, "item/agentMessage/delta").count() > 1,
+                "no agentMessage deltas",
+            )?;
+            ensure(
+                last_agent_text(run) == Some(REPLY_TEXT),
+                format!("agent text {:?}", last_agent_text(run)),
+            )
+        }
+        "command-approval" | "command-decline" => {
+            server_request(run, "item/commandExecution/requestApproval")
+                .ok_or("no command approval request")?;
+            let item = *completed_items(run, "commandExecution")
+                .first()
+                .ok_or("no completed commandExecution")?;
+            let ran = run.work_file(TOOL_OUTPUT_FILE).is_some();
+            if name == "command-approval" {
+                ensure(
+                    item["status"] == "completed" && item["exitCode"] == 0,
+                    format!("command item {item}"),
+                )?;
+                ensure(ran, "approved command did not run")?;
+            } else {
+                ensure(
+                    item["status"] == "declined",
+                    format!("declined command item {item}"),
+                )?;
+                ensure(!ran, "declined command ran anyway")?;
+            }
+            ensure(
+                last_agent_text(run) == Some(AFTER_TOOL_TEXT),
+                "no final text after the command",
+            )
+        }
+        "apply-patch" => {
+            server_request(run, "item/fileChange/requestApproval")
+                .ok_or("no file change approval request")?;
+            let item = *completed_items(run, "fileChange")
+                .first()
+                .ok_or("no completed fileChange")?;
+            ensure(
+                item["status"] == "completed",
+                format!("fileChange item {item}"),
+            )?;
+            ensure(
+                run.work_file(WRITTEN_FILE).as_deref() == Some(WRITTEN_CONTENT),
+                "patch not applied",
+            )?;
+            ensure(
+                last_agent_text(run) == Some(AFTER_TOOL_TEXT),
+                "no final text after the patch",
+            )
+        }
+        "question" => {
+            let request =
+                server_request(run, "item/tool/requestUserInput").ok_or("no requestUserInput")?;
+            ensure(
+                request["params"]["questions"].as_array().map(Vec::len) == Some(2),
+                "expected two questions",
+            )?;
+            let output = run
+                .model_requests()
+                .last()
+                .and_then(|r| r.body["input"].as_array()?.last().cloned())
+                .ok_or("no follow-up model request")?;
+            ensure(
+                output["type"] == "function_call_output",
+                format!("last input item {output}"),
+            )?;
+            ensure(
+                output["output"]
+                    .as_str()
+                    .is_some_and(|o| o.contains("Blue")),
+                "answers not sent to the model",
+            )?;
+            ensure(
+                last_agent_text(run) == Some(AFTER_TOOL_TEXT),
+                "no final text after the answers",
+            )
+        }
+        "think" => {
+            ensure(
+                notifications(run, "item/reasoning/summaryTextDelta").count() > 1,
+                "no reasoning deltas",
+            )?;
+            ensure(
+                !completed_items(run, "reasoning").is_empty(),
+                "no completed reasoning item",
+            )?;
+            ensure(last_agent_text(run) == Some(REPLY_TEXT), "no final text")
+        }
+        "cancel" => {
+            ensure(
+                run.sent().any(|m| m["method"] == "turn/interrupt"),
+                "turn/interrupt not sent",
+            )?;
+            ensure(
+                last_agent_text(run) == Some(REPLY_TEXT),
+                "the turn after the interrupt failed",
+            )
+        }
+        "fail" => {
+            let error = notifications(run, "error")
+                .last()
+                .ok_or("no error notification")?;
+            ensure(error["params"]["willRetry"] == false, "Codex still retries")?;
+            ensure(
+                run.model_requests().len() == 1,
+                "Codex retried the failed request",
+            )
+        }
+        other => Err(format!("no check for {other}")),
+    }
+}

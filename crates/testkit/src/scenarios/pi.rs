@@ -1,0 +1,168 @@
+//! Pi scenarios (`--mode rpc`; tools run without asking).
+
+use serde_json::Value;
+
+use super::{Ctx, Run, TURN_LIMIT, ensure};
+use crate::drivers::Result;
+use crate::drivers::pi::{self, Pi};
+use crate::offline;
+use crate::provider::script::{
+    AFTER_TOOL_TEXT, REPLY_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
+};
+
+pub(super) const SCENARIOS: &[(&str, &str)] = &[
+    ("text", "a plain streamed text turn"),
+    (
+        "tool",
+        "bash call, runs (Pi has no built-in permission prompts)",
+    ),
+    ("write", "write call, creates the file"),
+    ("think", "thinking deltas before the text"),
+    (
+        "cancel",
+        "a slow reply aborted after its first delta, then a new prompt",
+    ),
+    (
+        "fail",
+        "the provider answers HTTP 500; the prompt ends with an error message",
+    ),
+];
+
+fn prompt(name: &str) -> &'static str {
+    match name {
+        "tool" => "USE_TOOL now",
+        "write" => "USE_WRITE now",
+        "think" => "THINK about it",
+        "cancel" => "SLOW please",
+        "fail" => "FAIL now",
+        _ => "say hi",
+    }
+}
+
+pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
+    let launch = offline::pi::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url)?;
+    let mut agent = Pi::start(&launch, ctx.transcript.clone())?;
+    let mut aborted = false;
+    agent
+        .prompt(prompt(name), TURN_LIMIT, |msg| {
+            if name == "cancel" && !aborted && msg["assistantMessageEvent"]["type"] == "text_delta"
+            {
+                aborted = true;
+                return vec![pi::abort()];
+            }
+            Vec::new()
+        })
+        .await?;
+    if name == "cancel" {
+        agent.prompt("say hi", TURN_LIMIT, |_| Vec::new()).await?;
+    }
+    agent.close().await;
+    Ok(())
+}
+
+fn assistant_messages(run: &Run) -> Vec<&Value> {
+    run.out()
+        .filter(|m| m["type"] == "message_end" && m["message"]["role"] == "assistant")
+        .map(|m| &m["message"])
+        .collect()
+}
+
+fn last_text(run: &Run) -> Option<&str> {
+    assistant_messages(run).last().and_then(|m| {
+        m["content"]
+            .as_array()?
+            .iter()
+            .find(|c| c["type"] == "text")
+    })?["text"]
+        .as_str()
+}
+
+fn has_event(run: &Run, kind: &str) -> bool {
+    run.out()
+        .any(|m| m["assistantMessageEvent"]["type"] == kind)
+}
+
+pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
+    let ends = run.out().filter(|m| m["type"] == "agent_end").count();
+    ensure(
+        ends == if name == "cancel" { 2 } else { 1 },
+        format!("{ends} agent_end events"),
+    )?;
+    ensure(
+        run.out()
+            .any(|m| m["type"] == "response" && m["success"] == true),
+        "prompt not accepted",
+    )?;
+    match name {
+        "text" => {
+            ensure(has_event(run, "text_delta"), "no text_delta")?;
+            ensure(
+                last_text(run) == Some(REPLY_TEXT),
+                format!("text {:?}", last_text(run)),
+            )
+        }
+        "tool" | "write" => {
+            let end = run
+                .out()
+                .find(|m| m["type"] == "tool_execution_end")
+                .ok_or("no tool_execution_end")?;
+            ensure(end["isError"] == false, format!("tool failed: {end}"))?;
+            if name == "tool" {
+                ensure(end["toolName"] == "bash", "not a bash call")?;
+                ensure(
+                    run.work_file(TOOL_OUTPUT_FILE).is_some(),
+                    "command did not run",
+                )?;
+            } else {
+                ensure(end["toolName"] == "write", "not a write call")?;
+                ensure(
+                    run.work_file(WRITTEN_FILE).as_deref() == Some(WRITTEN_CONTENT),
+                    "file not written",
+                )?;
+            }
+            ensure(
+                last_text(run) == Some(AFTER_TOOL_TEXT),
+                "no final text after the tool",
+            )
+        }
+        "think" => {
+            ensure(has_event(run, "thinking_delta"), "no thinking_delta")?;
+            ensure(last_text(run) == Some(REPLY_TEXT), "no final text")
+        }
+        "cancel" => {
+            ensure(run.sent().any(|m| m["type"] == "abort"), "abort not sent")?;
+            let first = assistant_messages(run)
+                .first()
+                .copied()
+                .ok_or("no assistant message")?;
+            ensure(
+                first["stopReason"] == "aborted",
+                format!("aborted message {first}"),
+            )?;
+            ensure(
+                last_text(run) == Some(REPLY_TEXT),
+                "the prompt after the abort failed",
+            )
+        }
+        "fail" => {
+            let message = *assistant_messages(run)
+                .last()
+                .ok_or("no assistant message")?;
+            ensure(
+                message["stopReason"] == "error",
+                format!("failed message {message}"),
+            )?;
+            ensure(
+                message["errorMessage"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("500")),
+                "no HTTP status in error",
+            )?;
+            ensure(
+                run.model_requests().len() == 1,
+                "Pi retried the failed request",
+            )
+        }
+        other => Err(format!("no check for {other}")),
+    }
+}

@@ -1,0 +1,71 @@
+//! Smoke tests: the real OpenCode CLI (`serve`) against the fake provider, in the namespace.
+
+mod common;
+
+use sandbox_testkit::agents::Agent;
+
+#[tokio::test]
+async fn opencode_text() {
+    sandbox_testkit::isolate!();
+    let Some(run) = common::scenario(Agent::OpenCode, "text").await else {
+        return;
+    };
+    let calls = run.model_requests();
+    assert!(
+        calls.iter().all(|r| r.route() == "/v1/chat/completions"),
+        "{calls:?}"
+    );
+    assert!(calls.iter().all(|r| r.model() == Some("fake-model")));
+    let main = calls
+        .iter()
+        .find(|r| !r.tool_names().is_empty())
+        .expect("a request with tools");
+    assert_eq!(main.body["stream_options"]["include_usage"], true);
+    assert!(
+        main.tool_names().contains(&"bash"),
+        "{:?}",
+        main.tool_names()
+    );
+}
+
+#[tokio::test]
+async fn opencode_tool() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "tool").await;
+}
+
+#[tokio::test]
+async fn opencode_permission() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "permission").await;
+}
+
+#[tokio::test]
+async fn opencode_permission_reject() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "permission-reject").await;
+}
+
+#[tokio::test]
+async fn opencode_question() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "question").await;
+}
+
+#[tokio::test]
+async fn opencode_think() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "think").await;
+}
+
+#[tokio::test]
+async fn opencode_cancel() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "cancel").await;
+}
+
+#[tokio::test]
+async fn opencode_fail() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "fail").await;
+}

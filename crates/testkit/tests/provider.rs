@@ -1,0 +1,330 @@
+//! The fake provider over real HTTP on 127.0.0.1 (no agent, no namespace needed).
+
+use std::time::{Duration, Instant};
+
+use sandbox_testkit::provider::{Effect, FakeProvider, REDACTED, Script};
+use serde_json::{Value, json};
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+/// `(event name, data)` pairs of an SSE body.
+fn frames(body: &str) -> Vec<(String, String)> {
+    body.split("\n\n")
+        .filter(|f| !f.trim().is_empty())
+        .map(|frame| {
+            let mut event = String::new();
+            let mut data = String::new();
+            for line in frame.lines() {
+                if let Some(e) = line.strip_prefix("event: ") {
+                    event = e.to_owned();
+                } else if let Some(d) = line.strip_prefix("data: ") {
+                    data = d.to_owned();
+                }
+            }
+            (event, data)
+        })
+        .collect()
+}
+
+fn json_frames(body: &str) -> Vec<Value> {
+    frames(body)
+        .into_iter()
+        .filter_map(|(_, d)| serde_json::from_str(&d).ok())
+        .collect()
+}
+
+async fn post(provider: &FakeProvider, path: &str, body: Value) -> reqwest::Response {
+    client()
+        .post(format!("{}{path}", provider.base_url()))
+        .header("x-api-key", "sk-secret")
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+fn anthropic_request(text: &str, stream: bool) -> Value {
+    json!({
+        "model": "claude-test", "stream": stream, "max_tokens": 100,
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": text}]},
+            {"role": "system", "content": "# Environment\n - Primary working directory: /tmp/w\n"}
+        ],
+        "tools": [{"name": "Bash", "input_schema": {"properties": {"command": {}, "description": {}}}},
+                  {"name": "Write", "input_schema": {"properties": {"file_path": {}, "content": {}}}}]
+    })
+}
+
+#[tokio::test]
+async fn anthropic_stream_text_then_tool_then_final_text() {
+    let provider = FakeProvider::start().await.unwrap();
+    let body = post(
+        &provider,
+        "/v1/messages?beta=true",
+        anthropic_request("say hi", true),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    let names: Vec<String> = frames(&body).into_iter().map(|(e, _)| e).collect();
+    assert_eq!(names.first().map(String::as_str), Some("message_start"));
+    assert_eq!(names.last().map(String::as_str), Some("message_stop"));
+    let text: String = json_frames(&body)
+        .iter()
+        .filter_map(|f| f["delta"]["text"].as_str())
+        .collect();
+    assert_eq!(text, "hello from fake model");
+
+    let body = post(
+        &provider,
+        "/v1/messages",
+        anthropic_request("USE_WRITE", true),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    let args: String = json_frames(&body)
+        .iter()
+        .filter_map(|f| f["delta"]["partial_json"].as_str())
+        .collect();
+    let args: Value = serde_json::from_str(&args).unwrap();
+    assert_eq!(
+        args["file_path"], "/tmp/w/fake_written.txt",
+        "cwd comes from the system entry"
+    );
+    assert!(body.contains(r#""stop_reason":"tool_use""#));
+
+    let mut after = anthropic_request("USE_WRITE", false);
+    after["messages"].as_array_mut().unwrap().extend([
+        json!({"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Write", "input": {}}]}),
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}),
+    ]);
+    let message: Value = post(&provider, "/v1/messages", after)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        message["content"][0]["text"],
+        "tool finished; hello from fake model"
+    );
+    assert_eq!(message["stop_reason"], "end_turn");
+
+    let requests = provider.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0].path, "/v1/messages?beta=true");
+    assert_eq!(requests[0].headers["x-api-key"], REDACTED);
+    assert_eq!(requests[1].reply, "tool:Write");
+    assert_eq!(requests[2].body["model"], "claude-test");
+}
+
+#[tokio::test]
+async fn anthropic_count_tokens_models_head_and_unknown_paths() {
+    let provider = FakeProvider::start().await.unwrap();
+    let count: Value = post(
+        &provider,
+        "/v1/messages/count_tokens",
+        json!({"messages": []}),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert!(count["input_tokens"].as_u64().is_some());
+    let models: Value = client()
+        .get(format!("{}/v1/models", provider.base_url()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        models["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["id"] == "fake-model")
+    );
+    let head = client().head(provider.base_url()).send().await.unwrap();
+    assert!(head.status().is_success());
+    let missing = post(&provider, "/api/internal?getUserInfo", json!({})).await;
+    assert_eq!(missing.status(), 404);
+    let routes: Vec<String> = provider.requests().into_iter().map(|r| r.reply).collect();
+    assert_eq!(routes, ["count", "models", "ok", "not-found"]);
+    assert!(provider.model_requests().is_empty());
+    provider.clear_requests();
+    assert!(provider.requests().is_empty());
+}
+
+#[tokio::test]
+async fn responses_stream_freeform_patch_and_reasoning() {
+    let provider = FakeProvider::start().await.unwrap();
+    let request = |text: &str| {
+        json!({"model": "gpt-5.5", "stream": true,
+               "input": [{"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "USE_TOOL"}]},
+                         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}],
+               "tools": [{"type": "function", "name": "exec_command", "parameters": {"properties": {"cmd": {}}}},
+                         {"type": "custom", "name": "apply_patch"}]})
+    };
+    let body = post(&provider, "/v1/responses", request("USE_WRITE"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let events = json_frames(&body);
+    let done: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "response.output_item.done")
+        .collect();
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0]["item"]["type"], "custom_tool_call");
+    assert!(
+        done[0]["item"]["input"]
+            .as_str()
+            .unwrap()
+            .starts_with("*** Begin Patch")
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "response.custom_tool_call_input.delta")
+    );
+    let completed = events.last().unwrap();
+    assert_eq!(completed["type"], "response.completed");
+    assert!(completed["response"]["id"].is_string() && completed["response"]["usage"].is_object());
+
+    let body = post(&provider, "/v1/responses", request("THINK"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let kinds: Vec<String> = json_frames(&body)
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .collect();
+    let first_reasoning = kinds
+        .iter()
+        .position(|k| k == "response.reasoning_summary_text.delta")
+        .unwrap();
+    let first_text = kinds
+        .iter()
+        .position(|k| k == "response.output_text.delta")
+        .unwrap();
+    assert!(first_reasoning < first_text, "{kinds:?}");
+}
+
+#[tokio::test]
+async fn chat_stream_tool_calls_usage_and_done() {
+    let provider = FakeProvider::start().await.unwrap();
+    let tools = json!([{"type": "function", "function": {"name": "bash",
+                        "parameters": {"properties": {"command": {}, "description": {}}}}}]);
+    let request = json!({"model": "fake-model", "stream": true, "stream_options": {"include_usage": true},
+                         "messages": [{"role": "system", "content": "x"}, {"role": "user", "content": "USE_TOOL now"}],
+                         "tools": tools});
+    let body = post(&provider, "/v1/chat/completions", request)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(body.trim_end().ends_with("data: [DONE]"));
+    let chunks = json_frames(&body);
+    let calls: Vec<&Value> = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["tool_calls"].get(0))
+        .collect();
+    assert!(calls.iter().all(|c| c["index"] == 0));
+    assert_eq!(calls[0]["function"]["name"], "bash");
+    let args: String = calls
+        .iter()
+        .filter_map(|c| c["function"]["arguments"].as_str())
+        .collect();
+    assert!(
+        serde_json::from_str::<Value>(&args).unwrap()["command"]
+            .as_str()
+            .unwrap()
+            .contains("fake-tool-ran")
+    );
+    assert!(
+        chunks
+            .iter()
+            .any(|c| c["choices"][0]["finish_reason"] == "tool_calls")
+    );
+    assert!(
+        chunks
+            .iter()
+            .any(|c| c["usage"]["total_tokens"].is_number())
+    );
+
+    let title = json!({"model": "fake-model", "stream": false,
+                       "messages": [{"role": "user", "content": "Generate a title: USE_TOOL now"}]});
+    let completion: Value = post(&provider, "/v1/chat/completions", title)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        completion["choices"][0]["message"]["content"], "hello from fake model",
+        "no tools, no tool call"
+    );
+}
+
+#[tokio::test]
+async fn fail_answers_500_with_no_retry_headers() {
+    let provider = FakeProvider::start().await.unwrap();
+    let response = post(
+        &provider,
+        "/v1/messages",
+        anthropic_request("FAIL now", true),
+    )
+    .await;
+    assert_eq!(response.status(), 500);
+    assert_eq!(response.headers()["x-should-retry"], "false");
+    assert_eq!(response.headers()["retry-after-ms"], "0");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["type"], "error");
+    assert_eq!(provider.requests()[0].reply, "error:500");
+}
+
+#[tokio::test]
+async fn custom_rules_and_pacing() {
+    let script = Script::default()
+        .with_rule("DAWDLE", Effect::Pace(Duration::from_millis(400)))
+        .with_rule("GREET", Effect::Say("greetings".into()));
+    let provider = FakeProvider::builder()
+        .script(script)
+        .start()
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let body = post(&provider, "/v1/messages", anthropic_request("DAWDLE", true))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(350),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(body.contains("slow "));
+    let message: Value = post(&provider, "/v1/messages", anthropic_request("GREET", false))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(message["content"][0]["text"], "greetings");
+}
+
+#[tokio::test]
+async fn dropping_the_provider_stops_the_server() {
+    let provider = FakeProvider::start().await.unwrap();
+    let url = provider.base_url();
+    drop(provider);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(client().get(&url).send().await.is_err());
+}
