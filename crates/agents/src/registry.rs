@@ -8,6 +8,7 @@ use sandbox_universal::{
     AgentCapabilities, AgentError, AgentId, ModelsResponse, ModesResponse, PermissionMode,
 };
 
+use crate::codex::CodexDriver;
 use crate::locate::BinaryLocator;
 use crate::mock::MockDriver;
 use crate::{AgentDriver, AgentSession, BinaryStatus, EventSink, ProviderEnv, SessionConfig};
@@ -33,6 +34,7 @@ impl AgentRegistry {
     pub fn new(context: Arc<DriverContext>) -> Self {
         let mut drivers: BTreeMap<AgentId, Arc<dyn AgentDriver>> = BTreeMap::new();
         drivers.insert(AgentId::Mock, Arc::new(MockDriver));
+        drivers.insert(AgentId::Codex, Arc::new(CodexDriver::new(context.clone())));
         for agent in AgentId::ALL {
             drivers
                 .entry(agent)
