@@ -31,7 +31,8 @@ pub fn codex_home(state_dir: &Path) -> PathBuf {
 ///   environment variable a shell command could read.
 /// - Features that reach out on their own are off: plugin and app sync (git and GitHub
 ///   calls, ~5 s at exit), remote plugins, connector suggestions, MCP dependency
-///   installs; analytics and the update check too.
+///   installs; analytics and the update check too. Thread goals are off: the daemon has
+///   no API for them.
 /// - `default_mode_request_user_input` lets the model ask questions outside Plan mode;
 ///   the warning about it being unstable is silenced.
 pub fn config_toml(base_url: &str) -> String {
@@ -57,6 +58,7 @@ apps = false
 remote_plugin = false
 tool_suggest = false
 skill_mcp_dependency_install = false
+goals = false
 default_mode_request_user_input = true
 "#,
         base_url = toml_string(base_url),

@@ -29,8 +29,9 @@ use crate::{AgentEvent, EventSink};
 
 /// Notifications that carry nothing for clients, ignored on purpose:
 /// - `thread/started`, `thread/status/changed`, `thread/readState/changed`,
-///   `thread/settings/updated`, `thread/name/updated`: thread bookkeeping; the session and
-///   turn events already say what runs.
+///   `thread/settings/updated`, `thread/name/updated`, `thread/goal/updated`,
+///   `thread/goal/cleared`: thread bookkeeping (goals are off in the generated config; the
+///   daemon has no goal API); the session and turn events already say what runs.
 /// - `account/updated`, `account/login/completed`, `account/rateLimits/updated`,
 ///   `remoteControl/status/changed`: account and app state of the handshake.
 /// - `turn/diff/updated`: the turn's aggregated diff; `fileChange` items carry each file's
@@ -49,6 +50,8 @@ pub const IGNORED_NOTIFICATIONS: &[&str] = &[
     "thread/readState/changed",
     "thread/settings/updated",
     "thread/name/updated",
+    "thread/goal/updated",
+    "thread/goal/cleared",
     "account/updated",
     "account/login/completed",
     "account/rateLimits/updated",
@@ -377,6 +380,7 @@ fn agent_error(error: &native::TurnError) -> AgentError {
         .and_then(Value::as_u64)
         .and_then(|s| u16::try_from(s).ok());
     match code.as_deref() {
+        _ if matches!(http_status, Some(401 | 403)) => AgentError::TokenError { message },
         Some("unauthorized") => AgentError::TokenError { message },
         Some(
             "internalServerError"
@@ -470,3 +474,6 @@ pub fn unparsed(ids: &EventSink, raw: &Value, error: &str) -> Vec<AgentEvent> {
     });
     finished_item(item, raw)
 }
+
+#[cfg(test)]
+mod tests;
