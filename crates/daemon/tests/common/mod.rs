@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -13,7 +14,9 @@ use sandbox_daemon::app::HttpSettings;
 use sandbox_daemon::auth::AuthConfig;
 use sandbox_daemon::server::{RunningServer, ServerConfig, start};
 use sandbox_daemon::session::SessionSettings;
-use sandbox_universal::{CreateSessionRequest, EventPayload, EventType, ItemKind, UniversalEvent};
+use sandbox_universal::{
+    AgentId, CreateSessionRequest, EventPayload, EventType, ItemKind, UniversalEvent,
+};
 
 /// A daemon serving on 127.0.0.1 with a temp data dir, and a client of it.
 pub struct TestDaemon {
@@ -21,6 +24,7 @@ pub struct TestDaemon {
     pub client: Client,
     pub data_dir: tempfile::TempDir,
     pub token: Option<String>,
+    pub event_timeout: Duration,
 }
 
 /// Options of [`TestDaemon::start_with`].
@@ -29,6 +33,12 @@ pub struct Options {
     pub body_limit: usize,
     pub sse_keep_alive: Duration,
     pub workspace_root: Option<std::path::PathBuf>,
+    /// Provider credentials and base URLs, as the daemon would read them from its env.
+    pub provider_env: ProviderEnv,
+    /// Agent binaries, as `SANDBOX_DAEMON_<AGENT>_PATH` would give them.
+    pub agent_paths: HashMap<AgentId, PathBuf>,
+    /// How long `wait_for` waits for an event.
+    pub event_timeout: Duration,
 }
 
 impl Default for Options {
@@ -38,6 +48,9 @@ impl Default for Options {
             body_limit: HttpSettings::default().body_limit,
             sse_keep_alive: Duration::from_secs(15),
             workspace_root: None,
+            provider_env: ProviderEnv::default(),
+            agent_paths: HashMap::new(),
+            event_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -66,9 +79,10 @@ impl TestDaemon {
                 default_cwd: data_dir.path().to_path_buf(),
                 workspace_root: options.workspace_root,
             },
-            provider_env: ProviderEnv::default(),
-            // No PATH: only the mock is "installed", whatever this machine has.
-            locator: BinaryLocator::new(HashMap::new(), None, None),
+            provider_env: options.provider_env.clone(),
+            // No PATH: only the mock and the agents given in `agent_paths` are
+            // "installed", whatever this machine has.
+            locator: BinaryLocator::new(options.agent_paths.clone(), None, None),
         })
         .await
         .unwrap();
@@ -78,6 +92,7 @@ impl TestDaemon {
             client,
             data_dir,
             token: options.token,
+            event_timeout: options.event_timeout,
         }
     }
 
@@ -125,7 +140,7 @@ impl TestDaemon {
     }
 
     /// Follows the SSE stream from the start until an event matches, and returns every
-    /// event up to and including it (10 s limit).
+    /// event up to and including it (`event_timeout` limit, 10 s by default).
     pub async fn wait_for(
         &self,
         id: &str,
@@ -133,7 +148,7 @@ impl TestDaemon {
     ) -> Vec<UniversalEvent> {
         let mut stream = self.client.stream_events(id, None, false).await.unwrap();
         let mut seen = Vec::new();
-        let found = tokio::time::timeout(Duration::from_secs(10), async {
+        let found = tokio::time::timeout(self.event_timeout, async {
             while let Some(event) = stream.next().await {
                 let event = event.unwrap();
                 let done = matches(&event);
