@@ -1,7 +1,8 @@
 //! Plain turns: text, deltas, reasoning, variants, cancel, models.
 
 use sandbox_universal::{
-    AgentId, CreateSessionRequest, EventPayload, ItemKind, ItemStatus, StopReason,
+    AgentId, CreateSessionRequest, EventPayload, ItemKind, ItemStatus, PermissionOutcome,
+    PermissionReply, StopReason,
 };
 
 use crate::common::skeleton;
@@ -130,6 +131,46 @@ async fn cancel_during_slow_reply() {
     // The session goes on.
     let next = codex.turn("s", "are you still there").await;
     assert_eq!(canonical(&next), MESSAGE_TURN);
+
+    // Cancelling while Codex waits for an approval: Codex withdraws the request, the
+    // daemon cancels it with the turn, and a late answer is a conflict.
+    codex
+        .daemon
+        .client
+        .send_message("s", "USE_TOOL now")
+        .await
+        .unwrap();
+    let events = codex
+        .wait_count("s", 1, |e| {
+            matches!(e.payload, EventPayload::PermissionAsked(_))
+        })
+        .await;
+    let asked = find(&events, |p| match p {
+        EventPayload::PermissionAsked(p) => Some(p.permission_id.clone()),
+        _ => None,
+    })
+    .unwrap();
+    codex.daemon.client.cancel("s").await.unwrap();
+    let all = codex.daemon.wait_turn_ended("s", 3).await;
+    let turn = turn_events(&all, "turn_3");
+    assert_eq!(stop_reason(&turn), StopReason::Cancelled);
+    let resolved = find(&turn, |p| match p {
+        EventPayload::PermissionResolved(r) => Some(r.clone()),
+        _ => None,
+    })
+    .unwrap();
+    assert_eq!(resolved.permission_id, asked);
+    assert_eq!(resolved.outcome, PermissionOutcome::Cancelled);
+    let late = codex
+        .daemon
+        .client
+        .reply_permission("s", &asked, PermissionReply::Once)
+        .await
+        .unwrap_err();
+    assert_eq!(late.problem().unwrap().status, 409);
+    let next = codex.turn("s", "and now").await;
+    assert_eq!(stop_reason(&next), StopReason::Completed);
+
     let all = codex.daemon.events("s").await;
     assert_no_unparsed(&all);
     codex
