@@ -158,6 +158,26 @@ pub trait AgentDriver: Send + Sync + 'static {
         config: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError>;
+
+    /// Reattaches to a session the daemon held before it restarted. The agent's private
+    /// state (`config.state_dir`) is as the agent left it, and `native_session_id` is the
+    /// agent's own session id from the log, if it had one. Must not emit `sessionStarted`;
+    /// the next message continues the conversation. Drivers that cannot resume keep this
+    /// default, and the daemon ends the session with the error.
+    async fn restore(
+        &self,
+        config: SessionConfig,
+        native_session_id: Option<String>,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let _ = (config, native_session_id, sink);
+        Err(AgentError::UnsupportedAgent {
+            message: format!(
+                "{} sessions cannot be resumed after a daemon restart",
+                self.name()
+            ),
+        })
+    }
 }
 
 /// A running session of one agent, owned by the daemon's session actor.

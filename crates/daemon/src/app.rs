@@ -5,12 +5,14 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::http::Uri;
+use axum::http::{HeaderName, HeaderValue, Method, Uri, header};
 use axum::middleware;
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::auth::{AuthConfig, require_token};
 use crate::error::ApiError;
 use crate::extract::BodyLimit;
+use crate::problem_instance::add_instance;
 use crate::routes::{AppState, api_router};
 use crate::session::SessionManager;
 
@@ -28,6 +30,8 @@ pub struct HttpSettings {
     pub body_limit: usize,
     /// Interval of SSE keep-alive comments.
     pub sse_keep_alive: Duration,
+    /// Browser origins allowed to call the API (CORS); `*` allows any. Empty: no CORS headers.
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for HttpSettings {
@@ -36,6 +40,7 @@ impl Default for HttpSettings {
             auth: AuthConfig::disabled(),
             body_limit: DEFAULT_BODY_LIMIT,
             sse_keep_alive: DEFAULT_SSE_KEEP_ALIVE,
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -47,7 +52,7 @@ pub fn build_app(sessions: Arc<SessionManager>, settings: &HttpSettings) -> Rout
         sse_keep_alive: settings.sse_keep_alive,
     };
     let (router, _) = api_router().split_for_parts();
-    router
+    let router = router
         .fallback(|uri: Uri| async move { ApiError::RouteNotFound(uri.path().to_string()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .with_state(state)
@@ -57,5 +62,33 @@ pub fn build_app(sessions: Arc<SessionManager>, settings: &HttpSettings) -> Rout
             settings.auth.clone(),
             require_token,
         ))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(middleware::from_fn(add_instance));
+    let router = match cors_layer(&settings.cors_origins) {
+        Some(cors) => router.layer(cors),
+        None => router,
+    };
+    router.layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
+/// CORS for browser clients: the listed origins (or any, with `*`) may call every route
+/// with the `Authorization` header; `Last-Event-ID` may be sent for SSE resumes.
+fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
+    let allow_origin = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
+    };
+    Some(
+        CorsLayer::new()
+            .allow_origin(allow_origin)
+            .allow_methods([Method::GET, Method::POST, Method::DELETE])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                HeaderName::from_static("last-event-id"),
+            ]),
+    )
 }

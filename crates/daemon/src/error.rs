@@ -162,12 +162,42 @@ impl ApiError {
         }
     }
 
+    /// A short, fixed summary of the error kind (RFC 7807 `title`).
+    pub fn title(&self) -> &'static str {
+        match self {
+            Self::MalformedJson(_) => "Malformed JSON body",
+            Self::InvalidBody(_) => "Invalid request body",
+            Self::UnsupportedMediaType => "Unsupported media type",
+            Self::PayloadTooLarge { .. } => "Request body too large",
+            Self::InvalidParameter(_) => "Invalid parameter",
+            Self::InvalidSessionConfig(_) => "Invalid session configuration",
+            Self::InvalidAnswers(_) => "Answers do not fit the questions",
+            Self::UnknownAgent(_) => "Unknown agent",
+            Self::AgentUnsupported(_) => "Agent not supported by this build",
+            Self::InstallUnavailable(_) => "Install not available",
+            Self::SessionNotFound(_) => "Session not found",
+            Self::SessionExists(_) => "Session already exists",
+            Self::SessionEnded(_) => "Session has ended",
+            Self::TurnInProgress { .. } => "A turn is in progress",
+            Self::NoActiveTurn(_) => "No turn is running",
+            Self::PermissionNotFound { .. } => "Permission request not found",
+            Self::PermissionResolved(_) => "Permission request already resolved",
+            Self::QuestionNotFound { .. } => "Question request not found",
+            Self::QuestionResolved(_) => "Question request already resolved",
+            Self::Agent(_) => "Agent error",
+            Self::Unauthorized => "Unauthorized",
+            Self::RouteNotFound(_) => "Not found",
+            Self::MethodNotAllowed => "Method not allowed",
+            Self::Internal(_) => "Internal error",
+        }
+    }
+
     /// The problem details body (without `instance`).
     pub fn problem(&self) -> ProblemDetails {
         let status = self.status();
         ProblemDetails {
             type_uri: format!("{PROBLEM_TYPE_PREFIX}{}", self.slug()),
-            title: status.canonical_reason().unwrap_or("Error").to_string(),
+            title: self.title().to_string(),
             status: status.as_u16(),
             detail: self.to_string(),
             instance: None,

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod error;
 pub mod extract;
 pub mod log;
+pub mod problem_instance;
 pub mod routes;
 pub mod server;
 pub mod session;

@@ -34,6 +34,7 @@ pub struct ServerConfig {
 pub struct RunningServer {
     /// The bound address.
     pub addr: SocketAddr,
+    _data_lock: DataDirLock,
     sessions: Arc<SessionManager>,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
@@ -50,9 +51,10 @@ impl RunningServer {
         &self.sessions
     }
 
-    /// Ends every session and stops serving.
+    /// Stops every agent (sessions stay on disk, to be restored by the next start) and
+    /// stops serving.
     pub async fn stop(mut self) -> std::io::Result<()> {
-        self.sessions.shutdown_all().await;
+        self.sessions.suspend_all().await;
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
@@ -62,23 +64,27 @@ impl RunningServer {
     }
 }
 
-fn manager(config: ServerConfig) -> Arc<SessionManager> {
+/// The session manager, with the sessions of an earlier run restored from the data dir.
+async fn manager(config: ServerConfig) -> Arc<SessionManager> {
     let context = Arc::new(DriverContext {
         locator: config.locator,
         provider_env: config.provider_env,
     });
-    Arc::new(SessionManager::new(
+    let sessions = Arc::new(SessionManager::new(
         AgentRegistry::new(context),
         config.sessions,
-    ))
+    ));
+    sessions.restore_all().await;
+    sessions
 }
 
 /// Binds and serves in a background task until [`RunningServer::stop`].
 pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
+    let data_lock = DataDirLock::acquire(&config.sessions.data_dir)?;
     let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
     let addr = listener.local_addr()?;
     let http = config.http.clone();
-    let sessions = manager(config);
+    let sessions = manager(config).await;
     let app = build_app(sessions.clone(), &http);
     let (shutdown, stop) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
@@ -90,13 +96,15 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
     });
     Ok(RunningServer {
         addr,
+        _data_lock: data_lock,
         sessions,
         shutdown: Some(shutdown),
         task,
     })
 }
 
-/// Serves until Ctrl-C or SIGTERM, then ends every session (stopping agent processes).
+/// Serves until Ctrl-C or SIGTERM, then stops every agent process; sessions stay in the
+/// data dir and are restored by the next start.
 pub async fn serve(config: ServerConfig) -> std::io::Result<()> {
     let server = start(config).await?;
     tracing::info!(url = %server.url(), "sandbox-daemon listening");
@@ -126,4 +134,35 @@ pub fn default_data_dir() -> PathBuf {
         return PathBuf::from(home).join(".local/share/sandbox-daemon");
     }
     std::env::temp_dir().join("sandbox-daemon")
+}
+
+/// An exclusive lock on the data directory, so two daemons never share (and corrupt) the
+/// same sessions. Released when dropped (or when the process dies).
+#[derive(Debug)]
+struct DataDirLock {
+    _file: std::fs::File,
+}
+
+impl DataDirLock {
+    fn acquire(data_dir: &std::path::Path) -> std::io::Result<Self> {
+        use std::os::fd::AsRawFd;
+        std::fs::create_dir_all(data_dir)?;
+        let path = data_dir.join("daemon.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        // SAFETY: flock on a file descriptor we own; the lock lives as long as the file.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AddrInUse,
+                format!(
+                    "another sandbox-daemon is using the data directory {} (pass a different --data-dir)",
+                    data_dir.display()
+                ),
+            ));
+        }
+        Ok(Self { _file: file })
+    }
 }

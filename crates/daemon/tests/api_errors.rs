@@ -434,3 +434,86 @@ async fn openapi_document_lists_every_route() {
     }
     assert!(doc["components"]["schemas"]["UniversalEvent"].is_object());
 }
+
+#[tokio::test]
+async fn problems_name_their_kind_and_instance() {
+    let daemon = TestDaemon::start().await;
+    let response = raw(
+        Method::GET,
+        &format!("{}/sessions/ghost", daemon.url()),
+        None,
+        None,
+        None,
+    )
+    .await;
+    assert_problem(&response, 404, "session-not-found");
+    assert_eq!(response.2["title"], "Session not found");
+    assert_eq!(response.2["instance"], "/sessions/ghost");
+    assert_eq!(response.2["detail"], "no session with id `ghost`");
+}
+
+#[tokio::test]
+async fn cors_preflight_and_headers_for_listed_origins() {
+    let daemon = TestDaemon::start_with(Options {
+        token: Some("t".into()),
+        cors_origins: vec!["http://app.local".into()],
+        ..Options::default()
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let preflight = client
+        .request(
+            Method::OPTIONS,
+            format!("{}/sessions/s/messages", daemon.url()),
+        )
+        .header("origin", "http://app.local")
+        .header("access-control-request-method", "POST")
+        .header(
+            "access-control-request-headers",
+            "authorization,content-type",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status(), 200);
+    assert_eq!(
+        preflight.headers()["access-control-allow-origin"],
+        "http://app.local"
+    );
+    let allowed = preflight.headers()["access-control-allow-headers"]
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(allowed.contains("authorization"), "{allowed}");
+    let other = client
+        .get(format!("{}/sessions", daemon.url()))
+        .header("origin", "http://evil.local")
+        .bearer_auth("t")
+        .send()
+        .await
+        .unwrap();
+    assert!(other.headers().get("access-control-allow-origin").is_none());
+}
+
+#[tokio::test]
+async fn two_daemons_cannot_share_a_data_dir() {
+    let first = TestDaemon::start().await;
+    let second = sandbox_daemon::server::start(sandbox_daemon::server::ServerConfig {
+        host: "127.0.0.1".into(),
+        port: 0,
+        http: Default::default(),
+        sessions: sandbox_daemon::session::SessionSettings {
+            data_dir: first.data_dir.path().to_path_buf(),
+            default_cwd: first.data_dir.path().to_path_buf(),
+            workspace_root: None,
+        },
+        provider_env: Default::default(),
+        locator: Default::default(),
+    })
+    .await;
+    let error = second.err().expect("the data dir is taken");
+    assert!(
+        error.to_string().contains("another sandbox-daemon"),
+        "{error}"
+    );
+}

@@ -8,6 +8,12 @@
 //! - [`agents`]: where the pinned real agent CLIs are installed.
 //! - [`offline`]: the isolated, offline environment each agent needs.
 //! - [`drivers`]: each agent's native protocol, recorded as a transcript.
+//! - [`scenarios`]: scripted conversations with checks, shared by the smoke tests and
+//!   `testkit record`.
+//!
+//! See `crates/testkit/README.md` for how to run and extend it.
+
+#![warn(missing_docs)]
 
 pub mod agents;
 pub mod drivers;

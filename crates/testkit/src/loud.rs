@@ -7,14 +7,14 @@ pub fn env_flag(name: &str) -> bool {
     std::env::var(name).is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"))
 }
 
+/// Prefix of every line of a loud warning.
+pub const MARK: &str = "!!";
+
 /// Writes a boxed warning straight to the process's stderr, bypassing libtest's capture
 /// (which only intercepts `print!`-family macros).
 pub fn warn(title: &str, detail: &str) {
-    let bar = "!".repeat(78);
+    let bar = MARK.repeat(39);
     let mut err = std::io::stderr().lock();
-    let _ = writeln!(
-        err,
-        "\n{bar}\n!! {title}\n!! {}\n{bar}\n",
-        detail.replace('\n', "\n!! ")
-    );
+    let detail = detail.replace('\n', &format!("\n{MARK} "));
+    let _ = writeln!(err, "\n{bar}\n{MARK} {title}\n{MARK} {detail}\n{bar}\n");
 }

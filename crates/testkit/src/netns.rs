@@ -6,7 +6,7 @@
 //! namespace guarantees that every process a test started dies with it, even after a
 //! panic or a timeout. See [`crate::isolate!`] for the test-side pattern.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -212,7 +212,8 @@ struct Forwarded {
 }
 
 /// Runs `cmd`, printing its stdout and stderr line by line through `println!` (so the
-/// test harness captures them like the test's own output), and kills it on timeout.
+/// test harness captures them like the test's own output; the child's loud warnings
+/// also go straight to stderr), and kills it on timeout.
 fn run_forwarding(cmd: &mut Command, limit: Duration) -> Forwarded {
     let mut child = match cmd
         .stdin(Stdio::null())
@@ -233,6 +234,10 @@ fn run_forwarding(cmd: &mut Command, limit: Duration) -> Forwarded {
         std::thread::spawn(move || {
             let mut seen = String::new();
             for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                if line.starts_with(loud::MARK) {
+                    // a loud warning of the child (e.g. a skip): keep it loud here too
+                    let _ = writeln!(std::io::stderr(), "{line}");
+                }
                 println!("{line}");
                 seen.push_str(&line);
                 seen.push('\n');

@@ -127,38 +127,52 @@ impl AgentDriver for MockDriver {
                 message: "the mock rejects tokens starting with `bad`".into(),
             });
         }
-        let cwd = config.cwd.display().to_string();
         sink.emit(AgentEvent::native(
             EventPayload::SessionStarted(SessionStarted {
                 agent: AgentId::Mock,
                 model: Some(config.model.clone().unwrap_or_else(|| MOCK_MODEL.into())),
                 agent_mode: config.agent_mode.clone(),
                 permission_mode: Some(config.permission_mode),
-                cwd: Some(cwd.clone()),
+                cwd: Some(config.cwd.display().to_string()),
                 agent_version: Some(env!("CARGO_PKG_VERSION").into()),
             }),
             None,
         ));
-        let pending = Arc::new(PendingReplies::default());
-        let (jobs, queue) = mpsc::unbounded_channel();
-        let worker_config = WorkerConfig {
-            cwd,
-            permission_mode: config.permission_mode,
-        };
-        let worker = tokio::spawn(run_worker(
-            sink.clone(),
-            worker_config,
-            pending.clone(),
-            queue,
-        ));
-        let monitor = tokio::spawn(watch_worker(worker, sink));
-        Ok(Box::new(MockSession {
-            jobs: Some(jobs),
-            pending,
-            cancel: None,
-            monitor,
-        }))
+        Ok(spawn_session(&config, sink))
     }
+
+    /// The mock keeps no conversation, so a restored session is simply a fresh worker.
+    async fn restore(
+        &self,
+        config: SessionConfig,
+        _native_session_id: Option<String>,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        Ok(spawn_session(&config, sink))
+    }
+}
+
+/// Starts a worker (and its crash monitor) for a session.
+fn spawn_session(config: &SessionConfig, sink: EventSink) -> Box<dyn AgentSession> {
+    let pending = Arc::new(PendingReplies::default());
+    let (jobs, queue) = mpsc::unbounded_channel();
+    let worker_config = WorkerConfig {
+        cwd: config.cwd.display().to_string(),
+        permission_mode: config.permission_mode,
+    };
+    let worker = tokio::spawn(run_worker(
+        sink.clone(),
+        worker_config,
+        pending.clone(),
+        queue,
+    ));
+    let monitor = tokio::spawn(watch_worker(worker, sink));
+    Box::new(MockSession {
+        jobs: Some(jobs),
+        pending,
+        cancel: None,
+        monitor,
+    })
 }
 
 /// Reports a crashed worker the way a real driver reports a dead agent process.

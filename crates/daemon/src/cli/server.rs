@@ -40,6 +40,10 @@ pub struct ServerArgs {
     /// Largest accepted request body, in bytes.
     #[arg(long, default_value_t = DEFAULT_BODY_LIMIT)]
     pub max_body_bytes: usize,
+    /// A browser origin allowed to call the API (CORS), e.g. `http://localhost:5173`;
+    /// repeat for several, or `*` for any.
+    #[arg(long = "cors-origin")]
+    pub cors_origins: Vec<String>,
 }
 
 impl ServerArgs {
@@ -67,6 +71,7 @@ impl ServerArgs {
                 auth,
                 body_limit: self.max_body_bytes,
                 sse_keep_alive: Duration::from_secs(self.sse_keep_alive_secs),
+                cors_origins: self.cors_origins.clone(),
             },
             locator: BinaryLocator::from_process_env(Some(data_dir.join("agents"))),
             sessions: SessionSettings {

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use sandbox_agents::{AgentSession, QuestionAnswer};
-use sandbox_universal::{PermissionReply, SessionEndReason, SessionEnded};
+use sandbox_universal::{AgentError, PermissionReply, SessionEndReason, SessionEnded};
 use tokio::sync::{mpsc, oneshot};
 
 use super::core::{CoreSignal, EventMeta, SessionCore};
@@ -49,6 +49,12 @@ pub enum Command {
     },
     /// Stop the agent and end the session.
     Shutdown {
+        /// Where the result goes.
+        respond: Respond<()>,
+    },
+    /// Stop the agent but keep the session for the next daemon start (daemon shutdown); a
+    /// running turn ends with an error.
+    Suspend {
         /// Where the result goes.
         respond: Respond<()>,
     },
@@ -163,6 +169,20 @@ async fn handle(
         }
         Command::Shutdown { respond } => {
             terminate(core, agent).await;
+            let _ = respond.send(Ok(()));
+            return ControlFlow::Break(());
+        }
+        Command::Suspend { respond } => {
+            if core.running_turn().is_ok() {
+                core.record_error(AgentError::ProcessExited {
+                    message: "the daemon is shutting down; the running turn is interrupted".into(),
+                    exit_code: None,
+                    signal: None,
+                    stderr_tail: None,
+                });
+            }
+            agent.shutdown().await;
+            core.fail_running_turn();
             let _ = respond.send(Ok(()));
             return ControlFlow::Break(());
         }

@@ -5,7 +5,6 @@
 //! (running turn, pending permissions and questions, `always` scopes) always matches the
 //! log.
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -19,6 +18,7 @@ use sandbox_universal::{
 };
 use tokio::sync::mpsc;
 
+use super::state::CoreState;
 use crate::error::ApiError;
 use crate::log::EventLog;
 
@@ -29,20 +29,6 @@ pub enum CoreSignal {
     AutoApprove(String),
     /// The agent ended the session by itself; release its resources.
     AgentEnded,
-}
-
-#[derive(Debug, Default)]
-struct CoreState {
-    status: Option<SessionStatus>,
-    current_turn: Option<String>,
-    turn_counter: u64,
-    native_session_id: Option<String>,
-    pending_permissions: Vec<PermissionRequest>,
-    pending_questions: Vec<QuestionRequest>,
-    resolved_permissions: HashSet<String>,
-    resolved_questions: HashSet<String>,
-    always_scopes: HashSet<String>,
-    end_reason: Option<SessionEndReason>,
 }
 
 /// A snapshot of the session's state.
@@ -83,6 +69,40 @@ impl SessionCore {
             ids: AtomicU64::new(0),
             signals: OnceLock::new(),
         }
+    }
+
+    /// A core over a log that already holds a session's history (after a daemon restart):
+    /// the state is rebuilt by replaying the log, and the id counter continues past every
+    /// id in it.
+    pub fn restore(session_id: impl Into<String>, log: Arc<dyn EventLog>) -> Self {
+        let events: Vec<_> = log.read(0, usize::MAX);
+        let (state, max_id) = CoreState::replay(events.iter().map(|e| &e.event));
+        Self {
+            session_id: session_id.into(),
+            log,
+            state: Mutex::new(state),
+            ids: AtomicU64::new(max_id),
+            signals: OnceLock::new(),
+        }
+    }
+
+    /// Ends whatever turn is running with stop reason `error` (the daemon stopped or
+    /// restarted mid-turn). Returns whether a turn was running.
+    pub fn fail_running_turn(&self) -> bool {
+        let mut state = self.lock();
+        let Some(turn_id) = state.current_turn.clone() else {
+            return false;
+        };
+        self.end_turn(
+            &mut state,
+            TurnEnded {
+                turn_id,
+                stop_reason: StopReason::Error,
+                usage: None,
+            },
+            EventMeta::daemon(true),
+        );
+        true
     }
 
     /// Connects the core to its actor.

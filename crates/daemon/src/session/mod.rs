@@ -2,23 +2,26 @@
 
 pub mod actor;
 pub mod core;
+mod state;
+pub mod store;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
 use chrono::{DateTime, Utc};
-use sandbox_agents::{AgentRegistry, EventSink, QuestionAnswer, SessionConfig};
+use sandbox_agents::{AgentRegistry, AgentSession, EventSink, QuestionAnswer, SessionConfig};
 use sandbox_universal::{
     AgentId, CreateSessionRequest, CreateSessionResponse, PermissionMode, PermissionReply,
-    SessionInfo,
+    SessionEndReason, SessionEnded, SessionInfo, SessionStatus,
 };
 use tokio::sync::{mpsc, oneshot};
 
 use self::actor::{Command, Respond, run_actor};
-use self::core::SessionCore;
+use self::core::{EventMeta, SessionCore};
+use self::store::SessionRecord;
 use crate::error::ApiError;
-use crate::log::{EventLog, MemoryLog};
+use crate::log::{EventLog, FileLog};
 
 /// Where sessions live on disk and which working directories they may use.
 #[derive(Debug, Clone)]
@@ -85,6 +88,12 @@ impl SessionHandle {
             respond,
         })
         .await
+    }
+
+    /// Stops the agent but keeps the session to be restored at the next daemon start.
+    pub async fn suspend(&self) -> Result<(), ApiError> {
+        self.core.ensure_open()?;
+        self.request(|respond| Command::Suspend { respond }).await
     }
 
     /// Stops the agent and ends the session.
@@ -223,63 +232,60 @@ impl SessionManager {
         let cwd = self.resolve_cwd(request.cwd.as_deref())?;
 
         let _reservation = self.reserve(id)?;
-        let state_dir = self.settings.data_dir.join("sessions").join(id);
-        prepare_private_dir(&state_dir)?;
-        let config = SessionConfig {
+        let dir = self.sessions_dir().join(id);
+        let io =
+            |e: std::io::Error| ApiError::Internal(format!("preparing {}: {e}", dir.display()));
+        store::create_dir(&dir).map_err(io)?;
+        let record = SessionRecord {
             session_id: id.to_string(),
+            agent,
             agent_mode: request.agent_mode,
             permission_mode,
             model: request.model,
             variant: request.variant,
             token: request.token,
-            validate_token: request.validate_token.unwrap_or(false),
             dangerously_skip_permissions: request.dangerously_skip_permissions.unwrap_or(false),
             agent_version: request.agent_version,
             cwd,
-            state_dir: state_dir.clone(),
+            created_at: Utc::now(),
         };
-        let core = Arc::new(SessionCore::new(
-            id,
-            Arc::new(MemoryLog::default()) as Arc<dyn EventLog>,
-        ));
-        let sink = EventSink::new(core.clone());
-        let agent_session = match driver.start(config.clone(), sink).await {
-            Ok(session) => session,
-            Err(error) => {
-                let _ = std::fs::remove_dir_all(&state_dir);
+        let config = SessionConfig {
+            validate_token: request.validate_token.unwrap_or(false),
+            ..record.config(&dir)
+        };
+        let started = async {
+            store::save(&dir, &record).map_err(io)?;
+            let log = FileLog::open(&dir.join(store::EVENTS_FILE)).map_err(io)?;
+            let core = Arc::new(SessionCore::new(id, Arc::new(log) as Arc<dyn EventLog>));
+            let sink = EventSink::new(core.clone());
+            Ok::<_, ApiError>((core.clone(), driver.start(config.clone(), sink).await))
+        }
+        .await;
+        let (core, agent_session) = match started {
+            Ok((core, Ok(session))) => (core, session),
+            Ok((_, Err(error))) => {
+                let _ = std::fs::remove_dir_all(&dir);
                 return Ok(CreateSessionResponse {
                     healthy: false,
                     error: Some(error),
                     native_session_id: None,
                 });
             }
+            Err(error) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(error);
+            }
         };
         let native_session_id = agent_session
             .native_session_id()
             .or_else(|| core.snapshot().native_session_id);
-        let (commands, command_rx) = mpsc::unbounded_channel();
-        let (signals, signal_rx) = mpsc::unbounded_channel();
-        core.connect_actor(signals);
-        tokio::spawn(run_actor(
-            core.clone(),
-            agent_session,
-            command_rx,
-            signal_rx,
-        ));
-        let handle = Arc::new(SessionHandle {
-            config: SessionConfig {
-                token: None,
-                ..config
-            },
+        self.insert(
+            record.config(&dir),
             agent,
-            created_at: Utc::now(),
+            record.created_at,
             core,
-            commands,
-        });
-        self.sessions
-            .write()
-            .expect("sessions lock")
-            .insert(id.to_string(), handle);
+            Some(agent_session),
+        );
         Ok(CreateSessionResponse {
             healthy: true,
             error: None,
@@ -287,17 +293,115 @@ impl SessionManager {
         })
     }
 
-    /// Ends every running session (daemon shutdown).
-    pub async fn shutdown_all(&self) {
+    /// Stops every agent but keeps the sessions on disk for the next start (daemon
+    /// shutdown).
+    pub async fn suspend_all(&self) {
         let sessions = self.list();
-        let ends = sessions.iter().map(|s| s.end());
-        for result in futures::future::join_all(ends).await {
+        let suspends = sessions.iter().map(|s| s.suspend());
+        for result in futures::future::join_all(suspends).await {
             if let Err(error) = result
                 && !matches!(error, ApiError::SessionEnded(_))
             {
-                tracing::warn!(%error, "ending a session at shutdown failed");
+                tracing::warn!(%error, "stopping a session at shutdown failed");
             }
         }
+    }
+
+    /// Brings back every session found in the data directory (after a daemon restart):
+    /// ended sessions stay readable; others get their agent back through the driver's
+    /// `restore`, and a turn that was running is closed with an error.
+    pub async fn restore_all(&self) {
+        for dir in store::session_dirs(&self.sessions_dir()) {
+            if let Err(error) = self.restore(&dir).await {
+                tracing::warn!(dir = %dir.display(), %error, "could not restore a session");
+            }
+        }
+    }
+
+    async fn restore(&self, dir: &Path) -> std::io::Result<()> {
+        let record = store::load(dir)?;
+        let log = FileLog::open(&dir.join(store::EVENTS_FILE))?;
+        let core = Arc::new(SessionCore::restore(
+            record.session_id.as_str(),
+            Arc::new(log) as Arc<dyn EventLog>,
+        ));
+        let config = record.config(dir);
+        let snapshot = core.snapshot();
+        let agent_session = if snapshot.status == SessionStatus::Ended {
+            None
+        } else {
+            if core.running_turn().is_ok() {
+                core.record_error(sandbox_universal::AgentError::ProcessExited {
+                    message: "the daemon restarted while this turn was running".into(),
+                    exit_code: None,
+                    signal: None,
+                    stderr_tail: None,
+                });
+                core.fail_running_turn();
+            }
+            let driver = self.registry.get(record.agent);
+            let sink = EventSink::new(core.clone());
+            match driver
+                .restore(config.clone(), snapshot.native_session_id, sink)
+                .await
+            {
+                Ok(session) => Some(session),
+                Err(error) => {
+                    core.record_error(error);
+                    core.end(
+                        SessionEnded {
+                            reason: SessionEndReason::Error,
+                            exit_code: None,
+                            stderr_tail: None,
+                        },
+                        EventMeta::daemon(true),
+                    );
+                    None
+                }
+            }
+        };
+        self.insert(config, record.agent, record.created_at, core, agent_session);
+        Ok(())
+    }
+
+    /// Registers a session; with an agent session, its actor starts.
+    fn insert(
+        &self,
+        config: SessionConfig,
+        agent: AgentId,
+        created_at: DateTime<Utc>,
+        core: Arc<SessionCore>,
+        agent_session: Option<Box<dyn AgentSession>>,
+    ) {
+        let (commands, command_rx) = mpsc::unbounded_channel();
+        if let Some(agent_session) = agent_session {
+            let (signals, signal_rx) = mpsc::unbounded_channel();
+            core.connect_actor(signals);
+            tokio::spawn(run_actor(
+                core.clone(),
+                agent_session,
+                command_rx,
+                signal_rx,
+            ));
+        }
+        let handle = Arc::new(SessionHandle {
+            config: SessionConfig {
+                token: None,
+                ..config
+            },
+            agent,
+            created_at,
+            core,
+            commands,
+        });
+        self.sessions
+            .write()
+            .expect("sessions lock")
+            .insert(handle.config.session_id.clone(), handle);
+    }
+
+    fn sessions_dir(&self) -> PathBuf {
+        self.settings.data_dir.join("sessions")
     }
 
     fn reserve(&self, id: &str) -> Result<Reservation<'_>, ApiError> {
@@ -385,17 +489,4 @@ fn resolve_permission_mode(request: &CreateSessionRequest) -> Result<PermissionM
         }
         (mode, _) => Ok(mode.unwrap_or_default()),
     }
-}
-
-/// Creates an empty directory only the daemon's user can read (wiping any leftover of an
-/// earlier session with the same id).
-fn prepare_private_dir(dir: &Path) -> Result<(), ApiError> {
-    use std::os::unix::fs::PermissionsExt;
-    let io = |e: std::io::Error| ApiError::Internal(format!("preparing {}: {e}", dir.display()));
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(io)?;
-    }
-    std::fs::create_dir_all(dir).map_err(io)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
-    Ok(())
 }

@@ -39,6 +39,7 @@ pub struct Options {
     pub agent_paths: HashMap<AgentId, PathBuf>,
     /// How long `wait_for` waits for an event.
     pub event_timeout: Duration,
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for Options {
@@ -51,6 +52,7 @@ impl Default for Options {
             provider_env: ProviderEnv::default(),
             agent_paths: HashMap::new(),
             event_timeout: Duration::from_secs(10),
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -61,7 +63,30 @@ impl TestDaemon {
     }
 
     pub async fn start_with(options: Options) -> Self {
-        let data_dir = tempfile::tempdir().unwrap();
+        Self::start_in(tempfile::tempdir().unwrap(), options).await
+    }
+
+    /// Stops this daemon (agents stop, sessions stay on disk) and starts a new one on the
+    /// same data directory, as a daemon restart would.
+    pub async fn restart(self) -> Self {
+        let Self {
+            server,
+            data_dir,
+            token,
+            ..
+        } = self;
+        server.stop().await.unwrap();
+        Self::start_in(
+            data_dir,
+            Options {
+                token,
+                ..Options::default()
+            },
+        )
+        .await
+    }
+
+    async fn start_in(data_dir: tempfile::TempDir, options: Options) -> Self {
         let auth = match &options.token {
             Some(token) => AuthConfig::token(token.as_str()),
             None => AuthConfig::disabled(),
@@ -73,6 +98,7 @@ impl TestDaemon {
                 auth,
                 body_limit: options.body_limit,
                 sse_keep_alive: options.sse_keep_alive,
+                cors_origins: options.cors_origins,
             },
             sessions: SessionSettings {
                 data_dir: data_dir.path().to_path_buf(),
