@@ -31,12 +31,13 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// State for a new session.
-    pub fn new(sink: EventSink, converter: Converter) -> Self {
+    /// State for a session. Until [`Shared::started`], events are held back, unless the
+    /// session is `restored` (its `sessionStarted` is already in the log).
+    pub fn new(sink: EventSink, converter: Converter, restored: bool) -> Self {
         Self {
             sink,
             converter: Mutex::new(converter),
-            buffered: Mutex::new(Some(Vec::new())),
+            buffered: Mutex::new((!restored).then(Vec::new)),
         }
     }
 

@@ -139,6 +139,70 @@ impl AgentDriver for CodexDriver {
         session: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let prepared = self.prepare(&session, sink.clone(), false)?;
+        let connection = Connection::open(
+            &prepared.launch,
+            prepared.shared.clone(),
+            ThreadChoice::Start(prepared.settings.thread_start()),
+        )
+        .await?;
+        sink.set_native_session_id(&connection.thread_id);
+        prepared.shared.started(AgentEvent::native(
+            EventPayload::SessionStarted(SessionStarted {
+                agent: AgentId::Codex,
+                model: connection.model.clone().or(session.model),
+                agent_mode: session.agent_mode,
+                permission_mode: Some(session.permission_mode),
+                cwd: Some(prepared.settings.cwd.clone()),
+                agent_version: connection.version.clone(),
+            }),
+            None,
+        ));
+        Ok(Box::new(CodexSession::new(
+            prepared.shared,
+            prepared.launch,
+            prepared.settings,
+            connection,
+        )))
+    }
+
+    /// The thread lives on in the session's `CODEX_HOME`: the next message starts an
+    /// app-server that resumes it.
+    async fn restore(
+        &self,
+        session: SessionConfig,
+        native_session_id: Option<String>,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let thread_id = native_session_id.ok_or_else(|| {
+            AgentError::protocol("the log has no Codex thread id to resume this session with")
+        })?;
+        let prepared = self.prepare(&session, sink, true)?;
+        Ok(Box::new(CodexSession::restored(
+            prepared.shared,
+            prepared.launch,
+            prepared.settings,
+            thread_id,
+        )))
+    }
+}
+
+/// What starting and restoring a session share.
+struct Prepared {
+    shared: Arc<Shared>,
+    launch: Launch,
+    settings: TurnSettings,
+}
+
+impl CodexDriver {
+    /// Writes `CODEX_HOME` (again, so a restored session follows the daemon's current
+    /// provider settings) and builds the launch and turn settings.
+    fn prepare(
+        &self,
+        session: &SessionConfig,
+        sink: EventSink,
+        restored: bool,
+    ) -> Result<Prepared, AgentError> {
         let binary = self.binary()?;
         config::write_codex_home(&session.state_dir, &self.base_url()).map_err(|e| {
             AgentError::SpawnFailed {
@@ -147,12 +211,6 @@ impl AgentDriver for CodexDriver {
         })?;
         let policy = config::policy(session.permission_mode);
         let cwd = session.cwd.display().to_string();
-        let settings = TurnSettings {
-            policy: policy.clone(),
-            effort: session.variant.clone(),
-            cwd: cwd.clone(),
-            model: session.model.clone(),
-        };
         let api_key = match self
             .context
             .provider_env
@@ -161,39 +219,24 @@ impl AgentDriver for CodexDriver {
             Credentials::ApiKey(key) | Credentials::OAuthToken(key) => Some(key),
             Credentials::None => None,
         };
-        let launch = Launch {
-            spec: ProcessSpec {
-                program: binary,
-                args: vec![OsString::from("app-server")],
-                cwd: session.cwd.clone(),
-                env: config::environment(&session.state_dir),
+        let converter = Converter::new(cwd.clone(), policy.auto_accept_edits);
+        Ok(Prepared {
+            shared: Arc::new(Shared::new(sink, converter, restored)),
+            launch: Launch {
+                spec: ProcessSpec {
+                    program: binary,
+                    args: vec![OsString::from("app-server")],
+                    cwd: session.cwd.clone(),
+                    env: config::environment(&session.state_dir),
+                },
+                api_key,
             },
-            api_key,
-        };
-        let shared = Arc::new(Shared::new(
-            sink.clone(),
-            Converter::new(cwd.clone(), policy.auto_accept_edits),
-        ));
-        let connection = Connection::open(
-            &launch,
-            shared.clone(),
-            ThreadChoice::Start(settings.thread_start()),
-        )
-        .await?;
-        sink.set_native_session_id(&connection.thread_id);
-        shared.started(AgentEvent::native(
-            EventPayload::SessionStarted(SessionStarted {
-                agent: AgentId::Codex,
-                model: connection.model.clone().or(session.model),
-                agent_mode: session.agent_mode,
-                permission_mode: Some(session.permission_mode),
-                cwd: Some(cwd),
-                agent_version: connection.version.clone(),
-            }),
-            None,
-        ));
-        Ok(Box::new(CodexSession::new(
-            shared, launch, settings, connection,
-        )))
+            settings: TurnSettings {
+                policy,
+                effort: session.variant.clone(),
+                cwd,
+                model: session.model.clone(),
+            },
+        })
     }
 }

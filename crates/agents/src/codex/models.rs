@@ -68,7 +68,7 @@ async fn list(binary: &Path, base_url: &str) -> Result<ModelsResponse, AgentErro
     };
     // Notifications of this throwaway process go nowhere.
     let (_ignored, sink): (Arc<CollectingSink>, EventSink) = CollectingSink::new();
-    let shared = Arc::new(Shared::new(sink, Converter::default()));
+    let shared = Arc::new(Shared::new(sink, Converter::default(), false));
     let mut connection = Connection::open(&launch, shared, ThreadChoice::None).await?;
     let mut models = Vec::new();
     let mut cursor: Option<String> = None;

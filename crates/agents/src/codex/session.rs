@@ -87,6 +87,23 @@ impl CodexSession {
         }
     }
 
+    /// A session restored after a daemon restart: the first message resumes `thread_id`
+    /// in a new app-server.
+    pub fn restored(
+        shared: Arc<Shared>,
+        launch: Launch,
+        settings: TurnSettings,
+        thread_id: String,
+    ) -> Self {
+        Self {
+            shared,
+            launch,
+            settings,
+            thread_id,
+            connection: None,
+        }
+    }
+
     /// The live connection, resuming the thread in a new app-server when the last one
     /// died.
     async fn connected(&mut self) -> Result<&Connection, AgentError> {

@@ -71,6 +71,14 @@ impl Codex {
         })
     }
 
+    /// Restarts the daemon on the same data directory with the same settings.
+    pub async fn restart(self) -> Self {
+        Self {
+            daemon: self.daemon.restart().await,
+            ..self
+        }
+    }
+
     /// Creates a healthy Codex session in its own working directory; returns the directory.
     pub async fn session(&self, id: &str, request: CreateSessionRequest) -> PathBuf {
         let cwd = self.daemon.data_dir.path().join("work").join(id);

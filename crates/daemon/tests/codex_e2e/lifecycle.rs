@@ -120,6 +120,71 @@ async fn kill_9_then_resume() {
 }
 
 #[tokio::test]
+async fn daemon_restart_then_resume() {
+    sandbox_testkit::isolate!();
+    let Some(codex) = Codex::start().await else {
+        return;
+    };
+    let cwd = codex.session("s", CreateSessionRequest::default()).await;
+    codex
+        .daemon
+        .client
+        .send_message("s", "USE_TOOL MARKER-R")
+        .await
+        .unwrap();
+    let events = codex
+        .wait_count("s", 1, |e| {
+            matches!(e.payload, EventPayload::PermissionAsked(_))
+        })
+        .await;
+    let asked = find(&events, |p| match p {
+        EventPayload::PermissionAsked(p) => Some(p.clone()),
+        _ => None,
+    })
+    .unwrap();
+    codex
+        .daemon
+        .client
+        .reply_permission("s", &asked.permission_id, PermissionReply::Always)
+        .await
+        .unwrap();
+    codex.daemon.wait_turn_ended("s", 1).await;
+    let before = codex.daemon.events("s").await;
+    let first = app_server_pid(&codex.binary, &cwd).expect("app-server running");
+
+    // The daemon stops its app-servers and a new daemon restores the session; the next
+    // message resumes the thread in a new app-server, and the daemon still remembers the
+    // `always` answer that Codex forgot.
+    let codex = codex.restart().await;
+    assert_eq!(
+        app_server_pid(&codex.binary, &cwd),
+        None,
+        "stopped with the daemon"
+    );
+    let turn = codex.turn("s", "USE_TOOL after the restart").await;
+    assert_eq!(stop_reason(&turn), StopReason::Completed);
+    assert!(turn.iter().any(|e| matches!(&e.payload,
+        EventPayload::PermissionResolved(r) if r.automatic)));
+    let second = app_server_pid(&codex.binary, &cwd).expect("app-server running");
+    assert_ne!(first, second);
+    let input = codex.model_requests("s").await.last().unwrap().body["input"].to_string();
+    assert!(input.contains("USE_TOOL MARKER-R"), "history lost: {input}");
+
+    let all = codex.daemon.events("s").await;
+    assert_eq!(all[..before.len()], before[..]);
+    assert_eq!(
+        all.iter()
+            .filter(|e| matches!(e.payload, EventPayload::SessionStarted(_)))
+            .count(),
+        1
+    );
+    assert_no_unparsed(&all);
+    codex
+        .check_capabilities("daemon_restart_then_resume", &all)
+        .await;
+}
+
+#[tokio::test]
 async fn credentials_stay_out_of_commands() {
     sandbox_testkit::isolate!();
     let Some(codex) = Codex::start().await else {

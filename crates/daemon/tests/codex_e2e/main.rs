@@ -40,6 +40,7 @@ pub const CLAIMS: &[(&str, &[&str])] = &[
     ("question_is_answered", &["questions"]),
     ("cancel_during_slow_reply", &["cancel"]),
     ("kill_9_then_resume", &["resume"]),
+    ("daemon_restart_then_resume", &["resume"]),
     ("models_are_listed_live", &["models"]),
 ];
 

@@ -25,9 +25,12 @@ pub struct TestDaemon {
     pub data_dir: tempfile::TempDir,
     pub token: Option<String>,
     pub event_timeout: Duration,
+    /// The options it was started with (a restart keeps them).
+    pub options: Options,
 }
 
 /// Options of [`TestDaemon::start_with`].
+#[derive(Clone)]
 pub struct Options {
     pub token: Option<String>,
     pub body_limit: usize,
@@ -72,18 +75,11 @@ impl TestDaemon {
         let Self {
             server,
             data_dir,
-            token,
+            options,
             ..
         } = self;
         server.stop().await.unwrap();
-        Self::start_in(
-            data_dir,
-            Options {
-                token,
-                ..Options::default()
-            },
-        )
-        .await
+        Self::start_in(data_dir, options).await
     }
 
     async fn start_in(data_dir: tempfile::TempDir, options: Options) -> Self {
@@ -98,12 +94,12 @@ impl TestDaemon {
                 auth,
                 body_limit: options.body_limit,
                 sse_keep_alive: options.sse_keep_alive,
-                cors_origins: options.cors_origins,
+                cors_origins: options.cors_origins.clone(),
             },
             sessions: SessionSettings {
                 data_dir: data_dir.path().to_path_buf(),
                 default_cwd: data_dir.path().to_path_buf(),
-                workspace_root: options.workspace_root,
+                workspace_root: options.workspace_root.clone(),
             },
             provider_env: options.provider_env.clone(),
             // No PATH: only the mock and the agents given in `agent_paths` are
@@ -117,8 +113,9 @@ impl TestDaemon {
             server,
             client,
             data_dir,
-            token: options.token,
+            token: options.token.clone(),
             event_timeout: options.event_timeout,
+            options,
         }
     }
 
