@@ -7,6 +7,7 @@
 //! each driver.
 
 pub mod claude;
+pub mod codex;
 pub mod driver;
 pub mod locate;
 pub mod mock;

@@ -168,6 +168,13 @@ impl AgentProcess {
         self.stdin = None;
     }
 
+    /// Hands stdin to the caller, e.g. a writer task that serialises messages from several
+    /// tasks. Afterwards [`AgentProcess::write_json`] fails and closing stdin is up to the
+    /// new owner (dropping it).
+    pub fn take_stdin(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
+    }
+
     /// The end of stderr so far.
     pub fn stderr_tail(&self) -> String {
         tail_text(&self.stderr_tail)

@@ -9,6 +9,7 @@ use sandbox_universal::{
 };
 
 use crate::claude::ClaudeDriver;
+use crate::codex::CodexDriver;
 use crate::locate::BinaryLocator;
 use crate::mock::MockDriver;
 use crate::{AgentDriver, AgentSession, BinaryStatus, EventSink, ProviderEnv, SessionConfig};
@@ -38,6 +39,7 @@ impl AgentRegistry {
             AgentId::Claude,
             Arc::new(ClaudeDriver::new(context.clone())),
         );
+        drivers.insert(AgentId::Codex, Arc::new(CodexDriver::new(context.clone())));
         for agent in AgentId::ALL {
             drivers
                 .entry(agent)

@@ -366,3 +366,38 @@ async fn a_bad_key_gets_401_in_each_dialect() {
         .collect();
     assert_eq!(replies, ["unauthorized", "unauthorized", "models"]);
 }
+
+#[tokio::test]
+async fn a_required_key_rejects_model_calls_without_it() {
+    let provider = FakeProvider::builder()
+        .require_api_key("sk-right")
+        .start()
+        .await
+        .unwrap();
+    let call = |key: &'static str| {
+        client()
+            .post(format!("{}/v1/responses", provider.base_url()))
+            .bearer_auth(key)
+            .json(&json!({"model": "m", "stream": false, "input": []}))
+            .send()
+    };
+    assert_eq!(call("sk-wrong").await.unwrap().status(), 401);
+    assert_eq!(call("sk-right").await.unwrap().status(), 200);
+    // x-api-key (Anthropic) is accepted too; non-model routes need no key.
+    let anthropic = client()
+        .post(format!("{}/v1/messages", provider.base_url()))
+        .header("x-api-key", "sk-right")
+        .json(&anthropic_request("hi", false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anthropic.status(), 200);
+    let models = client()
+        .get(format!("{}/v1/models", provider.base_url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(models.status(), 200);
+    let replies: Vec<String> = provider.requests().into_iter().map(|r| r.reply).collect();
+    assert_eq!(replies[0], "error:401");
+}

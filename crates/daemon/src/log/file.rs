@@ -87,24 +87,7 @@ impl EventLog for FileLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::Utc;
-    use sandbox_universal::{EventPayload, EventSource, ItemDelta};
-
-    fn event(delta: &str) -> UniversalEvent {
-        UniversalEvent {
-            sequence: 0,
-            time: Utc::now(),
-            session_id: "s".into(),
-            native_session_id: None,
-            source: EventSource::Agent,
-            synthetic: false,
-            payload: EventPayload::ItemDelta(ItemDelta {
-                item_id: "i".into(),
-                delta: delta.into(),
-            }),
-            raw: Some(serde_json::json!({"native": delta})),
-        }
-    }
+    use crate::log::sample_event as event;
 
     #[test]
     fn events_survive_reopening_with_their_raw_json() {

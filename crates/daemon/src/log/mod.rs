@@ -59,3 +59,22 @@ pub trait EventLog: Send + Sync {
     /// A receiver that changes whenever an event is appended.
     fn subscribe(&self) -> watch::Receiver<u64>;
 }
+
+/// A sample event for the log tests.
+#[cfg(test)]
+pub(crate) fn sample_event(delta: &str) -> UniversalEvent {
+    use sandbox_universal::{EventPayload, EventSource, ItemDelta};
+    UniversalEvent {
+        sequence: 0,
+        time: chrono::Utc::now(),
+        session_id: "s".into(),
+        native_session_id: None,
+        source: EventSource::Agent,
+        synthetic: false,
+        payload: EventPayload::ItemDelta(ItemDelta {
+            item_id: "i".into(),
+            delta: delta.into(),
+        }),
+        raw: Some(serde_json::json!({"native": delta})),
+    }
+}

@@ -8,7 +8,9 @@ use sandbox_universal::{
     StopReason, UniversalEvent,
 };
 
-use crate::common::{TestDaemon, pids_with_arg, skeleton, turn_events};
+use std::collections::HashMap;
+
+use crate::common::{TestDaemon, skeleton};
 
 pub const API_KEY: &str = "sk-ant-e2e-key";
 pub const DAEMON_TOKEN: &str = "daemon-token-must-not-leak";
@@ -179,4 +181,47 @@ pub fn assert_history(ctx: &Ctx, message: &str, history: &str) {
         request.body.to_string().contains(history),
         "the resumed call lacks the history"
     );
+}
+
+/// The events of one turn, from its `turnStarted` to its `turnEnded`.
+pub fn turn_events(events: &[UniversalEvent], turn_id: &str) -> Vec<UniversalEvent> {
+    let start = events
+        .iter()
+        .position(|e| matches!(&e.payload, EventPayload::TurnStarted(t) if t.turn_id == turn_id))
+        .unwrap_or_else(|| panic!("turn {turn_id} never started"));
+    let end = events
+        .iter()
+        .position(|e| matches!(&e.payload, EventPayload::TurnEnded(t) if t.turn_id == turn_id))
+        .unwrap_or_else(|| panic!("turn {turn_id} never ended"));
+    events[start..=end].to_vec()
+}
+
+/// Pids of this namespace's processes that have `arg` among their arguments.
+pub fn pids_with_arg(arg: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes()) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// The environment a process was started with.
+pub fn environ(pid: u32) -> HashMap<String, String> {
+    let bytes = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    bytes
+        .split(|b| *b == 0)
+        .filter_map(|entry| {
+            let entry = String::from_utf8_lossy(entry);
+            let (name, value) = entry.split_once('=')?;
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect()
 }

@@ -24,28 +24,25 @@ pub struct TestDaemon {
     pub client: Client,
     pub data_dir: tempfile::TempDir,
     pub token: Option<String>,
-    /// Kept so a restart configures the agents the same way.
-    pub provider_env: ProviderEnv,
-    pub agent_paths: HashMap<AgentId, PathBuf>,
-    /// How long `wait_for` waits.
-    pub wait_limit: Duration,
+    pub event_timeout: Duration,
+    /// The options it was started with (a restart keeps them).
+    pub options: Options,
 }
 
 /// Options of [`TestDaemon::start_with`].
+#[derive(Clone)]
 pub struct Options {
     pub token: Option<String>,
     pub body_limit: usize,
     pub sse_keep_alive: Duration,
     pub workspace_root: Option<std::path::PathBuf>,
-    pub cors_origins: Vec<String>,
-    /// The daemon's provider credentials and endpoints (what it would read from
-    /// `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, ...).
+    /// Provider credentials and base URLs, as the daemon would read them from its env.
     pub provider_env: ProviderEnv,
-    /// Agent binaries, as `SANDBOX_DAEMON_<AGENT>_PATH` would give them. Without one, only
-    /// the mock is "installed", whatever this machine has.
+    /// Agent binaries, as `SANDBOX_DAEMON_<AGENT>_PATH` would give them.
     pub agent_paths: HashMap<AgentId, PathBuf>,
-    /// How long `wait_for` waits (10 s unless a test needs more).
-    pub wait_limit: Duration,
+    /// How long `wait_for` waits for an event.
+    pub event_timeout: Duration,
+    pub cors_origins: Vec<String>,
 }
 
 impl Default for Options {
@@ -55,10 +52,10 @@ impl Default for Options {
             body_limit: HttpSettings::default().body_limit,
             sse_keep_alive: Duration::from_secs(15),
             workspace_root: None,
-            cors_origins: Vec::new(),
             provider_env: ProviderEnv::default(),
             agent_paths: HashMap::new(),
-            wait_limit: Duration::from_secs(10),
+            event_timeout: Duration::from_secs(10),
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -78,24 +75,11 @@ impl TestDaemon {
         let Self {
             server,
             data_dir,
-            token,
-            provider_env,
-            agent_paths,
-            wait_limit,
+            options,
             ..
         } = self;
         server.stop().await.unwrap();
-        Self::start_in(
-            data_dir,
-            Options {
-                token,
-                provider_env,
-                agent_paths,
-                wait_limit,
-                ..Options::default()
-            },
-        )
-        .await
+        Self::start_in(data_dir, options).await
     }
 
     async fn start_in(data_dir: tempfile::TempDir, options: Options) -> Self {
@@ -110,15 +94,16 @@ impl TestDaemon {
                 auth,
                 body_limit: options.body_limit,
                 sse_keep_alive: options.sse_keep_alive,
-                cors_origins: options.cors_origins,
+                cors_origins: options.cors_origins.clone(),
             },
             sessions: SessionSettings {
                 data_dir: data_dir.path().to_path_buf(),
                 default_cwd: data_dir.path().to_path_buf(),
-                workspace_root: options.workspace_root,
+                workspace_root: options.workspace_root.clone(),
             },
             provider_env: options.provider_env.clone(),
-            // No PATH: only the mock and the agents given are "installed".
+            // No PATH: only the mock and the agents given in `agent_paths` are
+            // "installed", whatever this machine has.
             locator: BinaryLocator::new(options.agent_paths.clone(), None, None),
         })
         .await
@@ -128,10 +113,9 @@ impl TestDaemon {
             server,
             client,
             data_dir,
-            token: options.token,
-            provider_env: options.provider_env,
-            agent_paths: options.agent_paths,
-            wait_limit: options.wait_limit,
+            token: options.token.clone(),
+            event_timeout: options.event_timeout,
+            options,
         }
     }
 
@@ -179,7 +163,7 @@ impl TestDaemon {
     }
 
     /// Follows the SSE stream from the start until an event matches, and returns every
-    /// event up to and including it (`wait_limit`, 10 s by default).
+    /// event up to and including it (`event_timeout` limit, 10 s by default).
     pub async fn wait_for(
         &self,
         id: &str,
@@ -187,7 +171,7 @@ impl TestDaemon {
     ) -> Vec<UniversalEvent> {
         let mut stream = self.client.stream_events(id, None, false).await.unwrap();
         let mut seen = Vec::new();
-        let found = tokio::time::timeout(self.wait_limit, async {
+        let found = tokio::time::timeout(self.event_timeout, async {
             while let Some(event) = stream.next().await {
                 let event = event.unwrap();
                 let done = matches(&event);
@@ -303,47 +287,4 @@ pub fn assert_problem(response: &(u16, String, serde_json::Value), status: u16, 
     assert_eq!(body["status"], status);
     assert!(body["title"].is_string());
     assert!(!body["detail"].as_str().unwrap().is_empty());
-}
-
-/// The events of one turn, from its `turnStarted` to its `turnEnded`.
-pub fn turn_events(events: &[UniversalEvent], turn_id: &str) -> Vec<UniversalEvent> {
-    let start = events
-        .iter()
-        .position(|e| matches!(&e.payload, EventPayload::TurnStarted(t) if t.turn_id == turn_id))
-        .unwrap_or_else(|| panic!("turn {turn_id} never started"));
-    let end = events
-        .iter()
-        .position(|e| matches!(&e.payload, EventPayload::TurnEnded(t) if t.turn_id == turn_id))
-        .unwrap_or_else(|| panic!("turn {turn_id} never ended"));
-    events[start..=end].to_vec()
-}
-
-/// Pids of this namespace's processes that have `arg` among their arguments.
-pub fn pids_with_arg(arg: &str) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
-            continue;
-        };
-        if cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes()) {
-            pids.push(pid);
-        }
-    }
-    pids
-}
-
-/// The environment a process was started with.
-pub fn environ(pid: u32) -> HashMap<String, String> {
-    let bytes = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
-    bytes
-        .split(|b| *b == 0)
-        .filter_map(|entry| {
-            let entry = String::from_utf8_lossy(entry);
-            let (name, value) = entry.split_once('=')?;
-            Some((name.to_string(), value.to_string()))
-        })
-        .collect()
 }

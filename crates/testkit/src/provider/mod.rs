@@ -72,6 +72,7 @@ struct Shared {
     ids: Ids,
     log: Mutex<Vec<RecordedRequest>>,
     log_file: Option<Mutex<std::fs::File>>,
+    api_key: Option<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -91,6 +92,7 @@ pub struct FakeProviderBuilder {
     script: Script,
     port: u16,
     request_log: Option<PathBuf>,
+    api_key: Option<String>,
 }
 
 impl FakeProviderBuilder {
@@ -112,6 +114,14 @@ impl FakeProviderBuilder {
         self
     }
 
+    /// Answers model calls that do not carry this key (as `Authorization: Bearer <key>`
+    /// or `x-api-key: <key>`) with HTTP 401, so a test can prove which credential an
+    /// agent sent although recorded headers are redacted.
+    pub fn require_api_key(mut self, key: &str) -> Self {
+        self.api_key = Some(key.to_owned());
+        self
+    }
+
     /// Binds 127.0.0.1 and serves on the current tokio runtime.
     pub async fn start(self) -> std::io::Result<FakeProvider> {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, self.port)).await?;
@@ -130,6 +140,7 @@ impl FakeProviderBuilder {
             ids: Ids::default(),
             log: Mutex::new(Vec::new()),
             log_file,
+            api_key: self.api_key,
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let server = tokio::spawn(async move {
@@ -215,6 +226,16 @@ fn failure_response(failure: &Failure, body: &serde_json::Value) -> Response {
     response
 }
 
+/// Whether the request carries `expected` (always true when no key is required).
+fn key_matches(expected: Option<&str>, headers: &HeaderMap) -> bool {
+    let Some(expected) = expected else {
+        return true;
+    };
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    header("authorization").and_then(|v| v.strip_prefix("Bearer ")) == Some(expected)
+        || header("x-api-key") == Some(expected)
+}
+
 /// Serves every path: routes by method and path (with or without `/v1`) and records.
 async fn handle(
     State(shared): State<Arc<Shared>>,
@@ -228,8 +249,18 @@ async fn handle(
     let route = path.strip_prefix("/v1").unwrap_or(path);
     let delay = shared.script.event_delay;
     let model_call = |view: view::RequestView| shared.script.plan(&view);
+    let is_model_call =
+        method == Method::POST && matches!(route, "/messages" | "/responses" | "/chat/completions");
     let (response, reply) = match (&method, route) {
         _ if bad_credential(&headers) => (unauthorized(route), "unauthorized".to_owned()),
+        _ if is_model_call && !key_matches(shared.api_key.as_deref(), &headers) => {
+            let body = json!({"type": "error", "error": {"type": "authentication_error",
+                "code": "invalid_api_key", "message": "fake provider: wrong or missing API key"}});
+            (
+                json_response(StatusCode::UNAUTHORIZED, &body),
+                "error:401".to_owned(),
+            )
+        }
         (&Method::POST, "/messages") => {
             let plan = model_call(view::anthropic(&body));
             (

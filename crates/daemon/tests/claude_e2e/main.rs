@@ -4,10 +4,9 @@
 //! daemon restarts and a session resumes; finally `GET /agents` must claim exactly the
 //! capabilities the scenarios observed.
 
+#[path = "../common/mod.rs"]
 mod common;
-#[path = "claude_e2e/hitl.rs"]
 mod hitl;
-#[path = "claude_e2e/support.rs"]
 mod support;
 
 use std::collections::{BTreeSet, HashMap};
@@ -15,7 +14,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Options, TestDaemon, environ};
+use common::{Options, TestDaemon};
 use sandbox_agents::ProviderEnv;
 use sandbox_agents::process::INHERITED_VARS;
 use sandbox_testkit::agents::Agent;
@@ -26,7 +25,7 @@ use sandbox_universal::{
 };
 use support::{
     API_KEY, Ctx, DAEMON_TOKEN, OPENAI_SECRET, Observed, TEXT_TURN, assert_history, claude_pid,
-    expect, items, stop_reason,
+    environ, expect, items, stop_reason,
 };
 use tokio::task::JoinHandle;
 
@@ -372,7 +371,7 @@ async fn claude_code_end_to_end_over_http() {
             openai_base_url: Some(format!("{}/v1", provider.base_url())),
         },
         agent_paths: HashMap::from([(AgentId::Claude, claude.clone())]),
-        wait_limit: Duration::from_secs(90),
+        event_timeout: Duration::from_secs(90),
         ..Options::default()
     })
     .await;

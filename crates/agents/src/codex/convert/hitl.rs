@@ -1,0 +1,386 @@
+//! Server requests (approvals, `request_user_input`) → `permissionAsked` /
+//! `questionAsked`, and the client's replies → the JSON-RPC responses Codex expects.
+
+use std::path::Path;
+
+use sandbox_universal::{
+    AgentError, ContentPart, EventPayload, PermissionKind, PermissionReply, PermissionRequest,
+    Question, QuestionOption, QuestionRequest,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::{Converter, event, unparsed};
+use crate::codex::native::{
+    CommandApproval, FileChangeApproval, PermissionsApproval, UserInputRequest, method,
+};
+use crate::{AgentEvent, EventSink, QuestionAnswer};
+
+/// JSON-RPC "method not found".
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// A server request waiting for the client's answer, by kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pending {
+    /// `item/commandExecution/requestApproval`.
+    Command {
+        /// The server's request id.
+        native_id: Value,
+    },
+    /// `item/fileChange/requestApproval`.
+    FileChange {
+        /// The server's request id.
+        native_id: Value,
+    },
+    /// `item/permissions/requestApproval`.
+    Permissions {
+        /// The server's request id.
+        native_id: Value,
+        /// The requested profile (granted as asked).
+        requested: Value,
+    },
+    /// `item/tool/requestUserInput`.
+    Question {
+        /// The server's request id.
+        native_id: Value,
+        /// The question ids, in order.
+        question_ids: Vec<String>,
+    },
+}
+
+impl Pending {
+    /// The server's request id.
+    pub fn native_id(&self) -> &Value {
+        match self {
+            Self::Command { native_id }
+            | Self::FileChange { native_id }
+            | Self::Permissions { native_id, .. }
+            | Self::Question { native_id, .. } => native_id,
+        }
+    }
+}
+
+/// What a server request produced: events for the client, and a response to send to Codex
+/// right away (requests answered without asking, or not supported).
+#[derive(Debug, Default)]
+pub struct RequestOutcome {
+    /// Universal events.
+    pub events: Vec<AgentEvent>,
+    /// A complete JSON-RPC response message.
+    pub reply: Option<Value>,
+}
+
+fn parse<T: DeserializeOwned>(params: &Value) -> Result<T, String> {
+    T::deserialize(params).map_err(|e| e.to_string())
+}
+
+fn response(id: &Value, result: Value) -> Value {
+    json!({"id": id, "result": result})
+}
+
+impl Converter {
+    /// Converts a request Codex makes of the client. `raw` is the whole message.
+    pub fn server_request(
+        &mut self,
+        ids: &EventSink,
+        id: &Value,
+        method: &str,
+        params: &Value,
+        raw: &Value,
+    ) -> RequestOutcome {
+        let converted = match method {
+            method::COMMAND_APPROVAL => {
+                parse(params).map(|p| self.command(ids, id, &p, params, raw))
+            }
+            method::FILE_CHANGE_APPROVAL => {
+                parse(params).map(|p| self.file_change(ids, id, &p, params, raw))
+            }
+            method::PERMISSIONS_APPROVAL => {
+                parse(params).map(|p| self.permissions(ids, id, &p, params, raw))
+            }
+            method::USER_INPUT => parse(params).map(|p| self.question(ids, id, &p, raw)),
+            other => Err(format!(
+                "sandbox-daemon does not handle the Codex request `{other}`"
+            )),
+        };
+        converted.unwrap_or_else(|error| RequestOutcome {
+            events: unparsed(ids, raw, &error),
+            reply: Some(json!({"id": id, "error": {"code": METHOD_NOT_FOUND, "message": error}})),
+        })
+    }
+
+    fn ask(&mut self, request: PermissionRequest, pending: Pending, raw: &Value) -> RequestOutcome {
+        self.pending.insert(request.permission_id.clone(), pending);
+        RequestOutcome {
+            events: vec![event(EventPayload::PermissionAsked(request), raw)],
+            reply: None,
+        }
+    }
+
+    /// The universal id of the open item with this native id.
+    fn item_of(&self, native_item: &str) -> Option<String> {
+        self.open_item(native_item).map(|item| item.item_id.clone())
+    }
+
+    fn command(
+        &mut self,
+        ids: &EventSink,
+        id: &Value,
+        params: &CommandApproval,
+        input: &Value,
+        raw: &Value,
+    ) -> RequestOutcome {
+        let command = params.command.clone().or_else(|| {
+            self.open_item(&params.item_id).and_then(|item| {
+                item.content.iter().find_map(|part| match part {
+                    ContentPart::CommandExecution { command, .. } => Some(command.clone()),
+                    _ => None,
+                })
+            })
+        });
+        let title = match (&command, &params.reason) {
+            (Some(command), _) => format!("Run `{command}`"),
+            (None, Some(reason)) => reason.clone(),
+            (None, None) => "Run a command".to_string(),
+        };
+        let request = PermissionRequest {
+            permission_id: ids.next_id("perm"),
+            kind: PermissionKind::Command,
+            title,
+            item_id: self.item_of(&params.item_id),
+            tool: None,
+            // Codex remembers `acceptForSession` per exact command.
+            always_scope: command.as_ref().map(|c| format!("codex:command:{c}")),
+            command,
+            paths: Vec::new(),
+            plan: None,
+            input: Some(input.clone()),
+        };
+        self.ask(
+            request,
+            Pending::Command {
+                native_id: id.clone(),
+            },
+            raw,
+        )
+    }
+
+    fn file_change(
+        &mut self,
+        ids: &EventSink,
+        id: &Value,
+        params: &FileChangeApproval,
+        input: &Value,
+        raw: &Value,
+    ) -> RequestOutcome {
+        let mut paths: Vec<String> = self
+            .open_item(&params.item_id)
+            .map(|item| {
+                item.content
+                    .iter()
+                    .filter_map(|part| match part {
+                        ContentPart::FileChange { path, .. } => Some(path.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        paths.sort();
+        paths.dedup();
+        let inside_cwd = !paths.is_empty()
+            && paths
+                .iter()
+                .all(|p| Path::new(p).starts_with(Path::new(&self.cwd)));
+        if self.auto_accept_edits && params.grant_root.is_none() && inside_cwd {
+            return RequestOutcome {
+                events: Vec::new(),
+                reply: Some(response(id, json!({"decision": "accept"}))),
+            };
+        }
+        let title = match (paths.as_slice(), &params.grant_root) {
+            (_, Some(root)) => format!("Allow writes under `{root}`"),
+            ([one], None) => format!("Edit `{one}`"),
+            (many, None) => format!("Edit {} files", many.len()),
+        };
+        let request = PermissionRequest {
+            permission_id: ids.next_id("perm"),
+            kind: PermissionKind::FileChange,
+            title,
+            item_id: self.item_of(&params.item_id),
+            tool: Some("apply_patch".into()),
+            command: None,
+            // Codex remembers `acceptForSession` per file.
+            always_scope: (params.grant_root.is_none() && !paths.is_empty())
+                .then(|| format!("codex:fileChange:{}", paths.join("\n"))),
+            paths,
+            plan: None,
+            input: Some(input.clone()),
+        };
+        self.ask(
+            request,
+            Pending::FileChange {
+                native_id: id.clone(),
+            },
+            raw,
+        )
+    }
+
+    fn permissions(
+        &mut self,
+        ids: &EventSink,
+        id: &Value,
+        params: &PermissionsApproval,
+        input: &Value,
+        raw: &Value,
+    ) -> RequestOutcome {
+        let requested = &params.permissions;
+        let network = requested.pointer("/network/enabled") == Some(&Value::Bool(true));
+        let writes = requested
+            .pointer("/fileSystem/write")
+            .and_then(Value::as_array)
+            .is_some_and(|w| !w.is_empty())
+            || requested
+                .pointer("/fileSystem/entries")
+                .and_then(Value::as_array)
+                .is_some_and(|e| e.iter().any(|e| e["access"] == "write"));
+        let kind = match (network, writes) {
+            (true, _) => PermissionKind::Network,
+            (false, true) => PermissionKind::FileChange,
+            (false, false) => PermissionKind::FileRead,
+        };
+        let request = PermissionRequest {
+            permission_id: ids.next_id("perm"),
+            kind,
+            title: params
+                .reason
+                .clone()
+                .unwrap_or_else(|| "Grant additional sandbox permissions".into()),
+            item_id: self.item_of(&params.item_id),
+            tool: None,
+            command: None,
+            paths: Vec::new(),
+            plan: None,
+            input: Some(input.clone()),
+            always_scope: Some(format!("codex:permissions:{requested}")),
+        };
+        let pending = Pending::Permissions {
+            native_id: id.clone(),
+            requested: requested.clone(),
+        };
+        self.ask(request, pending, raw)
+    }
+
+    fn question(
+        &mut self,
+        ids: &EventSink,
+        id: &Value,
+        params: &UserInputRequest,
+        raw: &Value,
+    ) -> RequestOutcome {
+        let questions = params
+            .questions
+            .iter()
+            .map(|q| {
+                let options: Vec<QuestionOption> = q
+                    .options
+                    .iter()
+                    .flatten()
+                    .map(|o| QuestionOption {
+                        label: o.label.clone(),
+                        description: (!o.description.is_empty()).then(|| o.description.clone()),
+                    })
+                    .collect();
+                Question {
+                    question: q.question.clone(),
+                    header: (!q.header.is_empty()).then(|| q.header.clone()),
+                    // request_user_input takes one answer per question.
+                    multi_select: false,
+                    allow_custom: q.is_other || options.is_empty(),
+                    options,
+                }
+            })
+            .collect();
+        let request = QuestionRequest {
+            question_id: ids.next_id("q"),
+            questions,
+            item_id: None,
+        };
+        self.pending.insert(
+            request.question_id.clone(),
+            Pending::Question {
+                native_id: id.clone(),
+                question_ids: params.questions.iter().map(|q| q.id.clone()).collect(),
+            },
+        );
+        RequestOutcome {
+            events: vec![event(EventPayload::QuestionAsked(request), raw)],
+            reply: None,
+        }
+    }
+
+    /// The response to a pending permission request: `once` → `accept`, `always` →
+    /// `acceptForSession`, `reject` → `decline`.
+    pub fn permission_reply(
+        &mut self,
+        permission_id: &str,
+        reply: PermissionReply,
+    ) -> Result<Value, AgentError> {
+        let decision = match reply {
+            PermissionReply::Once => "accept",
+            PermissionReply::Always => "acceptForSession",
+            PermissionReply::Reject => "decline",
+        };
+        match self.take_pending(permission_id)? {
+            Pending::Command { native_id } | Pending::FileChange { native_id } => {
+                Ok(response(&native_id, json!({"decision": decision})))
+            }
+            Pending::Permissions {
+                native_id,
+                requested,
+            } => {
+                let result = match reply {
+                    PermissionReply::Once => json!({"permissions": requested, "scope": "turn"}),
+                    PermissionReply::Always => {
+                        json!({"permissions": requested, "scope": "session"})
+                    }
+                    PermissionReply::Reject => json!({"permissions": {}}),
+                };
+                Ok(response(&native_id, result))
+            }
+            Pending::Question { .. } => Err(AgentError::protocol(format!(
+                "`{permission_id}` is a question, not a permission request"
+            ))),
+        }
+    }
+
+    /// The response to a pending question: `{answers: {<questionId>: {answers: [..]}}}`;
+    /// a rejection answers nothing.
+    pub fn question_reply(
+        &mut self,
+        question_id: &str,
+        answer: QuestionAnswer,
+    ) -> Result<Value, AgentError> {
+        let Pending::Question {
+            native_id,
+            question_ids,
+        } = self.take_pending(question_id)?
+        else {
+            return Err(AgentError::protocol(format!(
+                "`{question_id}` is a permission request, not a question"
+            )));
+        };
+        let mut answers = Map::new();
+        if let QuestionAnswer::Answered(selected) = answer {
+            for (id, labels) in question_ids.iter().zip(selected) {
+                answers.insert(id.clone(), json!({"answers": labels}));
+            }
+        }
+        Ok(response(&native_id, json!({"answers": answers})))
+    }
+
+    fn take_pending(&mut self, id: &str) -> Result<Pending, AgentError> {
+        self.pending.remove(id).ok_or_else(|| {
+            AgentError::protocol(format!("Codex is not waiting for an answer to `{id}`"))
+        })
+    }
+}

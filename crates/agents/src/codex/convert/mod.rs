@@ -1,0 +1,479 @@
+//! Codex app-server messages → universal events, and universal replies → Codex responses.
+//!
+//! [`Converter`] is pure: it holds the state a conversion needs (the running turn, open
+//! items, token totals, pending server requests) and turns one native message at a time
+//! into universal events. It never does I/O; ids come from the session's [`EventSink`].
+
+mod hitl;
+mod items;
+
+use std::collections::HashMap;
+
+use sandbox_universal::{
+    AgentError, ContentPart, EventPayload, Item, ItemEvent, ItemKind, ItemStatus, PlanEntry,
+    PlanEntryStatus, StopReason, TurnEnded, Usage,
+};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use hitl::{Pending, RequestOutcome};
+
+use super::native::{
+    self, DeltaNotification, ErrorNotification, ItemNotification, ModelRerouted, PatchUpdated,
+    PlanUpdated, ServerRequestResolved, SummaryPartAdded, TokenUsageBreakdown,
+    TokenUsageNotification, TurnResult, TurnStatus, WarningNotification,
+};
+use crate::process::ExitInfo;
+use crate::{AgentEvent, EventSink};
+
+/// Notifications that carry nothing for clients, ignored on purpose:
+/// - `thread/started`, `thread/status/changed`, `thread/readState/changed`,
+///   `thread/settings/updated`, `thread/name/updated`, `thread/goal/updated`,
+///   `thread/goal/cleared`: thread bookkeeping (goals are off in the generated config; the
+///   daemon has no goal API); the session and turn events already say what runs.
+/// - `account/updated`, `account/login/completed`, `account/rateLimits/updated`,
+///   `remoteControl/status/changed`: account and app state of the handshake.
+/// - `turn/diff/updated`: the turn's aggregated diff; `fileChange` items carry each file's
+///   diff.
+/// - `item/fileChange/outputDelta`: apply_patch's own summary text ("Success. Updated ...").
+/// - `item/commandExecution/terminalInteraction`: stdin the model wrote to a running
+///   command; its output arrives as output deltas.
+/// - `item/mcpToolCall/progress`: progress text of an MCP call; the call's item carries the
+///   result.
+/// - `thread/compacted`: the `contextCompaction` item reports it.
+/// - `mcpServer/startupStatus/updated`, `skills/changed`, `app/list/updated`: the daemon
+///   configures no MCP servers, plugins or apps.
+pub const IGNORED_NOTIFICATIONS: &[&str] = &[
+    "thread/started",
+    "thread/status/changed",
+    "thread/readState/changed",
+    "thread/settings/updated",
+    "thread/name/updated",
+    "thread/goal/updated",
+    "thread/goal/cleared",
+    "account/updated",
+    "account/login/completed",
+    "account/rateLimits/updated",
+    "remoteControl/status/changed",
+    "turn/diff/updated",
+    "item/fileChange/outputDelta",
+    "item/commandExecution/terminalInteraction",
+    "item/mcpToolCall/progress",
+    "thread/compacted",
+    "mcpServer/startupStatus/updated",
+    "skills/changed",
+    "app/list/updated",
+];
+
+/// Notifications about the daemon's own setup (e.g. "bubblewrap not found"): written to
+/// the daemon's log for the operator, not shown to clients.
+pub const LOGGED_NOTIFICATIONS: &[&str] = &["configWarning", "deprecationNotice"];
+
+/// The turn the daemon is running, as Codex knows it.
+#[derive(Debug, Clone)]
+struct TurnState {
+    /// Daemon turn id.
+    turn_id: String,
+    /// Codex turn id, once known.
+    codex_turn_id: Option<String>,
+    /// Thread token totals before this turn.
+    baseline: TokenUsageBreakdown,
+    /// Whether Codex reported usage during this turn.
+    usage_seen: bool,
+    /// Whether an `error` was already emitted for this turn.
+    error_reported: bool,
+}
+
+/// An item that started and has not completed yet.
+#[derive(Debug, Clone)]
+struct OpenItem {
+    native_id: String,
+    item: Item,
+}
+
+/// The conversion state of one Codex session.
+#[derive(Debug, Default)]
+pub struct Converter {
+    cwd: String,
+    auto_accept_edits: bool,
+    turn: Option<TurnState>,
+    open: Vec<OpenItem>,
+    usage_total: TokenUsageBreakdown,
+    pending: HashMap<String, Pending>,
+}
+
+/// An event with the native message attached.
+fn event(payload: EventPayload, raw: &Value) -> AgentEvent {
+    AgentEvent::native(payload, Some(raw.clone()))
+}
+
+fn parse<T: DeserializeOwned>(params: &Value) -> Result<T, String> {
+    T::deserialize(params).map_err(|e| e.to_string())
+}
+
+impl Converter {
+    /// A converter for a session working in `cwd`. With `auto_accept_edits` (permission
+    /// mode `acceptEdits`), patches inside `cwd` are approved without asking.
+    pub fn new(cwd: impl Into<String>, auto_accept_edits: bool) -> Self {
+        Self {
+            cwd: cwd.into(),
+            auto_accept_edits,
+            ..Self::default()
+        }
+    }
+
+    /// The daemon started turn `turn_id`; `turn/start` is about to be sent.
+    pub fn begin_turn(&mut self, turn_id: &str) {
+        self.turn = Some(TurnState {
+            turn_id: turn_id.to_string(),
+            codex_turn_id: None,
+            baseline: self.usage_total,
+            usage_seen: false,
+            error_reported: false,
+        });
+    }
+
+    /// `turn/start` answered: records the Codex turn id.
+    pub fn turn_accepted(&mut self, result: &Value) {
+        if let (Some(turn), Ok(accepted)) = (&mut self.turn, TurnResult::deserialize(result)) {
+            turn.codex_turn_id = Some(accepted.turn.id);
+        }
+    }
+
+    /// `turn/start` failed: the daemon ends the turn itself.
+    pub fn abort_turn(&mut self) {
+        self.turn = None;
+    }
+
+    /// The running turn: (daemon turn id, Codex turn id once known).
+    pub fn running_turn(&self) -> Option<(String, Option<String>)> {
+        self.turn
+            .as_ref()
+            .map(|t| (t.turn_id.clone(), t.codex_turn_id.clone()))
+    }
+
+    /// Converts one notification. `raw` is the whole JSON-RPC message. Anything not
+    /// understood becomes an `unparsed` item.
+    pub fn notification(
+        &mut self,
+        ids: &EventSink,
+        method: &str,
+        params: &Value,
+        raw: &Value,
+    ) -> Vec<AgentEvent> {
+        match self.dispatch(ids, method, params, raw) {
+            Ok(events) => events,
+            Err(error) => unparsed(ids, raw, &error),
+        }
+    }
+
+    fn dispatch(
+        &mut self,
+        ids: &EventSink,
+        method: &str,
+        params: &Value,
+        raw: &Value,
+    ) -> Result<Vec<AgentEvent>, String> {
+        let events = match method {
+            "item/started" => {
+                self.item_started(ids, &parse::<ItemNotification>(params)?.item, raw)?
+            }
+            "item/completed" => {
+                self.item_completed(ids, &parse::<ItemNotification>(params)?.item, raw)?
+            }
+            "item/agentMessage/delta"
+            | "item/reasoning/summaryTextDelta"
+            | "item/reasoning/textDelta"
+            | "item/commandExecution/outputDelta"
+            | "item/plan/delta" => {
+                let delta: DeltaNotification = parse(params)?;
+                self.delta(&delta.item_id, &delta.delta, raw)?
+            }
+            "item/reasoning/summaryPartAdded" => {
+                // Later summary parts start a new paragraph, as in the completed item.
+                let part: SummaryPartAdded = parse(params)?;
+                if part.summary_index > 0 {
+                    self.delta(&part.item_id, "\n\n", raw)?
+                } else {
+                    Vec::new()
+                }
+            }
+            "item/fileChange/patchUpdated" => {
+                let patch: PatchUpdated = parse(params)?;
+                self.patch_updated(&patch);
+                Vec::new()
+            }
+            "turn/started" => {
+                if let (Some(turn), Ok(started)) = (&mut self.turn, TurnResult::deserialize(params))
+                {
+                    turn.codex_turn_id = Some(started.turn.id);
+                }
+                Vec::new()
+            }
+            "turn/completed" => self.turn_completed(&parse::<TurnResult>(params)?, raw),
+            "thread/tokenUsage/updated" => {
+                self.usage_updated(&parse::<TokenUsageNotification>(params)?);
+                Vec::new()
+            }
+            "turn/plan/updated" => plan_item(ids, &parse::<PlanUpdated>(params)?, raw),
+            "error" => self.error(ids, &parse::<ErrorNotification>(params)?, raw),
+            "serverRequest/resolved" => {
+                let resolved: ServerRequestResolved = parse(params)?;
+                self.pending
+                    .retain(|_, p| p.native_id() != &resolved.request_id);
+                Vec::new()
+            }
+            "warning" => {
+                let warning: WarningNotification = parse(params)?;
+                status_item(ids, "warning", Some(warning.message), raw)
+            }
+            "model/rerouted" => {
+                let rerouted: ModelRerouted = parse(params)?;
+                let detail = format!("{} → {}", rerouted.from_model, rerouted.to_model);
+                status_item(ids, "modelRerouted", Some(detail), raw)
+            }
+            m if IGNORED_NOTIFICATIONS.contains(&m) => Vec::new(),
+            m if LOGGED_NOTIFICATIONS.contains(&m) => {
+                tracing::warn!(target: "codex", method = m, %params, "codex reported a setup problem");
+                Vec::new()
+            }
+            other => return Err(format!("unknown Codex notification `{other}`")),
+        };
+        Ok(events)
+    }
+
+    fn usage_updated(&mut self, update: &TokenUsageNotification) {
+        let total = update.token_usage.total;
+        self.usage_total = total;
+        if let Some(turn) = &mut self.turn {
+            let ours = turn.codex_turn_id.is_some() && update.turn_id == turn.codex_turn_id;
+            if ours {
+                turn.usage_seen = true;
+            } else {
+                // Totals restated for an earlier turn (e.g. right after `thread/resume`).
+                turn.baseline = total;
+            }
+        }
+    }
+
+    fn turn_completed(&mut self, completed: &TurnResult, raw: &Value) -> Vec<AgentEvent> {
+        let Some(turn) = self.turn.take() else {
+            return Vec::new();
+        };
+        let stop_reason = match completed.turn.status {
+            TurnStatus::Interrupted => StopReason::Cancelled,
+            TurnStatus::Failed => StopReason::Error,
+            _ => StopReason::Completed,
+        };
+        let item_status = if stop_reason == StopReason::Completed {
+            ItemStatus::Completed
+        } else {
+            ItemStatus::Failed
+        };
+        let mut events = self.close_open_items(item_status);
+        if let (Some(error), false) = (&completed.turn.error, turn.error_reported)
+            && stop_reason == StopReason::Error
+        {
+            events.push(event(EventPayload::Error(agent_error(error)), raw));
+        }
+        self.pending.clear();
+        let usage = turn
+            .usage_seen
+            .then(|| usage(&self.usage_total.since(&turn.baseline)));
+        events.push(event(
+            EventPayload::TurnEnded(TurnEnded {
+                turn_id: turn.turn_id,
+                stop_reason,
+                usage,
+            }),
+            raw,
+        ));
+        events
+    }
+
+    fn error(
+        &mut self,
+        ids: &EventSink,
+        notification: &ErrorNotification,
+        raw: &Value,
+    ) -> Vec<AgentEvent> {
+        if notification.will_retry {
+            return status_item(
+                ids,
+                "retrying",
+                Some(notification.error.message.clone()),
+                raw,
+            );
+        }
+        if let Some(turn) = &mut self.turn {
+            turn.error_reported = true;
+        }
+        vec![event(
+            EventPayload::Error(agent_error(&notification.error)),
+            raw,
+        )]
+    }
+
+    /// The agent process exited: open items fail, an `error` reports the exit, and a
+    /// running turn ends with `error`. Pending requests are dropped (the daemon cancels
+    /// them with the turn).
+    pub fn process_exited(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
+        let mut events: Vec<AgentEvent> = self
+            .close_open_items(ItemStatus::Failed)
+            .into_iter()
+            .map(|e| AgentEvent::synthetic(e.payload))
+            .collect();
+        let stderr_tail = (!exit.stderr_tail.is_empty()).then(|| exit.stderr_tail.clone());
+        events.push(AgentEvent::synthetic(EventPayload::Error(
+            AgentError::ProcessExited {
+                message: format!(
+                    "codex app-server exited with {}; the next message resumes the thread",
+                    exit.describe()
+                ),
+                exit_code: exit.code,
+                signal: exit.signal,
+                stderr_tail,
+            },
+        )));
+        if let Some(turn) = self.turn.take() {
+            events.push(AgentEvent::synthetic(EventPayload::TurnEnded(TurnEnded {
+                turn_id: turn.turn_id,
+                stop_reason: StopReason::Error,
+                usage: None,
+            })));
+        }
+        self.pending.clear();
+        events
+    }
+
+    fn close_open_items(&mut self, status: ItemStatus) -> Vec<AgentEvent> {
+        std::mem::take(&mut self.open)
+            .into_iter()
+            .map(|open| {
+                let item = Item {
+                    status,
+                    ..open.item
+                };
+                AgentEvent::synthetic(EventPayload::ItemCompleted(ItemEvent { item }))
+            })
+            .collect()
+    }
+}
+
+/// Maps Codex's error info to the universal error kinds.
+fn agent_error(error: &native::TurnError) -> AgentError {
+    let message = match &error.additional_details {
+        Some(details) if !details.is_empty() => format!("{} ({details})", error.message),
+        _ => error.message.clone(),
+    };
+    let info = error.codex_error_info.as_ref();
+    let code = info.and_then(|i| match i {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(map) => map.keys().next().cloned(),
+        _ => None,
+    });
+    let http_status = info
+        .and_then(Value::as_object)
+        .and_then(|map| map.values().next())
+        .and_then(|v| v.get("httpStatusCode"))
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok());
+    match code.as_deref() {
+        _ if matches!(http_status, Some(401 | 403)) => AgentError::TokenError { message },
+        Some("unauthorized") => AgentError::TokenError { message },
+        Some(
+            "internalServerError"
+            | "serverOverloaded"
+            | "usageLimitExceeded"
+            | "rateLimitExceeded"
+            | "badRequest"
+            | "modelNotFound"
+            | "httpConnectionFailed"
+            | "responseStreamConnectionFailed"
+            | "responseStreamDisconnected"
+            | "responseTooManyFailedAttempts",
+        ) => AgentError::ProviderError {
+            message,
+            status: http_status,
+        },
+        _ => AgentError::AgentReported { message, code },
+    }
+}
+
+fn usage(delta: &TokenUsageBreakdown) -> Usage {
+    Usage {
+        input_tokens: delta.input_tokens.saturating_sub(delta.cached_input_tokens),
+        output_tokens: delta.output_tokens,
+        cached_input_tokens: Some(delta.cached_input_tokens),
+        cache_write_tokens: Some(delta.cache_write_input_tokens),
+        reasoning_tokens: Some(delta.reasoning_output_tokens),
+        total_cost_usd: None,
+    }
+}
+
+/// A finished item: `itemStarted` (in progress) then `itemCompleted`.
+fn finished_item(item: Item, raw: &Value) -> Vec<AgentEvent> {
+    let started = Item {
+        status: ItemStatus::InProgress,
+        ..item.clone()
+    };
+    vec![
+        event(EventPayload::ItemStarted(ItemEvent { item: started }), raw),
+        event(EventPayload::ItemCompleted(ItemEvent { item }), raw),
+    ]
+}
+
+fn status_item(
+    ids: &EventSink,
+    label: &str,
+    detail: Option<String>,
+    raw: &Value,
+) -> Vec<AgentEvent> {
+    let item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
+        .with_role(sandbox_universal::ItemRole::System)
+        .with_content(ContentPart::Status {
+            label: label.to_string(),
+            detail,
+        });
+    finished_item(item, raw)
+}
+
+fn plan_item(ids: &EventSink, plan: &PlanUpdated, raw: &Value) -> Vec<AgentEvent> {
+    let entries = plan
+        .plan
+        .iter()
+        .map(|step| PlanEntry {
+            content: step.step.clone(),
+            status: match step.status.as_str() {
+                "completed" => PlanEntryStatus::Completed,
+                "inProgress" => PlanEntryStatus::InProgress,
+                _ => PlanEntryStatus::Pending,
+            },
+        })
+        .collect();
+    let item = Item::new(ids.next_id("itm"), ItemKind::Plan, ItemStatus::Completed)
+        .with_role(sandbox_universal::ItemRole::Assistant)
+        .with_content(ContentPart::Plan {
+            entries,
+            text: plan.explanation.clone(),
+        });
+    finished_item(item, raw)
+}
+
+/// An `unparsed` item carrying the raw message and why it was not understood.
+pub fn unparsed(ids: &EventSink, raw: &Value, error: &str) -> Vec<AgentEvent> {
+    let item = Item::new(
+        ids.next_id("itm"),
+        ItemKind::Unparsed,
+        ItemStatus::Completed,
+    )
+    .with_content(ContentPart::Unparsed {
+        raw: raw.clone(),
+        error: error.to_string(),
+    });
+    finished_item(item, raw)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,242 @@
+//! OpenAI's Codex, driven through `codex app-server` (JSON-RPC over stdio), one process
+//! per session with a private `CODEX_HOME`.
+//!
+//! - [`native`]: the app-server's wire types.
+//! - [`convert`]: pure native → universal conversion and universal replies → native.
+//! - [`config`]: `config.toml`, environment, permission-mode policies.
+//! - [`rpc`], [`connection`], [`session`]: process I/O, handshake, turns and resume.
+//! - [`models`]: `model/list` for `GET /agents/codex/models`.
+
+pub mod config;
+pub mod connection;
+pub mod convert;
+pub mod models;
+pub mod native;
+pub mod rpc;
+pub mod session;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use sandbox_universal::{
+    AgentCapabilities, AgentError, AgentId, EventPayload, ModelsResponse, ModesResponse,
+    PermissionMode, SessionStarted,
+};
+
+use self::connection::{Connection, Launch, Shared, ThreadChoice};
+use self::convert::Converter;
+use self::models::ModelCache;
+use self::session::{CodexSession, TurnSettings};
+use crate::process::ProcessSpec;
+use crate::registry::{DriverContext, binary_names};
+use crate::{
+    AgentDriver, AgentEvent, AgentSession, BinaryStatus, Credentials, EventSink, SessionConfig,
+};
+
+/// The Codex driver.
+#[derive(Debug)]
+pub struct CodexDriver {
+    context: Arc<DriverContext>,
+    models: ModelCache,
+}
+
+impl CodexDriver {
+    /// A driver using the daemon's binary locator and provider environment.
+    pub fn new(context: Arc<DriverContext>) -> Self {
+        Self {
+            context,
+            models: ModelCache::default(),
+        }
+    }
+
+    fn binary(&self) -> Result<PathBuf, AgentError> {
+        self.context
+            .locator
+            .locate(AgentId::Codex, binary_names(AgentId::Codex))
+            .ok_or_else(|| AgentError::NotInstalled {
+                message: format!(
+                    "codex was not found: set {} or put `codex` on PATH",
+                    crate::locate::override_var(AgentId::Codex)
+                ),
+            })
+    }
+
+    fn base_url(&self) -> String {
+        self.context
+            .provider_env
+            .openai_base_url
+            .clone()
+            .unwrap_or_else(|| config::DEFAULT_OPENAI_BASE_URL.to_string())
+    }
+}
+
+#[async_trait]
+impl AgentDriver for CodexDriver {
+    fn id(&self) -> AgentId {
+        AgentId::Codex
+    }
+
+    fn name(&self) -> &'static str {
+        "Codex"
+    }
+
+    /// Every `true` flag is observed against the real CLI in `crates/daemon/tests/codex_e2e.rs`.
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
+            text_messages: true,
+            streaming_deltas: true,
+            reasoning: true,
+            // MCP, web search and image-view items are converted, but no real-CLI test
+            // produces one (the daemon configures no MCP server).
+            tool_calls: false,
+            command_execution: true,
+            file_changes: true,
+            // `turn/plan/updated` is converted, but the pinned Codex offers no plan tool.
+            plans: false,
+            permissions: true,
+            permission_always: true,
+            questions: true,
+            plan_approval: false,
+            cancel: true,
+            multi_turn: true,
+            resume: true,
+            usage: true,
+            models: true,
+            variants: true,
+            agent_modes: false,
+            validate_token: false,
+        }
+    }
+
+    async fn status(&self) -> BinaryStatus {
+        self.context
+            .locator
+            .status(AgentId::Codex, binary_names(AgentId::Codex))
+            .await
+    }
+
+    async fn models(&self) -> Result<ModelsResponse, AgentError> {
+        self.models.get(&self.binary()?, &self.base_url()).await
+    }
+
+    fn modes(&self) -> ModesResponse {
+        ModesResponse {
+            modes: Vec::new(),
+            default_mode: None,
+            permission_modes: vec![
+                PermissionMode::Default,
+                PermissionMode::Plan,
+                PermissionMode::AcceptEdits,
+                PermissionMode::Bypass,
+            ],
+        }
+    }
+
+    async fn start(
+        &self,
+        session: SessionConfig,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let prepared = self.prepare(&session, sink.clone(), false)?;
+        let connection = Connection::open(
+            &prepared.launch,
+            prepared.shared.clone(),
+            ThreadChoice::Start(prepared.settings.thread_start()),
+        )
+        .await?;
+        sink.set_native_session_id(&connection.thread_id);
+        prepared.shared.started(AgentEvent::native(
+            EventPayload::SessionStarted(SessionStarted {
+                agent: AgentId::Codex,
+                model: connection.model.clone().or(session.model),
+                agent_mode: session.agent_mode,
+                permission_mode: Some(session.permission_mode),
+                cwd: Some(prepared.settings.cwd.clone()),
+                agent_version: connection.version.clone(),
+            }),
+            None,
+        ));
+        Ok(Box::new(CodexSession::new(
+            prepared.shared,
+            prepared.launch,
+            prepared.settings,
+            connection,
+        )))
+    }
+
+    /// The thread lives on in the session's `CODEX_HOME`: the next message starts an
+    /// app-server that resumes it.
+    async fn restore(
+        &self,
+        session: SessionConfig,
+        native_session_id: Option<String>,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let thread_id = native_session_id.ok_or_else(|| {
+            AgentError::protocol("the log has no Codex thread id to resume this session with")
+        })?;
+        let prepared = self.prepare(&session, sink, true)?;
+        Ok(Box::new(CodexSession::restored(
+            prepared.shared,
+            prepared.launch,
+            prepared.settings,
+            thread_id,
+        )))
+    }
+}
+
+/// What starting and restoring a session share.
+struct Prepared {
+    shared: Arc<Shared>,
+    launch: Launch,
+    settings: TurnSettings,
+}
+
+impl CodexDriver {
+    /// Writes `CODEX_HOME` (again, so a restored session follows the daemon's current
+    /// provider settings) and builds the launch and turn settings.
+    fn prepare(
+        &self,
+        session: &SessionConfig,
+        sink: EventSink,
+        restored: bool,
+    ) -> Result<Prepared, AgentError> {
+        let binary = self.binary()?;
+        config::write_codex_home(&session.state_dir, &self.base_url()).map_err(|e| {
+            AgentError::SpawnFailed {
+                message: format!("writing CODEX_HOME: {e}"),
+            }
+        })?;
+        let policy = config::policy(session.permission_mode);
+        let cwd = session.cwd.display().to_string();
+        let api_key = match self
+            .context
+            .provider_env
+            .openai_credentials(session.token.as_deref())
+        {
+            Credentials::ApiKey(key) | Credentials::OAuthToken(key) => Some(key),
+            Credentials::None => None,
+        };
+        let converter = Converter::new(cwd.clone(), policy.auto_accept_edits);
+        Ok(Prepared {
+            shared: Arc::new(Shared::new(sink, converter, restored)),
+            launch: Launch {
+                spec: ProcessSpec {
+                    program: binary,
+                    args: vec![OsString::from("app-server")],
+                    cwd: session.cwd.clone(),
+                    env: config::environment(&session.state_dir),
+                },
+                api_key,
+            },
+            settings: TurnSettings {
+                policy,
+                effort: session.variant.clone(),
+                cwd,
+                model: session.model.clone(),
+            },
+        })
+    }
+}

@@ -1,0 +1,130 @@
+//! The client side of the app-server's JSON-RPC: numbered requests awaiting their
+//! response, notifications, and responses to the server's own requests. One writer task
+//! owns the process's stdin so every task can send.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use sandbox_universal::AgentError;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::process::ChildStdin;
+use tokio::sync::{mpsc, oneshot};
+
+use super::native::RpcError;
+
+type Waiter = oneshot::Sender<Result<Value, RpcError>>;
+
+/// Sends requests and notifications to one app-server and matches responses.
+#[derive(Debug)]
+pub struct Rpc {
+    outgoing: mpsc::UnboundedSender<Value>,
+    waiting: Mutex<HashMap<u64, Waiter>>,
+    next_id: AtomicU64,
+    closed: AtomicBool,
+}
+
+fn gone() -> AgentError {
+    AgentError::ProcessExited {
+        message: "the codex app-server is not running".into(),
+        exit_code: None,
+        signal: None,
+        stderr_tail: None,
+    }
+}
+
+impl Rpc {
+    /// A client writing to `stdin` (through a task spawned here).
+    pub fn new(stdin: ChildStdin) -> Self {
+        let (outgoing, queue) = mpsc::unbounded_channel();
+        tokio::spawn(write_lines(stdin, queue));
+        Self {
+            outgoing,
+            waiting: Mutex::default(),
+            next_id: AtomicU64::new(1),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Sends a request and waits for its result.
+    pub async fn call(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, AgentError> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(gone());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.waiting.lock().expect("rpc lock").insert(id, tx);
+        self.send(json!({"id": id, "method": method, "params": params}))?;
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(Ok(result))) => Ok(result),
+            Ok(Ok(Err(error))) => Err(AgentError::AgentReported {
+                message: format!("codex rejected `{method}`: {}", error.message),
+                code: Some(error.code.to_string()),
+            }),
+            Ok(Err(_)) => Err(gone()),
+            Err(_) => {
+                self.waiting.lock().expect("rpc lock").remove(&id);
+                Err(AgentError::Timeout {
+                    message: format!("codex did not answer `{method}` within {timeout:?}"),
+                })
+            }
+        }
+    }
+
+    /// Sends a notification.
+    pub fn notify(&self, method: &str, params: Option<Value>) -> Result<(), AgentError> {
+        let mut message = json!({"method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        self.send(message)
+    }
+
+    /// Sends a complete message (e.g. the response to a server request).
+    pub fn send(&self, message: Value) -> Result<(), AgentError> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(gone());
+        }
+        self.outgoing.send(message).map_err(|_| gone())
+    }
+
+    /// Delivers a response to the request waiting for it (unknown ids are ignored).
+    pub fn resolve(&self, id: &Value, outcome: Result<Value, RpcError>) {
+        let waiter = id
+            .as_u64()
+            .and_then(|id| self.waiting.lock().expect("rpc lock").remove(&id));
+        match waiter {
+            Some(waiter) => {
+                let _ = waiter.send(outcome);
+            }
+            None => tracing::debug!(target: "codex", %id, "response to no pending request"),
+        }
+    }
+
+    /// The process is gone: every waiting and later call fails.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        self.waiting.lock().expect("rpc lock").clear();
+    }
+}
+
+async fn write_lines(mut stdin: ChildStdin, mut queue: mpsc::UnboundedReceiver<Value>) {
+    while let Some(message) = queue.recv().await {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        if let Err(error) = stdin.write_all(&line).await {
+            tracing::debug!(target: "codex", %error, "writing to codex failed");
+            return;
+        }
+        if stdin.flush().await.is_err() {
+            return;
+        }
+    }
+}

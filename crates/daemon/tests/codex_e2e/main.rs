@@ -1,0 +1,73 @@
+//! Codex end to end: the daemon drives the real pinned `codex app-server` against the fake
+//! provider, inside a loopback-only network namespace (`isolate!`). The daemon is set up
+//! the way a user sets it up: `OPENAI_API_KEY` and `OPENAI_BASE_URL` in its provider
+//! environment and the binary given as `SANDBOX_DAEMON_CODEX_PATH` would give it.
+//!
+//! Each test claims the capability flags it proves (`CLAIMS`); `capabilities_are_truthful`
+//! checks that the flags `GET /agents` reports are exactly the claimed ones.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod harness;
+mod hitl;
+mod lifecycle;
+mod turns;
+
+use std::collections::BTreeSet;
+
+use common::TestDaemon;
+use sandbox_universal::AgentId;
+use serde_json::Value;
+
+/// Which capability flags each test proves with the real CLI.
+pub const CLAIMS: &[(&str, &[&str])] = &[
+    (
+        "text_reasoning_three_turns_and_variant",
+        &[
+            "textMessages",
+            "streamingDeltas",
+            "reasoning",
+            "multiTurn",
+            "usage",
+            "variants",
+        ],
+    ),
+    (
+        "command_approvals_once_reject_always",
+        &["commandExecution", "permissions", "permissionAlways"],
+    ),
+    ("apply_patch_with_approval_and_modes", &["fileChanges"]),
+    ("question_is_answered", &["questions"]),
+    ("cancel_during_slow_reply", &["cancel"]),
+    ("kill_9_then_resume", &["resume"]),
+    ("daemon_restart_then_resume", &["resume"]),
+    ("models_are_listed_live", &["models"]),
+];
+
+#[tokio::test]
+async fn capabilities_are_truthful() {
+    // No agent runs here: `GET /agents` reports static flags.
+    let daemon = TestDaemon::start().await;
+    let agents = daemon.client.list_agents().await.unwrap();
+    let codex = agents
+        .agents
+        .iter()
+        .find(|a| a.id == AgentId::Codex)
+        .unwrap();
+    let caps = serde_json::to_value(codex.capabilities).unwrap();
+    let reported: BTreeSet<&str> = caps
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, v)| **v == Value::Bool(true))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let claimed: BTreeSet<&str> = CLAIMS
+        .iter()
+        .flat_map(|(_, flags)| flags.iter().copied())
+        .collect();
+    assert_eq!(
+        reported, claimed,
+        "true flags must be exactly those the e2e tests prove"
+    );
+}
