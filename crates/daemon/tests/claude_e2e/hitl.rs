@@ -118,6 +118,11 @@ pub async fn tool_always(ctx: Arc<Ctx>) -> Observed {
         command(&items(&second, ItemKind::CommandExecution)[0]).2,
         Some(0)
     );
+    // Claude's rule went to the session, not into the user's project settings.
+    assert!(
+        !ctx.cwd("always").join(".claude").exists(),
+        "project settings were written"
+    );
     vec!["permissions", "permissionAlways", "commandExecution"]
 }
 
