@@ -240,7 +240,16 @@ async fn wait_for_exit(
     tail: Arc<Mutex<VecDeque<u8>>>,
 ) {
     use std::os::unix::process::ExitStatusExt;
+    let pid = child.id();
     let status = child.wait().await;
+    // Whatever the agent left running in its process group (tool commands) dies with it.
+    // The group id cannot have been reused yet: the group existed until this moment.
+    if let Some(pid) = pid {
+        // SAFETY: kill(2) with a negative pid signals the process group we created.
+        unsafe {
+            libc::kill(-(pid as i32), libc::SIGKILL);
+        }
+    }
     // Give the stderr reader a moment to drain the last lines.
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     let info = match status {
@@ -328,6 +337,36 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn tool_processes_die_when_the_agent_exits_by_itself() {
+        let marker = tempfile::tempdir().unwrap();
+        let pid_file = marker.path().join("child.pid");
+        let script = format!("sleep 30 & echo $! > {}; exit 0", pid_file.display());
+        let (process, _lines) =
+            AgentProcess::spawn(&sh(&script, base_env(Path::new("/tmp")))).unwrap();
+        process.wait().await;
+        let child: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(
+            !running(child),
+            "the orphaned tool process outlived its agent"
+        );
+    }
+
+    /// Whether a process exists and is not a zombie.
+    fn running(pid: i32) -> bool {
+        // SAFETY: signal 0 only checks whether the process exists.
+        let exists = unsafe { libc::kill(pid, 0) } == 0;
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| s.contains(") Z "))
+            .unwrap_or(true);
+        exists && !zombie
+    }
+
+    #[tokio::test]
     async fn stop_kills_the_whole_process_group() {
         let marker = tempfile::tempdir().unwrap();
         let pid_file = marker.path().join("child.pid");
@@ -346,11 +385,6 @@ mod tests {
         assert!(exit.signal.is_some() || exit.code.is_some());
         let child: i32 = pid.trim().parse().unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
-        // SAFETY: signal 0 only checks whether the process exists.
-        let alive = unsafe { libc::kill(child, 0) } == 0;
-        let zombie = std::fs::read_to_string(format!("/proc/{child}/stat"))
-            .map(|s| s.contains(") Z "))
-            .unwrap_or(true);
-        assert!(!alive || zombie, "the tool subprocess outlived its agent");
+        assert!(!running(child), "the tool subprocess outlived its agent");
     }
 }
