@@ -14,6 +14,7 @@ pub mod mock;
 pub mod process;
 pub mod registry;
 pub mod sink;
+pub mod validate;
 
 pub use driver::{
     AgentDriver, AgentSession, BinaryStatus, Credentials, ProviderEnv, QuestionAnswer,

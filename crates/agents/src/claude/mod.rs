@@ -6,14 +6,12 @@
 //! - [`launch`]: arguments and the allow-listed environment.
 //! - [`session`]: the process, its reader task, respawn, cancel and HITL replies.
 //! - [`probe`]: what the installed CLI knows (models), asked offline.
-//! - [`validate`]: `validateToken` against the provider.
 
 pub mod convert;
 pub mod launch;
 pub mod native;
 pub mod probe;
 pub mod session;
-pub mod validate;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -28,6 +26,7 @@ use sandbox_universal::{
 use self::launch::LaunchPlan;
 use self::session::ClaudeSession;
 use crate::registry::{DriverContext, binary_names};
+use crate::validate::{ProviderApi, validate};
 use crate::{AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, SessionConfig};
 
 /// The Claude Code version the adapter is tested against.
@@ -212,7 +211,12 @@ impl AgentDriver for ClaudeDriver {
         if config.validate_token {
             let provider = &self.context.provider_env;
             let credentials = provider.anthropic_credentials(config.token.as_deref());
-            validate::validate(&credentials, provider.anthropic_base_url.as_deref()).await?;
+            validate(
+                ProviderApi::Anthropic,
+                &credentials,
+                provider.anthropic_base_url.as_deref(),
+            )
+            .await?;
         }
         let native_id = uuid::Uuid::new_v4().to_string();
         let cwd = config.cwd.display().to_string();

@@ -14,7 +14,7 @@ use crate::process::base_env;
 pub const PROVIDER_ID: &str = "sandbox_daemon";
 
 /// The OpenAI API, when `OPENAI_BASE_URL` is not set.
-pub const DEFAULT_OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+pub const DEFAULT_OPENAI_BASE_URL: &str = crate::validate::OPENAI_DEFAULT_BASE_URL;
 
 /// `CODEX_HOME` inside a session's state directory.
 pub fn codex_home(state_dir: &Path) -> PathBuf {

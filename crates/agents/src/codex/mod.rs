@@ -31,6 +31,7 @@ use self::models::ModelCache;
 use self::session::{CodexSession, TurnSettings};
 use crate::process::ProcessSpec;
 use crate::registry::{DriverContext, binary_names};
+use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, Credentials, EventSink, SessionConfig,
 };
@@ -106,7 +107,7 @@ impl AgentDriver for CodexDriver {
             models: true,
             variants: true,
             agent_modes: false,
-            validate_token: false,
+            validate_token: true,
         }
     }
 
@@ -139,6 +140,13 @@ impl AgentDriver for CodexDriver {
         session: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
+        if session.validate_token {
+            let credentials = self
+                .context
+                .provider_env
+                .openai_credentials(session.token.as_deref());
+            validate(ProviderApi::OpenAi, &credentials, Some(&self.base_url())).await?;
+        }
         let prepared = self.prepare(&session, sink.clone(), false)?;
         let connection = Connection::open(
             &prepared.launch,

@@ -42,6 +42,7 @@ pub const CLAIMS: &[(&str, &[&str])] = &[
     ("kill_9_then_resume", &["resume"]),
     ("daemon_restart_then_resume", &["resume"]),
     ("models_are_listed_live", &["models"]),
+    ("validate_token_checks_the_key", &["validateToken"]),
 ];
 
 #[tokio::test]

@@ -211,3 +211,47 @@ async fn models_are_listed_live() {
         .check_capabilities("models_are_listed_live", &[])
         .await;
 }
+
+#[tokio::test]
+async fn validate_token_checks_the_key() {
+    sandbox_testkit::isolate!();
+    let Some(codex) = Codex::start().await else {
+        return;
+    };
+    // The daemon's key is accepted: the session starts healthy.
+    codex
+        .session(
+            "valid",
+            CreateSessionRequest {
+                validate_token: Some(true),
+                ..CreateSessionRequest::default()
+            },
+        )
+        .await;
+    // A rejected key answers healthy:false with a tokenError, and no session is kept.
+    let rejected = codex
+        .daemon
+        .client
+        .create_session(
+            "rejected",
+            &CreateSessionRequest {
+                agent: "codex".into(),
+                token: Some("sk-bad-key-for-codex".into()),
+                validate_token: Some(true),
+                ..CreateSessionRequest::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(!rejected.healthy);
+    let error = rejected.error.expect("an error");
+    assert_eq!(error.kind(), "tokenError", "{error}");
+    assert!(codex.daemon.client.get_session("rejected").await.is_err());
+    let checks: Vec<_> = codex
+        .provider
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.path.starts_with("/v1/models"))
+        .collect();
+    assert_eq!(checks.len(), 2, "one credential check per session");
+}
