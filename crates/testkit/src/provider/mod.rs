@@ -12,6 +12,7 @@
 //! ```
 
 mod anthropic;
+mod calls;
 mod chat;
 mod ids;
 mod recorded;

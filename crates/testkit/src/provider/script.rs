@@ -3,17 +3,23 @@
 //! A [`Script`] is a small table of [`Rule`]s. Each rule pairs a keyword with an
 //! [`Effect`]; every rule whose keyword occurs in the last real user message applies,
 //! in table order. The default table (see [`Script::default`]) understands
-//! `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `THINK`, `SLOW` and `FAIL`.
+//! `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`, `THINK`, `SLOW` and `FAIL`.
 //!
 //! Tool calls are written per agent dialect: an effect lists candidate tools
 //! (Claude's `Bash`, Codex's `exec_command`, OpenCode's and Pi's `bash`, ...) and the
 //! first one the request offers is called. A request that offers no tools (a side
 //! request such as OpenCode's title call) always gets plain text.
+//!
+//! After a tool result the model writes its final text, unless the request now offers
+//! a candidate preferred over the one just called: then that one is called (a chain).
+//! This reaches tools an agent reveals only on demand, such as Claude Code's deferred
+//! `ExitPlanMode`, which the model must first load with `ToolSearch`.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::calls;
 use super::view::{LastTurn, RequestView};
 
 /// Text of a plain reply.
@@ -35,12 +41,18 @@ pub const TOOL_OUTPUT_FILE: &str = "fake_tool_output.txt";
 pub const WRITTEN_FILE: &str = "fake_written.txt";
 /// Content written by `USE_WRITE`.
 pub const WRITTEN_CONTENT: &str = "written by fake model\n";
+/// The plan submitted for approval by `EXIT_PLAN`.
+pub const PLAN_TEXT: &str = "## Fake plan\n\n1. Write fake_written.txt\n2. Report back\n";
+/// The `ToolSearch` query that loads Claude Code's deferred `ExitPlanMode` tool.
+pub const EXIT_PLAN_SEARCH: &str = "select:ExitPlanMode";
 
 /// How one candidate tool call is written.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ToolInput {
     /// JSON arguments of a function tool. String values may contain `{cwd}`, replaced
-    /// by the agent's working directory when the request reveals it. Top-level keys
+    /// by the agent's working directory when the request reveals it, and
+    /// `{plan_file}`, the plan file the agent names (without one the candidate is not
+    /// called). Top-level keys
     /// that the offered tool's schema does not declare are dropped, so one template
     /// can serve two agents whose tools share a name but not a schema.
     Json(Value),
@@ -94,7 +106,13 @@ pub struct Failure {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
     /// Call the first of these tools that the request offers (else plain text).
+    /// Candidates are in order of preference: if, after the call's result, the request
+    /// offers a candidate preferred over the one called (a tool the agent reveals only
+    /// on demand), it is called next.
     CallTool(Vec<ToolTemplate>),
+    /// Steps called one reply after another, each step a candidate list like
+    /// [`Effect::CallTool`]'s; a step none of whose candidates is offered is skipped.
+    CallChain(Vec<Vec<ToolTemplate>>),
     /// Stream this reasoning text before the answer.
     Think(String),
     /// Spread the whole stream over this much time, and use [`SLOW_TEXT`].
@@ -103,6 +121,17 @@ pub enum Effect {
     Fail(Failure),
     /// Reply with this text instead of [`REPLY_TEXT`].
     Say(String),
+}
+
+impl Effect {
+    /// The steps of a tool-calling effect (`CallTool` is a one-step chain).
+    fn steps(&self) -> Option<Vec<&[ToolTemplate]>> {
+        match self {
+            Effect::CallTool(candidates) => Some(vec![candidates.as_slice()]),
+            Effect::CallChain(steps) => Some(steps.iter().map(Vec::as_slice).collect()),
+            _ => None,
+        }
+    }
 }
 
 /// A keyword and its effect.
@@ -177,7 +206,8 @@ impl Plan {
 }
 
 impl Default for Script {
-    /// The default table: `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `THINK`, `SLOW`, `FAIL`.
+    /// The default table: `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`, `THINK`,
+    /// `SLOW`, `FAIL`.
     fn default() -> Self {
         Self {
             rules: default_rules(),
@@ -215,21 +245,24 @@ impl Script {
             return Plan::text("text (no tools offered)", &self.reply_text);
         }
         let prompt = match &view.last {
-            LastTurn::ToolResult => return Plan::text("text (after tool)", &self.after_tool_text),
+            LastTurn::ToolResult { prompt, called } => {
+                return self.after_tool(prompt.as_deref(), called, view);
+            }
             LastTurn::Nothing => return Plan::text("text", &self.reply_text),
             LastTurn::User(text) => text,
         };
         let mut plan = Plan::text("text", &self.reply_text);
         for rule in self.rules.iter().filter(|r| prompt.contains(&r.keyword)) {
             match &rule.effect {
-                Effect::CallTool(candidates) if plan.tool.is_none() => {
-                    if let Some(tool) = pick_tool(candidates, view) {
+                Effect::CallTool(_) | Effect::CallChain(_) if plan.tool.is_none() => {
+                    let steps = rule.effect.steps().unwrap_or_default();
+                    if let Some(tool) = calls::first_call(&steps, view) {
                         plan.label = format!("tool:{}", tool.name);
                         plan.text = None;
                         plan.tool = Some(tool);
                     }
                 }
-                Effect::CallTool(_) => {}
+                Effect::CallTool(_) | Effect::CallChain(_) => {}
                 Effect::Think(text) => plan.thinking = Some(text.clone()),
                 Effect::Pace(total) => {
                     plan.pace = Some(*total);
@@ -253,47 +286,26 @@ impl Script {
     }
 }
 
-/// Picks the first candidate the request offers and resolves its arguments.
-fn pick_tool(candidates: &[ToolTemplate], view: &RequestView) -> Option<PlannedTool> {
-    candidates.iter().find_map(|candidate| {
-        let offered = view.tools.iter().find(|t| t.name == candidate.name)?;
-        let input = match (&candidate.input, offered.freeform) {
-            (ToolInput::Freeform(raw), true) => {
-                ToolInput::Freeform(fill_cwd(raw, view.cwd.as_deref()))
-            }
-            (ToolInput::Json(args), false) => {
-                let mut args = fill_cwd_json(args, view.cwd.as_deref());
-                if let (Value::Object(map), Some(props)) = (&mut args, &offered.properties) {
-                    map.retain(|key, _| props.iter().any(|p| p == key));
-                }
-                ToolInput::Json(args)
-            }
-            _ => return None,
-        };
-        Some(PlannedTool {
-            name: candidate.name.clone(),
-            input,
-        })
-    })
-}
-
-fn fill_cwd(text: &str, cwd: Option<&str>) -> String {
-    match cwd {
-        Some(cwd) => text.replace("{cwd}", cwd.trim_end_matches('/')),
-        None => text.replace("{cwd}/", "").replace("{cwd}", "."),
-    }
-}
-
-fn fill_cwd_json(value: &Value, cwd: Option<&str>) -> Value {
-    match value {
-        Value::String(s) => Value::String(fill_cwd(s, cwd)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| fill_cwd_json(v, cwd)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), fill_cwd_json(v, cwd)))
-                .collect(),
-        ),
-        other => other.clone(),
+impl Script {
+    /// The reply after a tool result: the next call of a matching rule's chain (see
+    /// [`calls::next_call`]), else the final text. Modifiers (`THINK`, `SLOW`, ...)
+    /// shape only the first reply.
+    fn after_tool(&self, prompt: Option<&str>, called: &[String], view: &RequestView) -> Plan {
+        let next = prompt.and_then(|prompt| {
+            self.rules
+                .iter()
+                .filter(|r| prompt.contains(&r.keyword))
+                .find_map(|rule| calls::next_call(&rule.effect.steps()?, called, view))
+        });
+        match next {
+            Some(tool) => Plan {
+                label: format!("tool:{} (chained)", tool.name),
+                text: None,
+                tool: Some(tool),
+                ..Plan::text("", "")
+            },
+            None => Plan::text("text (after tool)", &self.after_tool_text),
+        }
     }
 }
 
@@ -338,6 +350,26 @@ fn default_rules() -> Vec<Rule> {
             ]),
         ),
         rule("ASK_QUESTION", Effect::CallTool(question_tools())),
+        // Leave plan mode with a plan, as a real model does in Claude Code: write the
+        // plan to the plan file the prompt names, then call ExitPlanMode (which reads
+        // that file). The CLI offers ExitPlanMode only after the model loads it with
+        // ToolSearch; the chain calls it as soon as a request offers it.
+        rule(
+            "EXIT_PLAN",
+            Effect::CallChain(vec![
+                vec![ToolTemplate::json(
+                    "Write",
+                    json!({"file_path": calls::PLAN_FILE, "content": PLAN_TEXT}),
+                )],
+                vec![
+                    ToolTemplate::json("ExitPlanMode", json!({})),
+                    ToolTemplate::json(
+                        "ToolSearch",
+                        json!({"query": EXIT_PLAN_SEARCH, "max_results": 1}),
+                    ),
+                ],
+            ]),
+        ),
         rule("THINK", Effect::Think(THINKING_TEXT.to_owned())),
         rule("SLOW", Effect::Pace(Duration::from_secs(3))),
         // HTTP 500 that agents give up on quickly: the Anthropic SDK (Claude Code) obeys
@@ -417,6 +449,7 @@ mod tests {
                 })
                 .collect(),
             cwd: Some("/w".to_owned()),
+            plan_file: None,
         }
     }
 
@@ -454,10 +487,78 @@ mod tests {
         );
     }
 
+    fn after(prompt: &str, called: &[&str]) -> LastTurn {
+        LastTurn::ToolResult {
+            prompt: Some(prompt.to_owned()),
+            called: called.iter().map(|c| (*c).to_owned()).collect(),
+        }
+    }
+
     #[test]
     fn after_tool_result_the_model_finishes() {
-        let plan = Script::default().plan(&view(LastTurn::ToolResult, &[("Bash", None)]));
+        let script = Script::default();
+        let plan = script.plan(&view(after("USE_TOOL", &["Bash"]), &[("Bash", None)]));
         assert_eq!(plan.text.as_deref(), Some(AFTER_TOOL_TEXT));
+        assert!(plan.tool.is_none());
+        // Candidates listed after the one called are never chained, nor other rules.
+        let plan = script.plan(&view(
+            after("USE_WRITE USE_TOOL THINK", &["apply_patch"]),
+            &[("apply_patch", None), ("write", None), ("Bash", None)],
+        ));
+        assert_eq!(plan.label, "text (after tool)");
+        assert!(plan.thinking.is_none());
+        let orphan = LastTurn::ToolResult {
+            prompt: None,
+            called: Vec::new(),
+        };
+        let plan = script.plan(&view(orphan, &[("Bash", None)]));
+        assert_eq!(plan.text.as_deref(), Some(AFTER_TOOL_TEXT));
+    }
+
+    #[test]
+    fn exit_plan_writes_the_plan_searches_then_calls_the_revealed_tool() {
+        let script = Script::default();
+        let write = ("Write", Some(&["file_path", "content"][..]));
+        let search = ("ToolSearch", Some(&["query", "max_results"][..]));
+        let exit = ("ExitPlanMode", Some(&["allowedPrompts"][..]));
+        let planning = |last: LastTurn, tools: &[(&str, Option<&[&str]>)]| {
+            let mut view = view(last, tools);
+            view.plan_file = Some("/h/plans/p.md".to_owned());
+            script.plan(&view)
+        };
+        let first = planning(LastTurn::User("EXIT_PLAN".into()), &[write, search]);
+        assert_eq!(first.label, "tool:Write");
+        assert_eq!(
+            first.tool.unwrap().input,
+            ToolInput::Json(json!({"file_path": "/h/plans/p.md", "content": PLAN_TEXT}))
+        );
+        let second = planning(after("EXIT_PLAN", &["Write"]), &[write, search]);
+        assert_eq!(second.label, "tool:ToolSearch (chained)");
+        assert_eq!(
+            second.tool.unwrap().input,
+            ToolInput::Json(json!({"query": EXIT_PLAN_SEARCH, "max_results": 1}))
+        );
+        // The search did not reveal the tool: the model gives up with text.
+        let unrevealed = planning(
+            after("EXIT_PLAN", &["Write", "ToolSearch"]),
+            &[write, search],
+        );
+        assert_eq!(unrevealed.text.as_deref(), Some(AFTER_TOOL_TEXT));
+        let revealed = [write, search, exit];
+        let third = planning(after("EXIT_PLAN", &["Write", "ToolSearch"]), &revealed);
+        assert_eq!(third.label, "tool:ExitPlanMode (chained)");
+        assert_eq!(third.tool.unwrap().input, ToolInput::Json(json!({})));
+        let done = planning(
+            after("EXIT_PLAN", &["Write", "ToolSearch", "ExitPlanMode"]),
+            &revealed,
+        );
+        assert_eq!(done.text.as_deref(), Some(AFTER_TOOL_TEXT));
+        // Already loaded (a later turn): the plan, then ExitPlanMode, then text.
+        let again = planning(after("EXIT_PLAN", &["Write"]), &revealed);
+        assert_eq!(again.label, "tool:ExitPlanMode (chained)");
+        // Outside plan mode no plan file is named: no write.
+        let plain = script.plan(&view(LastTurn::User("EXIT_PLAN".into()), &[write, search]));
+        assert_eq!(plain.label, "tool:ToolSearch");
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! A dialect-neutral view of one model request: what the user last said, which tools
 //! are offered, and the agent's working directory when the prompt reveals it.
+//!
+//! Each dialect first reads its conversation into a neutral list of [`Entry`]s; one
+//! function ([`last_turn`]) then decides what the conversation ends with.
 
 use serde_json::Value;
 
@@ -8,10 +11,56 @@ use serde_json::Value;
 pub enum LastTurn {
     /// The user's text (system, developer and environment-context entries skipped).
     User(String),
-    /// The conversation ends with a tool result: the model should finish.
-    ToolResult,
+    /// The conversation ends with a tool result.
+    ToolResult {
+        /// The last real user message before it, if any.
+        prompt: Option<String>,
+        /// Names of the tools the model called since that message, in order.
+        called: Vec<String>,
+    },
     /// Nothing usable (e.g. an assistant prefill).
     Nothing,
+}
+
+/// One step of a conversation, whatever the dialect.
+#[derive(Clone, Debug, PartialEq)]
+enum Entry {
+    /// Real user text.
+    User(String),
+    /// A tool result sent back to the model.
+    ToolResult,
+    /// A tool call the model made.
+    ToolCall(String),
+    /// Any other assistant output (text, a prefill).
+    Assistant,
+    /// Something that is not a turn: system and developer entries, injected user
+    /// texts, reasoning.
+    Skip,
+}
+
+/// What a conversation (entries in order) ends with.
+fn last_turn(entries: &[Entry]) -> LastTurn {
+    let mut rest = entries.iter().rev().skip_while(|e| **e == Entry::Skip);
+    match rest.next() {
+        Some(Entry::User(text)) => LastTurn::User(text.clone()),
+        Some(Entry::ToolResult) => {
+            let mut called = Vec::new();
+            let mut prompt = None;
+            for entry in rest {
+                match entry {
+                    Entry::User(text) => {
+                        prompt = Some(text.clone());
+                        break;
+                    }
+                    Entry::ToolCall(name) => called.push(name.clone()),
+                    Entry::ToolResult | Entry::Assistant | Entry::Skip => {}
+                }
+            }
+            called.reverse();
+            LastTurn::ToolResult { prompt, called }
+        }
+        _ => LastTurn::Nothing,
+    }
 }
 
 /// A tool the request offers.
@@ -34,6 +83,25 @@ pub struct RequestView {
     pub tools: Vec<OfferedTool>,
     /// The agent's working directory, if the prompt states it.
     pub cwd: Option<String>,
+    /// The file the agent asks the model to write its plan to (Claude Code's plan
+    /// mode), if the prompt names one.
+    pub plan_file: Option<String>,
+}
+
+impl RequestView {
+    /// A view of `body` with this last turn and these tools; paths from the prompt.
+    fn new(body: &Value, last: LastTurn, tools: Vec<OfferedTool>) -> Self {
+        let mut strings = Vec::new();
+        collect_strings(body, &mut strings);
+        Self {
+            last,
+            tools,
+            cwd: find_path(&strings, CWD_MARKERS, &['\n', '<']),
+            // The sentence goes on after the path ("... at /p/plan.md. You can ...").
+            plan_file: find_path(&strings, PLAN_FILE_MARKERS, &[' ', '\n', '<'])
+                .map(|p| p.trim_end_matches('.').to_owned()),
+        }
+    }
 }
 
 /// User-role texts that agents inject and that are not the user's words.
@@ -74,37 +142,45 @@ fn schema_properties(schema: &Value) -> Option<Vec<String>> {
         .map(|m| m.keys().cloned().collect())
 }
 
+/// A user message's entry: real text, or [`Entry::Skip`] when only injected text remains.
+fn user_entry(content: &Value) -> Entry {
+    user_text(content).map_or(Entry::Skip, Entry::User)
+}
+
+fn slice(value: &Value) -> &[Value] {
+    value.as_array().map(Vec::as_slice).unwrap_or_default()
+}
+
 /// Reads an Anthropic Messages request.
 pub fn anthropic(body: &Value) -> RequestView {
-    let mut last = LastTurn::Nothing;
-    let messages = body["messages"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    for message in messages.iter().rev() {
+    let mut entries = Vec::new();
+    for message in slice(&body["messages"]) {
+        let content = &message["content"];
         match message["role"].as_str() {
-            Some("system") => continue,
             Some("user") => {
-                let content = &message["content"];
-                let has_result = content
-                    .as_array()
-                    .is_some_and(|parts| parts.iter().any(|p| p["type"] == "tool_result"));
-                if has_result {
-                    last = LastTurn::ToolResult;
-                } else if let Some(text) = user_text(content) {
-                    last = LastTurn::User(text);
+                let has_result = slice(content).iter().any(|p| p["type"] == "tool_result");
+                entries.push(if has_result {
+                    Entry::ToolResult
                 } else {
-                    continue;
-                }
+                    user_entry(content)
+                });
             }
-            _ => {}
+            Some("assistant") => {
+                let calls: Vec<Entry> = slice(content)
+                    .iter()
+                    .filter(|p| p["type"] == "tool_use")
+                    .filter_map(|p| Some(Entry::ToolCall(p["name"].as_str()?.to_owned())))
+                    .collect();
+                if calls.is_empty() {
+                    entries.push(Entry::Assistant);
+                }
+                entries.extend(calls);
+            }
+            Some("system") => entries.push(Entry::Skip),
+            _ => entries.push(Entry::Assistant),
         }
-        break;
     }
-    let tools = body["tools"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
+    let tools = slice(&body["tools"])
         .iter()
         .filter_map(|t| {
             Some(OfferedTool {
@@ -114,16 +190,11 @@ pub fn anthropic(body: &Value) -> RequestView {
             })
         })
         .collect();
-    RequestView {
-        last,
-        tools,
-        cwd: find_cwd(body),
-    }
+    RequestView::new(body, last_turn(&entries), tools)
 }
 
 /// Reads an OpenAI Responses request (Codex, Pi with `openai-responses`).
 pub fn responses(body: &Value) -> RequestView {
-    let mut last = LastTurn::Nothing;
     let items: Vec<Value> = match &body["input"] {
         Value::Array(items) => items.clone(),
         Value::String(s) => {
@@ -131,27 +202,23 @@ pub fn responses(body: &Value) -> RequestView {
         }
         _ => Vec::new(),
     };
-    for item in items.iter().rev() {
-        let kind = item["type"].as_str().unwrap_or("message");
-        match kind {
+    let entries: Vec<Entry> = items
+        .iter()
+        .map(|item| match item["type"].as_str().unwrap_or("message") {
             "message" => match item["role"].as_str() {
-                Some("user") => match user_text(&item["content"]) {
-                    Some(text) => last = LastTurn::User(text),
-                    None => continue,
-                },
-                Some("assistant") => {}
-                _ => continue,
+                Some("user") => user_entry(&item["content"]),
+                Some("assistant") => Entry::Assistant,
+                _ => Entry::Skip,
             },
-            k if k.ends_with("_output") => last = LastTurn::ToolResult,
-            "reasoning" => continue,
-            _ => {}
-        }
-        break;
-    }
-    let tools = body["tools"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
+            k if k.ends_with("_output") => Entry::ToolResult,
+            "reasoning" => Entry::Skip,
+            k if k.ends_with("_call") => item["name"]
+                .as_str()
+                .map_or(Entry::Assistant, |name| Entry::ToolCall(name.to_owned())),
+            _ => Entry::Assistant,
+        })
+        .collect();
+    let tools = slice(&body["tools"])
         .iter()
         .filter_map(|t| {
             Some(OfferedTool {
@@ -161,36 +228,32 @@ pub fn responses(body: &Value) -> RequestView {
             })
         })
         .collect();
-    RequestView {
-        last,
-        tools,
-        cwd: find_cwd(body),
-    }
+    RequestView::new(body, last_turn(&entries), tools)
 }
 
 /// Reads an OpenAI Chat Completions request (OpenCode, Pi with `openai-completions`).
 pub fn chat(body: &Value) -> RequestView {
-    let mut last = LastTurn::Nothing;
-    let messages = body["messages"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    for message in messages.iter().rev() {
+    let mut entries = Vec::new();
+    for message in slice(&body["messages"]) {
         match message["role"].as_str() {
-            Some("tool") => last = LastTurn::ToolResult,
-            Some("user") => match user_text(&message["content"]) {
-                Some(text) => last = LastTurn::User(text),
-                None => continue,
-            },
-            Some("assistant") => {}
-            _ => continue,
+            Some("tool") => entries.push(Entry::ToolResult),
+            Some("user") => entries.push(user_entry(&message["content"])),
+            Some("assistant") => {
+                let calls: Vec<Entry> = slice(&message["tool_calls"])
+                    .iter()
+                    .filter_map(|c| {
+                        Some(Entry::ToolCall(c["function"]["name"].as_str()?.to_owned()))
+                    })
+                    .collect();
+                if calls.is_empty() {
+                    entries.push(Entry::Assistant);
+                }
+                entries.extend(calls);
+            }
+            _ => entries.push(Entry::Skip),
         }
-        break;
     }
-    let tools = body["tools"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
+    let tools = slice(&body["tools"])
         .iter()
         .filter_map(|t| {
             let function = &t["function"];
@@ -201,11 +264,7 @@ pub fn chat(body: &Value) -> RequestView {
             })
         })
         .collect();
-    RequestView {
-        last,
-        tools,
-        cwd: find_cwd(body),
-    }
+    RequestView::new(body, last_turn(&entries), tools)
 }
 
 /// Phrases after which agents state their working directory in the prompt.
@@ -217,15 +276,20 @@ const CWD_MARKERS: &[&str] = &[
     "working directory: ",
 ];
 
-/// Finds the working directory an agent states somewhere in its prompt.
-fn find_cwd(body: &Value) -> Option<String> {
-    let mut strings = Vec::new();
-    collect_strings(body, &mut strings);
-    CWD_MARKERS.iter().find_map(|marker| {
+/// Phrases after which Claude Code names the plan file in plan mode.
+const PLAN_FILE_MARKERS: &[&str] = &[
+    "You should create your plan at ",
+    "A plan file already exists at ",
+];
+
+/// Finds an absolute path stated after one of `markers` (tried in order) in any of
+/// the prompt's strings, up to one of `ends`.
+fn find_path(strings: &[&str], markers: &[&str], ends: &[char]) -> Option<String> {
+    markers.iter().find_map(|marker| {
         strings.iter().find_map(|s| {
             let start = s.find(marker)? + marker.len();
             let rest = &s[start..];
-            let end = rest.find(['\n', '<']).unwrap_or(rest.len());
+            let end = rest.find(ends).unwrap_or(rest.len());
             let path = rest[..end].trim().trim_matches('`');
             path.starts_with('/').then(|| path.to_owned())
         })
@@ -264,13 +328,75 @@ mod tests {
     }
 
     #[test]
+    fn the_plan_file_is_read_from_claude_plan_mode_texts() {
+        let new = json!({"messages": [{"role": "system", "content":
+            "## Plan File Info:\nNo plan file exists yet. You should create your plan at /h/plans/a-b.md using the Write tool.\n"}]});
+        assert_eq!(
+            anthropic(&new).plan_file.as_deref(),
+            Some("/h/plans/a-b.md")
+        );
+        let existing = json!({"messages": [{"role": "system", "content":
+            "A plan file already exists at /h/plans/a-b.md. You can read it and make incremental edits using the Edit tool."}]});
+        assert_eq!(
+            anthropic(&existing).plan_file.as_deref(),
+            Some("/h/plans/a-b.md")
+        );
+        let none = json!({"messages": [{"role": "user", "content": "say hi"}]});
+        assert_eq!(anthropic(&none).plan_file, None);
+    }
+
+    fn after(prompt: &str, called: &[&str]) -> LastTurn {
+        LastTurn::ToolResult {
+            prompt: Some(prompt.to_owned()),
+            called: called.iter().map(|c| (*c).to_owned()).collect(),
+        }
+    }
+
+    #[test]
     fn anthropic_tool_result() {
         let body = json!({"messages": [
             {"role": "user", "content": "USE_TOOL"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}
         ]});
-        assert_eq!(anthropic(&body).last, LastTurn::ToolResult);
+        assert_eq!(anthropic(&body).last, after("USE_TOOL", &["Bash"]));
+    }
+
+    #[test]
+    fn anthropic_chain_lists_the_calls_since_the_last_real_message() {
+        let body = json!({"messages": [
+            {"role": "user", "content": "USE_TOOL"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "Bash", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": "ok"}]},
+            {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+            {"role": "user", "content": "EXIT_PLAN"},
+            {"role": "assistant", "content": [
+                {"type": "text", "text": "searching"},
+                {"type": "tool_use", "id": "s", "name": "ToolSearch", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "s", "content": [{"type": "tool_reference", "tool_name": "ExitPlanMode"}]},
+                {"type": "text", "text": "<system-reminder>plan mode</system-reminder>"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "e", "name": "ExitPlanMode", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "e", "content": "no", "is_error": true}]},
+            {"role": "user", "content": [{"type": "text", "text": "<system-reminder>late</system-reminder>"}]}
+        ]});
+        assert_eq!(
+            anthropic(&body).last,
+            after("EXIT_PLAN", &["ToolSearch", "ExitPlanMode"])
+        );
+        let body = json!({"messages": [
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x", "content": "?"}]}
+        ]});
+        let orphan = LastTurn::ToolResult {
+            prompt: None,
+            called: Vec::new(),
+        };
+        assert_eq!(anthropic(&body).last, orphan);
+        let prefill = json!({"messages": [
+            {"role": "user", "content": "USE_TOOL"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "Bash", "input": {}}]}
+        ]});
+        assert_eq!(anthropic(&prefill).last, LastTurn::Nothing);
     }
 
     #[test]
@@ -295,9 +421,15 @@ mod tests {
         let body = json!({"input": [
             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "USE_TOOL"}]},
             {"type": "function_call", "call_id": "c", "name": "exec_command", "arguments": "{}"},
-            {"type": "function_call_output", "call_id": "c", "output": "done"}
+            {"type": "reasoning", "summary": []},
+            {"type": "function_call_output", "call_id": "c", "output": "done"},
+            {"type": "custom_tool_call", "call_id": "p", "name": "apply_patch", "input": "*** Begin Patch"},
+            {"type": "custom_tool_call_output", "call_id": "p", "output": "done"}
         ]});
-        assert_eq!(responses(&body).last, LastTurn::ToolResult);
+        assert_eq!(
+            responses(&body).last,
+            after("USE_TOOL", &["exec_command", "apply_patch"])
+        );
     }
 
     #[test]
@@ -312,7 +444,14 @@ mod tests {
         let view = chat(&body);
         assert_eq!(view.last, LastTurn::User("USE_TOOL now".into()));
         assert_eq!(view.cwd.as_deref(), Some("/srv/x"));
-        let body = json!({"messages": [{"role": "user", "content": "x"}, {"role": "tool", "content": "y"}]});
-        assert_eq!(chat(&body).last, LastTurn::ToolResult);
+        let body = json!({"messages": [
+            {"role": "user", "content": "x"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "1", "type": "function", "function": {"name": "bash", "arguments": "{}"}},
+                {"id": "2", "type": "function", "function": {"name": "write", "arguments": "{}"}}]},
+            {"role": "tool", "content": "y"},
+            {"role": "tool", "content": "z"}
+        ]});
+        assert_eq!(chat(&body).last, after("x", &["bash", "write"]));
     }
 }
