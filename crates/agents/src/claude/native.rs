@@ -49,6 +49,22 @@ pub struct SystemLine {
     /// The CLI version (`init`).
     #[serde(default)]
     pub claude_code_version: Option<String>,
+    /// The permission mode in force (`init`), or the new one (`status`, when the mode
+    /// changes, e.g. to `default` after an approved plan).
+    #[serde(default, rename = "permissionMode")]
+    pub permission_mode: Option<String>,
+    /// `warning`, `info`, ... (`informational`).
+    #[serde(default)]
+    pub level: Option<String>,
+    /// The notice's text (`informational`).
+    #[serde(default)]
+    pub content: Option<String>,
+    /// The tool the CLI refused by itself (`permission_denied`).
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    /// Why it was refused (`permission_denied`).
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 /// An `assistant` line: the CLI prints one per content block, each carrying the API

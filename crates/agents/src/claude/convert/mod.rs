@@ -7,7 +7,8 @@
 //!
 //! Native lines handled on purpose without universal events:
 //! - `system/init` (every turn; `sessionStarted` is emitted once by the driver at spawn),
-//!   `system/status`, `system/thinking_tokens`, `system/hook_*`, `system/task_*`;
+//!   `system/status` without a permission-mode change, `system/thinking_tokens`,
+//!   `system/hook_*`, `system/task_*` (see [`system`]);
 //! - `stream_event` `message_start`/`message_delta`/`ping`, `input_json_delta`,
 //!   `signature_delta`, `citations_delta` (the tool input and the final text come complete
 //!   in the `assistant` line);
@@ -21,6 +22,7 @@
 
 mod hitl;
 mod items;
+mod system;
 mod tools;
 
 use std::collections::HashMap;
@@ -35,7 +37,7 @@ pub use hitl::{Pending, PendingKind, always_scope, permission_response, question
 
 use self::items::Items;
 use super::native::{
-    AssistantLine, ControlRequest, OutLine, ResultLine, StreamEventLine, SystemLine, UserLine,
+    AssistantLine, ControlRequest, OutLine, ResultLine, StreamEventLine, UserLine,
 };
 use crate::process::ExitInfo;
 use crate::{AgentEvent, EventSink};
@@ -67,13 +69,9 @@ pub struct Converter {
     items: Items,
     pending: HashMap<String, Pending>,
     native_session_id: Option<String>,
+    /// The permission mode the CLI last reported (`system/init`, `system/status`).
+    permission_mode: Option<String>,
 }
-
-/// `system` subtypes that carry nothing for clients.
-const IGNORED_SYSTEM: &[&str] = &["init", "status", "thinking_tokens"];
-/// `system` subtype prefixes that carry nothing for clients (hooks and background tasks
-/// only appear when the host asks for them).
-const IGNORED_SYSTEM_PREFIXES: &[&str] = &["hook_", "task_"];
 
 impl Converter {
     /// A converter for a session working in `cwd`.
@@ -84,6 +82,7 @@ impl Converter {
             items: Items::default(),
             pending: HashMap::new(),
             native_session_id: None,
+            permission_mode: None,
         }
     }
 
@@ -125,6 +124,12 @@ impl Converter {
         if let Some(turn) = &mut self.turn {
             turn.cancelling = true;
         }
+    }
+
+    /// The permission mode the CLI last reported (its own name: `plan`, `default`,
+    /// `acceptEdits`, ...), e.g. `default` after an approved plan.
+    pub fn permission_mode(&self) -> Option<&str> {
+        self.permission_mode.as_deref()
     }
 
     /// Takes the pending request with this universal id (to answer it).
@@ -188,39 +193,6 @@ impl Converter {
             OutLine::ControlResponse(_) | OutLine::RateLimitEvent(_) | OutLine::KeepAlive(_) => {}
         }
         out
-    }
-
-    fn system(&mut self, system: SystemLine, raw: &Value, ids: &EventSink, out: &mut Converted) {
-        if system.subtype == "init" {
-            if let Some(id) = system.session_id
-                && self.native_session_id.as_deref() != Some(&id)
-            {
-                ids.set_native_session_id(&id);
-                self.native_session_id = Some(id);
-            }
-            return;
-        }
-        if system.subtype == "compact_boundary" {
-            let item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
-                .with_role(sandbox_universal::ItemRole::System)
-                .with_content(ContentPart::Status {
-                    label: "compacted".into(),
-                    detail: Some("the conversation was compacted".into()),
-                });
-            out.events.extend(started_and_completed(item, raw));
-            return;
-        }
-        let ignored = IGNORED_SYSTEM.contains(&system.subtype.as_str())
-            || IGNORED_SYSTEM_PREFIXES
-                .iter()
-                .any(|p| system.subtype.starts_with(p));
-        if !ignored {
-            out.events.extend(unparsed(
-                raw,
-                format!("unknown system subtype `{}`", system.subtype),
-                ids,
-            ));
-        }
     }
 
     fn stream_event(

@@ -150,6 +150,79 @@ fn exit_plan_mode_is_a_plan_approval_and_a_rejection_keeps_planning() {
     );
 }
 
+/// The `status` items a list of events carries, as `(label, detail)`.
+fn statuses(events: &[AgentEvent]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::ItemCompleted(i) => match &i.item.content[0] {
+                ContentPart::Status { label, detail } => {
+                    Some((label.clone(), detail.clone().unwrap_or_default()))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_permission_mode_is_tracked_and_a_change_is_reported() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    // A resumed CLI restoring plan mode reports it before `init`: nothing changed.
+    let restored = json!({"type": "system", "subtype": "status", "status": null,
+        "permissionMode": "plan", "session_id": "s"});
+    assert!(converter.convert(&restored, &ids).events.is_empty());
+    assert_eq!(converter.permission_mode(), Some("plan"));
+    let init = |mode: &str| json!({"type": "system", "subtype": "init", "session_id": "s", "permissionMode": mode});
+    assert!(converter.convert(&init("plan"), &ids).events.is_empty());
+    assert_eq!(converter.permission_mode(), Some("plan"));
+    // Lines of an approved plan (pinned CLI 2.1.330).
+    let left = json!({"type": "system", "subtype": "status", "status": null,
+        "permissionMode": "default", "session_id": "s"});
+    let events = converter.convert(&left, &ids).events;
+    assert_eq!(
+        statuses(&events),
+        [("permissionMode".to_string(), "default".to_string())]
+    );
+    assert_eq!(converter.permission_mode(), Some("default"));
+    assert!(
+        converter.convert(&left, &ids).events.is_empty(),
+        "no change"
+    );
+    assert!(converter.convert(&init("default"), &ids).events.is_empty());
+}
+
+#[test]
+fn notices_and_refusals_of_the_cli_are_status_items() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    // What plan mode prints when its command classifier cannot run (pinned CLI).
+    let notice = json!({"type": "system", "subtype": "informational", "level": "warning",
+        "content": "Auto mode can't check actions in this session.",
+        "tag": "auto_mode_no_server_check"});
+    let refused = json!({"type": "system", "subtype": "permission_denied", "tool_name": "Bash",
+        "tool_use_id": "toolu_1", "decision_reason_type": "classifier",
+        "message": "Auto mode is unavailable, so Bash was not run."});
+    let mut events = converter.convert(&notice, &ids).events;
+    events.extend(converter.convert(&refused, &ids).events);
+    assert_eq!(
+        statuses(&events),
+        [
+            (
+                "warning".to_string(),
+                "Auto mode can't check actions in this session.".to_string()
+            ),
+            (
+                "permissionDenied".to_string(),
+                "Bash: Auto mode is unavailable, so Bash was not run.".to_string()
+            )
+        ]
+    );
+    assert!(events.iter().all(|e| e.raw.is_some()));
+}
+
 #[test]
 fn a_withdrawn_request_is_forgotten() {
     let ids = sink();

@@ -64,13 +64,17 @@ pub fn tool_result(
     Ok(started_and_completed(item, raw))
 }
 
-/// The text of a tool result's content (a string or text blocks).
+/// The text of a tool result's content (a string or text blocks; a `tool_reference`
+/// block, which `ToolSearch` returns for each tool it loaded, reads as the tool's name).
 pub fn content_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(parts) => parts
             .iter()
-            .filter_map(|p| p["text"].as_str())
+            .filter_map(|p| match p["type"].as_str() {
+                Some("tool_reference") => p["tool_name"].as_str(),
+                _ => p["text"].as_str(),
+            })
             .collect::<Vec<_>>()
             .join("\n"),
         Value::Null => String::new(),
@@ -239,6 +243,15 @@ mod tests {
         assert_eq!(split_exit_code("Exit code 2\nboom"), (Some(2), "boom"));
         assert_eq!(split_exit_code("plain"), (None, "plain"));
         assert_eq!(split_exit_code("Exit code x\ny"), (None, "Exit code x\ny"));
+    }
+
+    #[test]
+    fn tool_search_results_name_the_loaded_tools() {
+        let loaded = json!([{"type": "tool_reference", "tool_name": "ExitPlanMode"},
+            {"type": "tool_reference", "tool_name": "WebFetch"}]);
+        assert_eq!(content_text(&loaded), "ExitPlanMode\nWebFetch");
+        let text = json!([{"type": "text", "text": "a"}, {"type": "image"}]);
+        assert_eq!(content_text(&text), "a");
     }
 
     #[test]

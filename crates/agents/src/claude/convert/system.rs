@@ -1,0 +1,104 @@
+//! `system` lines: the session id and permission mode the CLI reports, and notices.
+//!
+//! - `init` (every turn): records the session id and the permission mode; no event.
+//! - `status` with a `permissionMode` different from the last one known (e.g. `default`
+//!   once a plan is approved in plan mode): a `status` item `permissionMode` naming the
+//!   new mode; other `status` lines (`requesting`, ...) carry nothing for clients.
+//! - `compact_boundary`: a `status` item `compacted`.
+//! - `informational` (e.g. the warning that plan mode's command classifier cannot run
+//!   behind a custom base URL): a `status` item labelled with its level.
+//! - `permission_denied` (a tool the CLI refused by itself, without asking): a `status`
+//!   item `permissionDenied`; the failed tool result follows.
+//! - `thinking_tokens`, `hook_*`, `task_*`: nothing for clients.
+
+use sandbox_universal::{ContentPart, Item, ItemKind, ItemRole, ItemStatus};
+use serde_json::Value;
+
+use super::{Converted, Converter, started_and_completed, unparsed};
+use crate::EventSink;
+use crate::claude::native::SystemLine;
+
+/// `system` subtypes that carry nothing for clients.
+const IGNORED_SYSTEM: &[&str] = &["init", "status", "thinking_tokens"];
+/// `system` subtype prefixes that carry nothing for clients (hooks and background tasks
+/// only appear when the host asks for them).
+const IGNORED_SYSTEM_PREFIXES: &[&str] = &["hook_", "task_"];
+
+fn status(label: &str, detail: String, raw: &Value, ids: &EventSink) -> Vec<crate::AgentEvent> {
+    let item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
+        .with_role(ItemRole::System)
+        .with_content(ContentPart::Status {
+            label: label.into(),
+            detail: Some(detail),
+        });
+    started_and_completed(item, raw)
+}
+
+impl Converter {
+    pub(super) fn system(
+        &mut self,
+        system: SystemLine,
+        raw: &Value,
+        ids: &EventSink,
+        out: &mut Converted,
+    ) {
+        if let Some(mode) = system.permission_mode {
+            // A resumed CLI that restores plan mode from its transcript reports it before
+            // `init`: with no mode known yet, that is no change to report.
+            let changed = self
+                .permission_mode
+                .as_deref()
+                .is_some_and(|known| known != mode);
+            if changed && system.subtype == "status" {
+                out.events
+                    .extend(status("permissionMode", mode.clone(), raw, ids));
+            }
+            self.permission_mode = Some(mode);
+        }
+        match system.subtype.as_str() {
+            "init" => {
+                if let Some(id) = system.session_id
+                    && self.native_session_id.as_deref() != Some(&id)
+                {
+                    ids.set_native_session_id(&id);
+                    self.native_session_id = Some(id);
+                }
+            }
+            "compact_boundary" => out.events.extend(status(
+                "compacted",
+                "the conversation was compacted".into(),
+                raw,
+                ids,
+            )),
+            "informational" => out.events.extend(status(
+                system.level.as_deref().unwrap_or("info"),
+                system.content.unwrap_or_default(),
+                raw,
+                ids,
+            )),
+            "permission_denied" => {
+                let tool = system.tool_name.unwrap_or_default();
+                let why = system.message.unwrap_or_default();
+                out.events.extend(status(
+                    "permissionDenied",
+                    format!("{tool}: {why}"),
+                    raw,
+                    ids,
+                ));
+            }
+            subtype => {
+                let ignored = IGNORED_SYSTEM.contains(&subtype)
+                    || IGNORED_SYSTEM_PREFIXES
+                        .iter()
+                        .any(|p| subtype.starts_with(p));
+                if !ignored {
+                    out.events.extend(unparsed(
+                        raw,
+                        format!("unknown system subtype `{subtype}`"),
+                        ids,
+                    ));
+                }
+            }
+        }
+    }
+}
