@@ -98,6 +98,28 @@ pub enum Conversation {
     Resume(String),
 }
 
+/// The `--permission-mode` of a process, if one is passed.
+///
+/// A new conversation starts in the session's mode. A resumed one goes on in the mode
+/// the CLI last reported (`reported`), e.g. `default` once a plan was approved: a
+/// respawn must not bring plan mode back. When no mode was reported (a session restored
+/// after a daemon restart), a session created in plan mode passes no flag: the pinned
+/// CLI then takes plan mode from the conversation's transcript unless the plan was
+/// approved (it restores no other mode, so the others pass theirs).
+pub fn permission_mode_flag(
+    configured: PermissionMode,
+    conversation: &Conversation,
+    reported: Option<&str>,
+) -> Option<String> {
+    let configured = permission_mode_arg(configured);
+    match (conversation, reported) {
+        (Conversation::New(_), _) => Some(configured.to_string()),
+        (Conversation::Resume(_), Some(reported)) => Some(reported.to_string()),
+        (Conversation::Resume(_), None) if configured == "plan" => None,
+        (Conversation::Resume(_), None) => Some(configured.to_string()),
+    }
+}
+
 /// Everything needed to (re)start a session's Claude process.
 #[derive(Debug, Clone)]
 pub struct LaunchPlan {
@@ -107,8 +129,10 @@ pub struct LaunchPlan {
     pub cwd: PathBuf,
     /// The complete environment.
     pub env: BTreeMap<String, String>,
-    /// Flags before the conversation flag.
+    /// Flags before the permission mode and conversation flags.
     pub args: Vec<String>,
+    /// The permission mode the session was created with.
+    pub permission_mode: PermissionMode,
 }
 
 impl LaunchPlan {
@@ -121,8 +145,6 @@ impl LaunchPlan {
         as_root: bool,
     ) -> Self {
         let mut args: Vec<String> = STREAM_ARGS.iter().map(|a| (*a).to_string()).collect();
-        args.push("--permission-mode".into());
-        args.push(permission_mode_arg(config.permission_mode).into());
         for (flag, value) in [
             ("--model", &config.model),
             ("--effort", &config.variant),
@@ -144,12 +166,19 @@ impl LaunchPlan {
                 bypass_as_root,
             ),
             args,
+            permission_mode: config.permission_mode,
         }
     }
 
-    /// The process to spawn for `conversation`.
-    pub fn spec(&self, conversation: &Conversation) -> ProcessSpec {
+    /// The process to spawn for `conversation`, given the permission mode the CLI last
+    /// reported (see [`permission_mode_flag`]).
+    pub fn spec(&self, conversation: &Conversation, reported_mode: Option<&str>) -> ProcessSpec {
         let mut args: Vec<OsString> = self.args.iter().map(OsString::from).collect();
+        if let Some(mode) = permission_mode_flag(self.permission_mode, conversation, reported_mode)
+        {
+            args.push("--permission-mode".into());
+            args.push(mode.into());
+        }
         let (flag, id) = match conversation {
             Conversation::New(id) => ("--session-id", id),
             Conversation::Resume(id) => ("--resume", id),
@@ -194,7 +223,7 @@ mod tests {
             None,
             false,
         );
-        let spec = plan.spec(&Conversation::Resume("abc".into()));
+        let spec = plan.spec(&Conversation::New("abc".into()), None);
         let args: Vec<String> = spec
             .args
             .iter()
@@ -212,10 +241,46 @@ mod tests {
         ] {
             assert!(joined.contains(part), "{joined}");
         }
-        assert!(joined.ends_with("--resume abc"));
-        let new = plan.spec(&Conversation::New("u".into()));
-        assert_eq!(new.args.last().unwrap(), "u");
-        assert_eq!(new.cwd, PathBuf::from("/work"));
+        assert!(joined.ends_with("--session-id abc"));
+        let resumed = plan.spec(&Conversation::Resume("u".into()), Some("default"));
+        let args: Vec<String> = resumed
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into())
+            .collect();
+        assert!(
+            args.join(" ")
+                .ends_with("--permission-mode default --resume u")
+        );
+        assert_eq!(resumed.cwd, PathBuf::from("/work"));
+    }
+
+    #[test]
+    fn a_resumed_process_keeps_the_mode_the_cli_reported() {
+        let new = Conversation::New("n".into());
+        let resume = Conversation::Resume("r".into());
+        let flag = |mode, conversation, reported| {
+            permission_mode_flag(mode, conversation, reported).map(|m| m.to_string())
+        };
+        use PermissionMode::*;
+        assert_eq!(flag(Plan, &new, None).as_deref(), Some("plan"));
+        assert_eq!(flag(Plan, &new, Some("default")).as_deref(), Some("plan"));
+        // An approved plan left plan mode: a respawn stays out of it.
+        assert_eq!(
+            flag(Plan, &resume, Some("default")).as_deref(),
+            Some("default")
+        );
+        assert_eq!(flag(Plan, &resume, Some("plan")).as_deref(), Some("plan"));
+        // After a daemon restart: the CLI's transcript knows whether plan mode ended.
+        assert_eq!(flag(Plan, &resume, None), None);
+        assert_eq!(
+            flag(AcceptEdits, &resume, None).as_deref(),
+            Some("acceptEdits")
+        );
+        assert_eq!(
+            flag(Default, &resume, Some("acceptEdits")).as_deref(),
+            Some("acceptEdits")
+        );
     }
 
     #[test]

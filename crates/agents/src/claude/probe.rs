@@ -28,6 +28,7 @@ pub async fn initialize(program: &Path) -> Result<Value, AgentError> {
         cwd: home.clone(),
         env: environment(&home, &Credentials::None, None, false),
         args: STREAM_ARGS.iter().map(|a| (*a).to_string()).collect(),
+        permission_mode: sandbox_universal::PermissionMode::Default,
     };
     let (_, sink) = CollectingSink::new();
     let id = uuid::Uuid::new_v4().to_string();

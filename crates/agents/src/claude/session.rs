@@ -127,7 +127,12 @@ impl ClaudeSession {
         } else {
             Conversation::New(self.native_id.clone())
         };
-        let spec = self.plan.spec(&conversation);
+        let reported = self
+            .shared
+            .converter()
+            .permission_mode()
+            .map(str::to_string);
+        let spec = self.plan.spec(&conversation, reported.as_deref());
         let (process, lines) = AgentProcess::spawn(&spec).map_err(|e| AgentError::SpawnFailed {
             message: format!("starting {} failed: {e}", spec.program.display()),
         })?;
