@@ -133,9 +133,9 @@ impl AgentDriver for ClaudeDriver {
             permissions: true,
             permission_always: true,
             questions: true,
-            // ExitPlanMode is converted, but the pinned CLI only offers it behind
-            // ToolSearch, which the end-to-end suite cannot drive yet.
-            plan_approval: false,
+            // ExitPlanMode (deferred behind ToolSearch in the pinned CLI) asks the host;
+            // the end-to-end suite accepts and rejects plans.
+            plan_approval: true,
             cancel: true,
             multi_turn: true,
             resume: true,

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod hitl;
+mod plan;
 mod support;
 
 use std::collections::{BTreeSet, HashMap};
@@ -393,6 +394,8 @@ async fn claude_code_end_to_end_over_http() {
         run("write", hitl::write_file(ctx.clone())),
         run("modes", hitl::permission_modes(ctx.clone())),
         run("question", hitl::questions(ctx.clone())),
+        run("plan-ok", plan::plan_accepted(ctx.clone())),
+        run("plan-no", plan::plan_rejected(ctx.clone())),
         run("multi", three_turns(ctx.clone())),
         run("cancel", cancel(ctx.clone())),
         run("cancel-perm", hitl::cancel_during_permission(ctx.clone())),
@@ -451,7 +454,10 @@ async fn restart_and_resume(ctx: Ctx) -> (Ctx, Observed) {
         claude,
         work,
     };
-    let events = ctx.turn("restart", "which word after the restart?").await;
+    let (events, planned) = tokio::join!(
+        ctx.turn("restart", "which word after the restart?"),
+        plan::after_restart(&ctx)
+    );
     expect(&events, TEXT_TURN);
     assert_history(
         &ctx,
@@ -462,5 +468,5 @@ async fn restart_and_resume(ctx: Ctx) -> (Ctx, Observed) {
         "[claude e2e] restart: {:.2} s",
         started.elapsed().as_secs_f64()
     );
-    (ctx, vec!["resume", "multiTurn"])
+    (ctx, [vec!["resume", "multiTurn"], planned].concat())
 }
