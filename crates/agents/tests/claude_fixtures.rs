@@ -1,7 +1,8 @@
 //! The Claude converter on native transcripts recorded from the real pinned CLI
 //! (`{"dir":"in"|"out","msg":...}` lines): the test kit's scenario recordings in
 //! `fixtures/claude/` and the adapter's own in `crates/agents/tests/fixtures/claude/`
-//! (permission always/deny, exit codes, interrupt, API error, permission modes). Checks
+//! (permission always/deny, exit codes, interrupt, API error, permission modes, plan
+//! approval accepted and rejected). Checks
 //! golden universal skeletons, lifecycle invariants, zero `unparsed`, and the facts each
 //! scenario shows.
 //!
@@ -385,4 +386,77 @@ fn a_provider_failure_is_an_error_event_and_an_error_turn() {
         "{error:?}"
     );
     assert_eq!(stop_reasons(&events), [StopReason::Error]);
+}
+
+/// The `(label, detail)` of each completed `status` item.
+fn statuses(events: &[AgentEvent]) -> Vec<(String, String)> {
+    completed_items(events, ItemKind::Status)
+        .iter()
+        .map(|item| match &item.content[0] {
+            ContentPart::Status { label, detail } => {
+                (label.clone(), detail.clone().unwrap_or_default())
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+/// The ExitPlanMode (last) tool result of a fixture's first turn: `(output, is_error)`.
+fn exit_plan_result(events: &[AgentEvent]) -> (String, bool) {
+    let results = completed_items(events, ItemKind::ToolResult);
+    match &results[1].content[0] {
+        ContentPart::ToolResult {
+            output, is_error, ..
+        } => (output.clone(), *is_error),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn plan_mode_asks_to_approve_the_plan_read_from_the_plan_file() {
+    for name in ["adapter-plan-approve", "adapter-plan-reject"] {
+        let events = events_of(name);
+        let asked: Vec<_> = events
+            .iter()
+            .filter_map(|e| match &e.payload {
+                EventPayload::PermissionAsked(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(asked[0].kind, PermissionKind::PlanApproval, "{name}");
+        assert!(
+            asked[0]
+                .plan
+                .as_deref()
+                .unwrap()
+                .starts_with("## Fake plan"),
+            "{name}: {asked:?}"
+        );
+        assert_eq!(asked[0].always_scope, None);
+        let plan_file = &completed_items(&events, ItemKind::FileChange)[0];
+        assert!(
+            matches!(&plan_file.content[0], ContentPart::FileChange { path, .. } if path.contains("/.claude/plans/")),
+            "{plan_file:?}"
+        );
+        // ToolSearch loaded ExitPlanMode.
+        let loaded = &completed_items(&events, ItemKind::ToolResult)[0];
+        assert!(
+            matches!(&loaded.content[0], ContentPart::ToolResult { output, .. } if output == "ExitPlanMode")
+        );
+    }
+    let approved = events_of("adapter-plan-approve");
+    let (output, is_error) = exit_plan_result(&approved);
+    assert!(!is_error && output.contains("User has approved your plan"));
+    assert_eq!(
+        statuses(&approved),
+        [("permissionMode".to_string(), "default".to_string())]
+    );
+    let rejected = events_of("adapter-plan-reject");
+    let (output, is_error) = exit_plan_result(&rejected);
+    assert!(is_error && output.contains("rejected the plan"), "{output}");
+    // Still planning: the next command is refused by plan mode without asking.
+    let notices = statuses(&rejected);
+    assert_eq!(notices[0].0, "warning");
+    assert_eq!(notices[1].0, "permissionDenied");
+    assert!(notices[1].1.starts_with("Bash: "));
 }

@@ -248,7 +248,9 @@ fn deny(message: &str) -> Value {
 
 /// The native answer to a permission (or plan approval) request. `always` allows and
 /// sends the CLI's suggestions back scoped to this session (never to the user's
-/// project settings files).
+/// project settings files). An allowed plan needs nothing more: the pinned CLI leaves
+/// plan mode by itself (for `default`, and reports it), so no `set_permission_mode`
+/// request is sent.
 pub fn permission_response(pending: &Pending, reply: PermissionReply) -> Value {
     let body = match (reply, pending.kind) {
         (PermissionReply::Reject, PendingKind::PlanApproval) => {
