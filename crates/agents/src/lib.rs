@@ -9,6 +9,7 @@
 pub mod claude;
 pub mod codex;
 pub mod driver;
+pub mod items;
 pub mod locate;
 pub mod mock;
 pub mod process;

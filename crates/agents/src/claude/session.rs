@@ -410,10 +410,10 @@ async fn read_loop(
         let value: Value = match serde_json::from_str(&line) {
             Ok(value) => value,
             Err(error) => {
-                let events = convert::unparsed(
+                let events = crate::items::unparsed_item(
+                    &shared.sink,
                     &Value::String(line),
                     format!("not JSON: {error}"),
-                    &shared.sink,
                 );
                 shared.sink.emit_all(events);
                 continue;

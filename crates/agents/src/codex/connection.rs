@@ -12,7 +12,7 @@ use tokio::io::{BufReader, Lines};
 use tokio::process::ChildStdout;
 use tokio::task::JoinHandle;
 
-use super::convert::{self, Converter};
+use super::convert::Converter;
 use super::native::{Incoming, InitializeResult, ThreadResult, method};
 use super::rpc::Rpc;
 use crate::process::{AgentProcess, ProcessSpec};
@@ -71,7 +71,8 @@ impl Shared {
             Ok(raw) => raw,
             Err(error) => {
                 let raw = Value::String(line.to_string());
-                let events = convert::unparsed(&self.sink, &raw, &format!("not JSON: {error}"));
+                let events =
+                    crate::items::unparsed_item(&self.sink, &raw, format!("not JSON: {error}"));
                 return self.emit(events);
             }
         };
@@ -94,7 +95,7 @@ impl Shared {
                 }
                 outcome.events
             }
-            Err(error) => convert::unparsed(&self.sink, &raw, &error),
+            Err(error) => crate::items::unparsed_item(&self.sink, &raw, &error),
         };
         self.emit(events);
     }

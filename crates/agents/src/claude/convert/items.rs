@@ -9,8 +9,8 @@ use sandbox_universal::{
 };
 use serde_json::Value;
 
-use super::{started_and_completed, unparsed};
 use crate::claude::native::{AssistantLine, Block, Delta};
+use crate::items::{finished_item, unparsed_item};
 use crate::{AgentEvent, EventSink};
 
 /// A tool call the model made.
@@ -180,10 +180,10 @@ impl Items {
             let block: Block = match serde_json::from_value(value.clone()) {
                 Ok(block) => block,
                 Err(error) => {
-                    events.extend(unparsed(
+                    events.extend(unparsed_item(
+                        ids,
                         raw,
                         format!("unknown assistant content block: {error}"),
-                        ids,
                     ));
                     continue;
                 }
@@ -227,13 +227,13 @@ impl Items {
                             input,
                         },
                     );
-                    events.extend(started_and_completed(item, raw));
+                    events.extend(finished_item(item, raw));
                 }
                 Block::RedactedThinking {} | Block::Image {} => {}
-                Block::ToolResult { .. } => events.extend(unparsed(
-                    raw,
-                    "a tool_result block in an assistant message".into(),
+                Block::ToolResult { .. } => events.extend(unparsed_item(
                     ids,
+                    raw,
+                    "a tool_result block in an assistant message",
                 )),
             }
         }
@@ -267,7 +267,7 @@ impl Items {
             .with_native_id(message_id)
             .with_content(part);
         item.parent_id = parent.map(str::to_string);
-        started_and_completed(item, raw)
+        finished_item(item, raw)
     }
 }
 

@@ -27,10 +27,7 @@ mod tools;
 
 use std::collections::HashMap;
 
-use sandbox_universal::{
-    AgentError, ContentPart, EventPayload, Item, ItemEvent, ItemKind, ItemStatus, StopReason,
-    TurnEnded, Usage,
-};
+use sandbox_universal::{AgentError, EventPayload, StopReason, TurnEnded, Usage};
 use serde_json::Value;
 
 pub use hitl::{Pending, PendingKind, always_scope, permission_response, question_response};
@@ -39,6 +36,7 @@ use self::items::Items;
 use super::native::{
     AssistantLine, ControlRequest, OutLine, ResultLine, StreamEventLine, UserLine,
 };
+use crate::items::unparsed_item;
 use crate::process::ExitInfo;
 use crate::{AgentEvent, EventSink};
 
@@ -143,10 +141,10 @@ impl Converter {
         let line: OutLine = match serde_json::from_value(raw.clone()) {
             Ok(line) => line,
             Err(error) => {
-                out.events.extend(unparsed(
+                out.events.extend(unparsed_item(
+                    ids,
                     raw,
                     format!("not a known Claude line: {error}"),
-                    ids,
                 ));
                 return out;
             }
@@ -175,10 +173,10 @@ impl Converter {
                         &request.request_id,
                         &format!("sandbox-daemon does not handle `{subtype}` requests"),
                     ));
-                    out.events.extend(unparsed(
+                    out.events.extend(unparsed_item(
+                        ids,
                         raw,
                         format!("unexpected control request `{subtype}` (answered with an error)"),
-                        ids,
                     ));
                 }
             },
@@ -277,16 +275,16 @@ impl Converter {
                 if block["type"] == "text" {
                     continue;
                 }
-                out.events.extend(unparsed(
+                out.events.extend(unparsed_item(
+                    ids,
                     raw,
                     format!("unexpected user content block `{}`", block["type"]),
-                    ids,
                 ));
                 continue;
             }
             match tools::tool_result(block, &line, &self.items, &self.cwd, raw, ids) {
                 Ok(events) => out.events.extend(events),
-                Err(error) => out.events.extend(unparsed(raw, error, ids)),
+                Err(error) => out.events.extend(unparsed_item(ids, raw, error)),
             }
         }
     }
@@ -416,39 +414,6 @@ fn usage(result: &ResultLine) -> Usage {
         reasoning_tokens: usage.output_tokens_details.and_then(|d| d.thinking_tokens),
         total_cost_usd: result.total_cost_usd,
     }
-}
-
-/// `itemStarted` + `itemCompleted` for an item that is complete when first seen.
-pub(crate) fn started_and_completed(item: Item, raw: &Value) -> Vec<AgentEvent> {
-    let started = Item {
-        status: ItemStatus::InProgress,
-        ..item.clone()
-    };
-    vec![
-        AgentEvent::native(
-            EventPayload::ItemStarted(ItemEvent { item: started }),
-            Some(raw.clone()),
-        ),
-        AgentEvent::native(
-            EventPayload::ItemCompleted(ItemEvent { item }),
-            Some(raw.clone()),
-        ),
-    ]
-}
-
-/// An `unparsed` item carrying the raw JSON and why it was not understood.
-pub(crate) fn unparsed(raw: &Value, error: String, ids: &EventSink) -> Vec<AgentEvent> {
-    tracing::warn!(%error, "unparsed Claude output");
-    let item = Item::new(
-        ids.next_id("itm"),
-        ItemKind::Unparsed,
-        ItemStatus::Completed,
-    )
-    .with_content(ContentPart::Unparsed {
-        raw: raw.clone(),
-        error,
-    });
-    started_and_completed(item, raw)
 }
 
 #[cfg(test)]

@@ -14,9 +14,10 @@
 use sandbox_universal::{ContentPart, Item, ItemKind, ItemRole, ItemStatus};
 use serde_json::Value;
 
-use super::{Converted, Converter, started_and_completed, unparsed};
+use super::{Converted, Converter};
 use crate::EventSink;
 use crate::claude::native::SystemLine;
+use crate::items::{finished_item, unparsed_item};
 
 /// `system` subtypes that carry nothing for clients.
 const IGNORED_SYSTEM: &[&str] = &["init", "status", "thinking_tokens"];
@@ -31,7 +32,7 @@ fn status(label: &str, detail: String, raw: &Value, ids: &EventSink) -> Vec<crat
             label: label.into(),
             detail: Some(detail),
         });
-    started_and_completed(item, raw)
+    finished_item(item, raw)
 }
 
 impl Converter {
@@ -92,10 +93,10 @@ impl Converter {
                         .iter()
                         .any(|p| subtype.starts_with(p));
                 if !ignored {
-                    out.events.extend(unparsed(
+                    out.events.extend(unparsed_item(
+                        ids,
                         raw,
                         format!("unknown system subtype `{subtype}`"),
-                        ids,
                     ));
                 }
             }

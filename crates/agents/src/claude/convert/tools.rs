@@ -6,8 +6,8 @@ use sandbox_universal::{ContentPart, FileChangeKind, Item, ItemKind, ItemRole, I
 use serde_json::Value;
 
 use super::items::{Call, Items};
-use super::started_and_completed;
 use crate::claude::native::{Block, UserLine};
+use crate::items::finished_item;
 use crate::{AgentEvent, EventSink};
 
 /// Tools whose successful result is a file change.
@@ -61,7 +61,7 @@ pub fn tool_result(
     let mut item = item.with_native_id(tool_use_id);
     item.status = status;
     item.parent_id = call.map(|c| c.item_id.clone());
-    Ok(started_and_completed(item, raw))
+    Ok(finished_item(item, raw))
 }
 
 /// The text of a tool result's content (a string or text blocks; a `tool_reference`

@@ -10,10 +10,11 @@ use sandbox_universal::{
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{Converter, event, unparsed};
+use super::{Converter, event};
 use crate::codex::native::{
     CommandApproval, FileChangeApproval, PermissionsApproval, UserInputRequest, method,
 };
+use crate::items::unparsed_item;
 use crate::{AgentEvent, EventSink, QuestionAnswer};
 
 /// JSON-RPC "method not found".
@@ -104,7 +105,7 @@ impl Converter {
             )),
         };
         converted.unwrap_or_else(|error| RequestOutcome {
-            events: unparsed(ids, raw, &error),
+            events: unparsed_item(ids, raw, &error),
             reply: Some(json!({"id": id, "error": {"code": METHOD_NOT_FOUND, "message": error}})),
         })
     }

@@ -7,10 +7,11 @@ use sandbox_universal::{
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Converter, OpenItem, event, finished_item};
+use super::{Converter, OpenItem, event};
 use crate::codex::native::{
     FileUpdateChange, PatchChangeKind, PatchUpdated, ThreadItem, ToolStatus,
 };
+use crate::items::finished_item;
 use crate::{AgentEvent, EventSink};
 
 /// What a native item becomes.

@@ -24,6 +24,7 @@ use super::native::{
     PlanUpdated, ServerRequestResolved, SummaryPartAdded, TokenUsageBreakdown,
     TokenUsageNotification, TurnResult, TurnStatus, WarningNotification,
 };
+use crate::items::{finished_item, unparsed_item};
 use crate::process::ExitInfo;
 use crate::{AgentEvent, EventSink};
 
@@ -164,7 +165,7 @@ impl Converter {
     ) -> Vec<AgentEvent> {
         match self.dispatch(ids, method, params, raw) {
             Ok(events) => events,
-            Err(error) => unparsed(ids, raw, &error),
+            Err(error) => unparsed_item(ids, raw, &error),
         }
     }
 
@@ -412,18 +413,6 @@ fn usage(delta: &TokenUsageBreakdown) -> Usage {
     }
 }
 
-/// A finished item: `itemStarted` (in progress) then `itemCompleted`.
-fn finished_item(item: Item, raw: &Value) -> Vec<AgentEvent> {
-    let started = Item {
-        status: ItemStatus::InProgress,
-        ..item.clone()
-    };
-    vec![
-        event(EventPayload::ItemStarted(ItemEvent { item: started }), raw),
-        event(EventPayload::ItemCompleted(ItemEvent { item }), raw),
-    ]
-}
-
 fn status_item(
     ids: &EventSink,
     label: &str,
@@ -458,20 +447,6 @@ fn plan_item(ids: &EventSink, plan: &PlanUpdated, raw: &Value) -> Vec<AgentEvent
             entries,
             text: plan.explanation.clone(),
         });
-    finished_item(item, raw)
-}
-
-/// An `unparsed` item carrying the raw message and why it was not understood.
-pub fn unparsed(ids: &EventSink, raw: &Value, error: &str) -> Vec<AgentEvent> {
-    let item = Item::new(
-        ids.next_id("itm"),
-        ItemKind::Unparsed,
-        ItemStatus::Completed,
-    )
-    .with_content(ContentPart::Unparsed {
-        raw: raw.clone(),
-        error: error.to_string(),
-    });
     finished_item(item, raw)
 }
 
