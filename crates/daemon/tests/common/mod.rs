@@ -288,3 +288,33 @@ pub fn assert_problem(response: &(u16, String, serde_json::Value), status: u16, 
     assert!(body["title"].is_string());
     assert!(!body["detail"].as_str().unwrap().is_empty());
 }
+
+/// The concatenated deltas of one item.
+pub fn deltas(events: &[UniversalEvent], item_id: &str) -> String {
+    events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::ItemDelta(d) if d.item_id == item_id => Some(d.delta.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every completed item of a kind.
+pub fn completed(events: &[UniversalEvent], kind: ItemKind) -> Vec<sandbox_universal::Item> {
+    events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::ItemCompleted(i) if i.item.kind == kind => Some(i.item.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The first payload `pick` accepts.
+pub fn first<T>(events: &[UniversalEvent], pick: impl Fn(&EventPayload) -> Option<T>) -> T {
+    events
+        .iter()
+        .find_map(|e| pick(&e.payload))
+        .expect("event present")
+}
