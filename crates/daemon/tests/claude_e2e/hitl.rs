@@ -56,17 +56,9 @@ pub async fn tool_once(ctx: Arc<Ctx>) -> Observed {
 pub async fn tool_reject(ctx: Arc<Ctx>) -> Observed {
     ctx.session("reject").await;
     let turn = ctx.send("reject", "USE_TOOL reject").await;
-    let asked = ctx
-        .first("reject", |p| match p {
-            EventPayload::PermissionAsked(p) => Some(p.permission_id.clone()),
-            _ => None,
-        })
-        .await;
     ctx.daemon
-        .client
-        .reply_permission("reject", &asked, PermissionReply::Reject)
-        .await
-        .unwrap();
+        .answer_first_permission("reject", PermissionReply::Reject)
+        .await;
     let events = ctx.ended("reject", &turn).await;
     expect(
         &events,
@@ -85,17 +77,9 @@ pub async fn tool_reject(ctx: Arc<Ctx>) -> Observed {
 pub async fn tool_always(ctx: Arc<Ctx>) -> Observed {
     ctx.session("always").await;
     let turn = ctx.send("always", "USE_TOOL always").await;
-    let asked = ctx
-        .first("always", |p| match p {
-            EventPayload::PermissionAsked(p) => Some(p.permission_id.clone()),
-            _ => None,
-        })
-        .await;
     ctx.daemon
-        .client
-        .reply_permission("always", &asked, PermissionReply::Always)
-        .await
-        .unwrap();
+        .answer_first_permission("always", PermissionReply::Always)
+        .await;
     let first = ctx.ended("always", &turn).await;
     expect(
         &first,

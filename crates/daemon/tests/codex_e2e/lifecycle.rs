@@ -22,22 +22,10 @@ async fn kill_9_then_resume() {
         .send_message("s", "USE_TOOL MARKER-1")
         .await
         .unwrap();
-    let events = codex
-        .wait_count("s", 1, |e| {
-            matches!(e.payload, EventPayload::PermissionAsked(_))
-        })
-        .await;
-    let asked = find(&events, |p| match p {
-        EventPayload::PermissionAsked(p) => Some(p.clone()),
-        _ => None,
-    })
-    .unwrap();
-    codex
+    let asked = codex
         .daemon
-        .client
-        .reply_permission("s", &asked.permission_id, PermissionReply::Always)
-        .await
-        .unwrap();
+        .answer_first_permission("s", PermissionReply::Always)
+        .await;
     codex.daemon.wait_turn_ended("s", 1).await;
 
     // kill -9 while idle: an error, no session end.
@@ -132,22 +120,10 @@ async fn daemon_restart_then_resume() {
         .send_message("s", "USE_TOOL MARKER-R")
         .await
         .unwrap();
-    let events = codex
-        .wait_count("s", 1, |e| {
-            matches!(e.payload, EventPayload::PermissionAsked(_))
-        })
-        .await;
-    let asked = find(&events, |p| match p {
-        EventPayload::PermissionAsked(p) => Some(p.clone()),
-        _ => None,
-    })
-    .unwrap();
     codex
         .daemon
-        .client
-        .reply_permission("s", &asked.permission_id, PermissionReply::Always)
-        .await
-        .unwrap();
+        .answer_first_permission("s", PermissionReply::Always)
+        .await;
     codex.daemon.wait_turn_ended("s", 1).await;
     let before = codex.daemon.events("s").await;
     let first = app_server_pid(&codex.binary, &cwd).expect("app-server running");

@@ -191,6 +191,28 @@ impl TestDaemon {
         seen
     }
 
+    /// Waits for the session's first `permissionAsked`, answers it with `reply`, and
+    /// returns the request.
+    pub async fn answer_first_permission(
+        &self,
+        id: &str,
+        reply: sandbox_universal::PermissionReply,
+    ) -> sandbox_universal::PermissionRequest {
+        let events = self
+            .wait_for(id, |e| {
+                matches!(e.payload, EventPayload::PermissionAsked(_))
+            })
+            .await;
+        let EventPayload::PermissionAsked(request) = &events.last().unwrap().payload else {
+            unreachable!("wait_for stops at the match")
+        };
+        self.client
+            .reply_permission(id, &request.permission_id, reply)
+            .await
+            .unwrap();
+        request.clone()
+    }
+
     /// Waits until the `n`th `turnEnded` and returns all events so far.
     pub async fn wait_turn_ended(&self, id: &str, n: usize) -> Vec<UniversalEvent> {
         let count = std::sync::atomic::AtomicUsize::new(0);
