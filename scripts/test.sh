@@ -3,6 +3,9 @@
 # Usage: scripts/test.sh
 # Real-agent tests run when the agents are installed (scripts/install-test-agents.sh) and
 # skip loudly otherwise; SANDBOX_REQUIRE_AGENTS=1 SANDBOX_REQUIRE_NETNS=1 make them mandatory.
+# The store tests run on SQLite, then again on PostgreSQL when a server is installed here
+# (scripts/test-postgres.sh starts a throw-away cluster); without one they skip loudly, and
+# SANDBOX_REQUIRE_POSTGRES=1 makes them mandatory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +27,28 @@ step "tests: daemon, agents, client, universal" \
   cargo test --workspace --exclude sandbox-testkit
 step "tests: test kit (fake provider, real-agent smoke tests)" \
   cargo test -p sandbox-testkit
+
+# The daemon's API and store tests once more, on a PostgreSQL store.
+postgres_tests() {
+  if [ -z "${SANDBOX_TEST_POSTGRES_URL:-}" ]; then
+    local pg_env
+    if pg_env=$(scripts/test-postgres.sh); then
+      eval "$pg_env"
+    else
+      if [ "${SANDBOX_REQUIRE_POSTGRES:-}" = 1 ]; then
+        echo "PostgreSQL is required (SANDBOX_REQUIRE_POSTGRES=1) but could not be started" >&2
+        return 1
+      fi
+      printf '\n!! SKIPPED: the PostgreSQL store tests (no PostgreSQL server here;\n'
+      printf '!! install Debian'"'"'s postgresql package, or set SANDBOX_TEST_POSTGRES_URL)\n'
+      return 0
+    fi
+  fi
+  SANDBOX_TEST_STORE=postgres cargo test -p sandbox-daemon \
+    --test mock_sessions --test mock_hitl --test sse --test restart --test concurrency \
+    --test api_errors --test store
+}
+step "tests: the daemon on a PostgreSQL store" postgres_tests
 
 printf '\ntimings:\n'
 printf '%s\n' "${timings[@]}"

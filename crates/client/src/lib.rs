@@ -9,7 +9,7 @@ use sandbox_universal::{
     AgentsResponse, CancelResponse, CreateSessionRequest, CreateSessionResponse, EventsResponse,
     HealthResponse, InstallResponse, ModelsResponse, ModesResponse, PermissionReply,
     PermissionReplyRequest, ProblemDetails, QuestionRejectRequest, QuestionReplyRequest,
-    SendMessageRequest, SendMessageResponse, SessionInfo, SessionListResponse,
+    SendMessageRequest, SendMessageResponse, SessionInfo, SessionListResponse, SessionStatus,
 };
 use serde::de::DeserializeOwned;
 
@@ -62,6 +62,17 @@ pub struct EventsQuery {
     pub limit: Option<u64>,
     /// Include native JSON.
     pub include_raw: bool,
+}
+
+/// Query of [`Client::list_sessions`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionsQuery {
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size (1–1000, default 100).
+    pub limit: Option<usize>,
+    /// Only sessions with this status.
+    pub status: Option<SessionStatus>,
 }
 
 /// A client of one daemon.
@@ -148,9 +159,44 @@ impl Client {
         Self::send(self.request(Method::POST, &["agents", agent, "install"])).await
     }
 
-    /// `GET /sessions`.
-    pub async fn list_sessions(&self) -> Result<SessionListResponse, ClientError> {
-        Self::send(self.request(Method::GET, &["sessions"])).await
+    /// `GET /sessions`: one page.
+    pub async fn list_sessions(
+        &self,
+        query: &SessionsQuery,
+    ) -> Result<SessionListResponse, ClientError> {
+        let mut builder = self.request(Method::GET, &["sessions"]);
+        if let Some(cursor) = &query.cursor {
+            builder = builder.query(&[("cursor", cursor)]);
+        }
+        if let Some(limit) = query.limit {
+            builder = builder.query(&[("limit", limit)]);
+        }
+        if let Some(status) = query.status {
+            builder = builder.query(&[("status", status)]);
+        }
+        Self::send(builder).await
+    }
+
+    /// Every session, following `nextCursor` through all pages.
+    pub async fn list_all_sessions(&self) -> Result<SessionListResponse, ClientError> {
+        let mut all = SessionListResponse {
+            sessions: Vec::new(),
+            unreadable: Vec::new(),
+            next_cursor: None,
+        };
+        let mut query = SessionsQuery {
+            limit: Some(1000),
+            ..SessionsQuery::default()
+        };
+        loop {
+            let page = self.list_sessions(&query).await?;
+            all.sessions.extend(page.sessions);
+            all.unreadable.extend(page.unreadable);
+            match page.next_cursor {
+                Some(cursor) => query.cursor = Some(cursor),
+                None => return Ok(all),
+            }
+        }
     }
 
     /// `POST /sessions/{id}`.
@@ -167,9 +213,18 @@ impl Client {
         Self::send(self.request(Method::GET, &["sessions", id])).await
     }
 
-    /// `DELETE /sessions/{id}`.
+    /// `DELETE /sessions/{id}`: ends the session (its events stay readable).
     pub async fn end_session(&self, id: &str) -> Result<SessionInfo, ClientError> {
         Self::send(self.request(Method::DELETE, &["sessions", id])).await
+    }
+
+    /// `DELETE /sessions/{id}?purge=true`: removes the session and its events.
+    pub async fn purge_session(&self, id: &str) -> Result<(), ClientError> {
+        Self::send_empty(
+            self.request(Method::DELETE, &["sessions", id])
+                .query(&[("purge", true)]),
+        )
+        .await
     }
 
     /// `POST /sessions/{id}/messages`.

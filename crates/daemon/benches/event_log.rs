@@ -115,11 +115,8 @@ async fn main() {
         host: "127.0.0.1".into(),
         port: 0,
         http: HttpSettings::default(),
-        sessions: SessionSettings {
-            data_dir: data.path().into(),
-            default_cwd: data.path().into(),
-            workspace_root: None,
-        },
+        sessions: SessionSettings::new(data.path().into(), data.path().into()),
+        store: None,
         provider_env: ProviderEnv::default(),
         locator: BinaryLocator::new(HashMap::new(), None, None),
     })

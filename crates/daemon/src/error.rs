@@ -85,6 +85,33 @@ pub enum ApiError {
     /// The question request was already answered, rejected or cancelled.
     #[error("question request `{0}` was already resolved")]
     QuestionResolved(String),
+    /// Another live daemon owns the session (a shared PostgreSQL store); it can be read
+    /// here but not changed.
+    #[error(
+        "session `{0}` is owned by another sandbox-daemon sharing this store; read it here, change it there"
+    )]
+    SessionOwnedElsewhere(String),
+    /// The session's stored record cannot be read by this build.
+    #[error("session `{session}` cannot be used by this build: {detail}; its events stay readable")]
+    SessionUnreadable {
+        /// The session.
+        session: String,
+        /// Why.
+        detail: String,
+    },
+    /// The session is still being restored (imported from an older data dir).
+    #[error("session `{0}` is still being restored; retry shortly")]
+    SessionRestoring(String),
+    /// The store has no space left; nothing new can be written.
+    #[error(
+        "the session store has no space left ({0}); new sessions and messages are refused until space returns, stored events stay readable"
+    )]
+    StoreFull(String),
+    /// The store cannot be written.
+    #[error(
+        "the session store cannot be written ({0}); new sessions and messages are refused until it recovers, stored events stay readable"
+    )]
+    StoreUnavailable(String),
     /// The agent failed to carry out the request.
     #[error("the agent failed: {0}")]
     Agent(AgentError),
@@ -123,7 +150,13 @@ impl ApiError {
             | Self::TurnInProgress { .. }
             | Self::NoActiveTurn(_)
             | Self::PermissionResolved(_)
-            | Self::QuestionResolved(_) => StatusCode::CONFLICT,
+            | Self::QuestionResolved(_)
+            | Self::SessionOwnedElsewhere(_) => StatusCode::CONFLICT,
+            Self::SessionUnreadable { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::SessionRestoring(_) | Self::StoreUnavailable(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            Self::StoreFull(_) => StatusCode::INSUFFICIENT_STORAGE,
             Self::SessionEnded(_) => StatusCode::GONE,
             Self::Agent(_) => StatusCode::BAD_GATEWAY,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
@@ -154,6 +187,11 @@ impl ApiError {
             Self::PermissionResolved(_) => "permission-resolved",
             Self::QuestionNotFound { .. } => "question-not-found",
             Self::QuestionResolved(_) => "question-resolved",
+            Self::SessionOwnedElsewhere(_) => "session-owned-elsewhere",
+            Self::SessionUnreadable { .. } => "session-unreadable",
+            Self::SessionRestoring(_) => "session-restoring",
+            Self::StoreFull(_) => "store-full",
+            Self::StoreUnavailable(_) => "store-unavailable",
             Self::Agent(_) => "agent-error",
             Self::Unauthorized => "unauthorized",
             Self::RouteNotFound(_) => "not-found",
@@ -184,6 +222,11 @@ impl ApiError {
             Self::PermissionResolved(_) => "Permission request already resolved",
             Self::QuestionNotFound { .. } => "Question request not found",
             Self::QuestionResolved(_) => "Question request already resolved",
+            Self::SessionOwnedElsewhere(_) => "Session owned by another daemon",
+            Self::SessionUnreadable { .. } => "Session record unreadable",
+            Self::SessionRestoring(_) => "Session being restored",
+            Self::StoreFull(_) => "Session store full",
+            Self::StoreUnavailable(_) => "Session store unavailable",
             Self::Agent(_) => "Agent error",
             Self::Unauthorized => "Unauthorized",
             Self::RouteNotFound(_) => "Not found",
@@ -216,7 +259,7 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if matches!(self, Self::Internal(_)) {
+        if matches!(self, Self::Internal(_) | Self::SessionUnreadable { .. }) {
             tracing::error!(error = %self, "internal error");
         }
         let problem = self.problem();
@@ -226,6 +269,12 @@ impl IntoResponse for ApiError {
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
         if matches!(self, Self::Unauthorized) {
             headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        if matches!(
+            self,
+            Self::SessionRestoring(_) | Self::StoreFull(_) | Self::StoreUnavailable(_)
+        ) {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         response
     }

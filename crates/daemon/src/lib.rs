@@ -15,3 +15,4 @@ pub mod routes;
 pub mod server;
 pub mod session;
 pub mod spec;
+pub mod store;

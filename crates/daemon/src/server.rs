@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use sandbox_agents::locate::BinaryLocator;
 use sandbox_agents::{AgentRegistry, DriverContext, ProviderEnv};
@@ -11,7 +12,13 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::app::{HttpSettings, build_app};
-use crate::session::{SessionManager, SessionSettings};
+use crate::session::{SessionManager, SessionSettings, legacy};
+use crate::store::{DEFAULT_LEASE, Store, StoreConfig};
+
+/// How often unused sessions are let go.
+const EVICT_EVERY: Duration = Duration::from_secs(5);
+/// How often expired ended sessions are purged.
+const RETENTION_EVERY: Duration = Duration::from_secs(60);
 
 /// Everything the daemon needs to run.
 #[derive(Debug)]
@@ -24,6 +31,8 @@ pub struct ServerConfig {
     pub http: HttpSettings,
     /// Sessions' working directories and private state.
     pub sessions: SessionSettings,
+    /// Where sessions and events are stored (default: SQLite in the data dir).
+    pub store: Option<StoreConfig>,
     /// Provider credentials and endpoints handed to agents.
     pub provider_env: ProviderEnv,
     /// Where agent binaries are found.
@@ -38,6 +47,7 @@ pub struct RunningServer {
     sessions: Arc<SessionManager>,
     shutdown: Option<oneshot::Sender<()>>,
     task: JoinHandle<std::io::Result<()>>,
+    background: JoinHandle<()>,
 }
 
 impl RunningServer {
@@ -51,40 +61,136 @@ impl RunningServer {
         &self.sessions
     }
 
-    /// Stops every agent (sessions stay on disk, to be restored by the next start) and
-    /// stops serving.
+    /// Stops every agent (sessions stay stored, to be restored by the next start), writes
+    /// everything, and stops serving.
     pub async fn stop(mut self) -> std::io::Result<()> {
+        self.background.abort();
         self.sessions.suspend_all().await;
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        (&mut self.task)
+        let served = (&mut self.task)
             .await
-            .map_err(|e| std::io::Error::other(e.to_string()))?
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let store = self.sessions.store().clone();
+        tokio::task::spawn_blocking(move || store.close())
+            .await
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        served
     }
 }
 
-/// The session manager, with the sessions of an earlier run restored from the data dir.
-async fn manager(config: ServerConfig) -> Arc<SessionManager> {
+/// The data directory's stable daemon id (the owner it writes sessions as), created on
+/// first start.
+fn daemon_id(data_dir: &std::path::Path) -> std::io::Result<String> {
+    let path = data_dir.join("daemon-id");
+    match std::fs::read_to_string(&path) {
+        Ok(id) if !id.trim().is_empty() => Ok(id.trim().to_string()),
+        Ok(_) | Err(_) => {
+            let id = uuid::Uuid::new_v4().to_string();
+            std::fs::write(&path, format!("{id}\n"))?;
+            Ok(id)
+        }
+    }
+}
+
+/// Raises the soft limit on open files to the hard limit (agents' pipes and SSE clients
+/// use descriptors; sessions do not).
+pub fn raise_open_files_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            let soft = limit.rlim_cur;
+            limit.rlim_cur = limit.rlim_max;
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                tracing::debug!(
+                    from = soft,
+                    to = limit.rlim_max,
+                    "raised the open-files limit"
+                );
+            }
+        }
+    }
+}
+
+/// The session manager over the configured store.
+async fn manager(config: ServerConfig) -> std::io::Result<Arc<SessionManager>> {
+    let data_dir = config.sessions.data_dir.clone();
+    let id = daemon_id(&data_dir)?;
+    let store_config = config
+        .store
+        .unwrap_or_else(|| StoreConfig::Sqlite(data_dir.join("store.db")));
+    let store = Store::open(&store_config, &id, DEFAULT_LEASE)
+        .await
+        .map_err(|e| std::io::Error::other(format!("opening the session store: {e}")))?;
     let context = Arc::new(DriverContext {
         locator: config.locator,
         provider_env: config.provider_env,
     });
-    let sessions = Arc::new(SessionManager::new(
+    Ok(Arc::new(SessionManager::new(
         AgentRegistry::new(context),
         config.sessions,
-    ));
-    sessions.restore_all().await;
-    sessions
+        store,
+    )))
+}
+
+/// Work the daemon does on its own: importing a JSON-lines data dir, closing turns a
+/// crash left running, forwarding other daemons' commits, letting unused sessions go and
+/// purging expired ones.
+async fn background(sessions: Arc<SessionManager>, import: bool) {
+    if import {
+        legacy::import_all(&sessions).await;
+    }
+    sessions.recover_interrupted().await;
+    if let Some(mut commits) = sessions.store().notifications() {
+        let heads = sessions.heads().clone();
+        tokio::spawn(async move {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                match commits.recv().await {
+                    Ok((sid, sequence)) => heads.publish(sid, sequence),
+                    Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+    let mut evict = tokio::time::interval(EVICT_EVERY);
+    let mut retention = tokio::time::interval(RETENTION_EVERY);
+    loop {
+        tokio::select! {
+            _ = evict.tick() => {
+                let evicted = sessions.evict_unused();
+                if evicted > 0 {
+                    tracing::debug!(evicted, "let unused sessions go");
+                }
+            }
+            _ = retention.tick() => {
+                let purged = sessions.purge_expired().await;
+                if purged > 0 {
+                    tracing::info!(purged, "purged ended sessions past --retain-ended");
+                }
+            }
+        }
+    }
 }
 
 /// Binds and serves in a background task until [`RunningServer::stop`].
 pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
     let data_lock = DataDirLock::acquire(&config.sessions.data_dir)?;
-    let listener = TcpListener::bind((config.host.as_str(), config.port)).await?;
-    let addr = listener.local_addr()?;
+    raise_open_files_limit();
+    let host = config.host.clone();
+    let port = config.port;
     let http = config.http.clone();
-    let sessions = manager(config).await;
+    let sessions = manager(config).await?;
+    let import = legacy::begin(&sessions);
+    let listener = TcpListener::bind((host.as_str(), port)).await?;
+    let addr = listener.local_addr()?;
     let app = build_app(sessions.clone(), &http);
     let (shutdown, stop) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
@@ -94,12 +200,14 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
             })
             .await
     });
+    let background = tokio::spawn(background(sessions.clone(), import));
     Ok(RunningServer {
         addr,
         _data_lock: data_lock,
         sessions,
         shutdown: Some(shutdown),
         task,
+        background,
     })
 }
 

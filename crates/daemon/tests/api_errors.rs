@@ -112,7 +112,7 @@ async fn malformed_and_mistyped_bodies() {
     assert!(
         daemon
             .client
-            .list_sessions()
+            .list_sessions(&Default::default())
             .await
             .unwrap()
             .sessions
@@ -502,11 +502,11 @@ async fn two_daemons_cannot_share_a_data_dir() {
         host: "127.0.0.1".into(),
         port: 0,
         http: Default::default(),
-        sessions: sandbox_daemon::session::SessionSettings {
-            data_dir: first.data_dir.path().to_path_buf(),
-            default_cwd: first.data_dir.path().to_path_buf(),
-            workspace_root: None,
-        },
+        sessions: sandbox_daemon::session::SessionSettings::new(
+            first.data_dir.path().to_path_buf(),
+            first.data_dir.path().to_path_buf(),
+        ),
+        store: None,
         provider_env: Default::default(),
         locator: Default::default(),
     })

@@ -39,7 +39,13 @@ async fn fifty_concurrent_sessions() {
         "every session has the same shape"
     );
     assert_eq!(
-        daemon.client.list_sessions().await.unwrap().sessions.len(),
+        daemon
+            .client
+            .list_sessions(&Default::default())
+            .await
+            .unwrap()
+            .sessions
+            .len(),
         50
     );
 }

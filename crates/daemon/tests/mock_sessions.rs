@@ -266,7 +266,11 @@ async fn ending_a_session_keeps_its_log() {
         .wait_for("s", |e| matches!(e.payload, EventPayload::SessionEnded(_)))
         .await;
     assert_eq!(replay, events);
-    let listed = daemon.client.list_sessions().await.unwrap();
+    let listed = daemon
+        .client
+        .list_sessions(&Default::default())
+        .await
+        .unwrap();
     assert_eq!(listed.sessions.len(), 1);
 }
 

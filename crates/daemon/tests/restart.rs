@@ -124,7 +124,13 @@ async fn sessions_survive_a_restart() {
     let error = daemon.client.send_message("done", "hi").await.unwrap_err();
     assert_eq!(error.problem().unwrap().status, 410);
     assert_eq!(
-        daemon.client.list_sessions().await.unwrap().sessions.len(),
+        daemon
+            .client
+            .list_sessions(&Default::default())
+            .await
+            .unwrap()
+            .sessions
+            .len(),
         2
     );
 }
@@ -164,7 +170,7 @@ async fn a_failed_start_leaves_nothing_on_disk() {
     assert!(
         daemon
             .client
-            .list_sessions()
+            .list_sessions(&Default::default())
             .await
             .unwrap()
             .sessions

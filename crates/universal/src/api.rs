@@ -18,6 +18,41 @@ pub struct HealthResponse {
     pub status: String,
     /// The daemon's version.
     pub version: String,
+    /// Whether the session store can write.
+    pub store: StoreHealth,
+}
+
+/// Which session store the daemon uses and whether it can write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StoreHealth {
+    /// `sqlite` (the embedded default) or `postgres`.
+    pub backend: StoreBackend,
+    /// `ok`, or why writes fail right now.
+    pub status: StoreStatus,
+}
+
+/// A session store backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum StoreBackend {
+    /// SQLite in the data directory.
+    Sqlite,
+    /// A PostgreSQL database, possibly shared by several daemons.
+    Postgres,
+}
+
+/// Whether the session store can write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum StoreStatus {
+    /// Writes succeed.
+    Ok,
+    /// No space left: new sessions and messages are refused with 507 until space returns.
+    Full,
+    /// The store cannot be written (database unreachable, I/O error): new sessions and
+    /// messages are refused with 503 until it recovers.
+    Unavailable,
 }
 
 /// Body of `GET /agents`.
@@ -148,12 +183,34 @@ pub struct SessionInfo {
     pub end_reason: Option<SessionEndReason>,
 }
 
-/// Body of `GET /sessions`.
+/// Body of `GET /sessions`: one page of sessions, oldest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionListResponse {
-    /// Every session the daemon holds, oldest first.
+    /// The sessions of this page, oldest first.
     pub sessions: Vec<SessionInfo>,
+    /// Sessions of this page whose stored record this build cannot read (corrupt, or
+    /// written by a newer build). Their events stay readable; their ids stay taken.
+    /// Only listed when no `status` filter is given.
+    #[serde(default)]
+    pub unreadable: Vec<UnreadableSession>,
+    /// Pass as `cursor` to get the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// A stored session whose record this build cannot read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UnreadableSession {
+    /// The session id.
+    pub session_id: String,
+    /// Why the record cannot be read.
+    pub error: String,
+    /// When the session was created.
+    pub created_at: DateTime<Utc>,
+    /// Number of events in its log.
+    pub event_count: u64,
 }
 
 /// Body of `POST /sessions/{id}/messages`.

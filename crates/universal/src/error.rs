@@ -84,6 +84,14 @@ pub enum AgentError {
         /// What happened.
         message: String,
     },
+    /// The daemon could not write the session's events to its store (disk full, database
+    /// gone). Events stay readable and are written, with no gap, once the store can write
+    /// again.
+    #[serde(rename_all = "camelCase")]
+    StoreError {
+        /// What happened.
+        message: String,
+    },
 }
 
 impl AgentError {
@@ -99,7 +107,8 @@ impl AgentError {
             | Self::ProtocolError { message }
             | Self::ProviderError { message, .. }
             | Self::AgentReported { message, .. }
-            | Self::Timeout { message } => message,
+            | Self::Timeout { message }
+            | Self::StoreError { message } => message,
         }
     }
 
@@ -116,6 +125,7 @@ impl AgentError {
             Self::ProviderError { .. } => "providerError",
             Self::AgentReported { .. } => "agentReported",
             Self::Timeout { .. } => "timeout",
+            Self::StoreError { .. } => "storeError",
         }
     }
 

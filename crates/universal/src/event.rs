@@ -73,6 +73,8 @@ pub enum EventType {
     QuestionAsked,
     /// See [`EventPayload::QuestionResolved`].
     QuestionResolved,
+    /// See [`EventPayload::Unknown`].
+    Unknown,
 }
 
 impl EventType {
@@ -91,7 +93,30 @@ impl EventType {
             Self::PermissionResolved => "permissionResolved",
             Self::QuestionAsked => "questionAsked",
             Self::QuestionResolved => "questionResolved",
+            Self::Unknown => "unknown",
         }
+    }
+
+    /// Every type, in schema order.
+    pub const ALL: [EventType; 13] = [
+        Self::SessionStarted,
+        Self::SessionEnded,
+        Self::TurnStarted,
+        Self::TurnEnded,
+        Self::ItemStarted,
+        Self::ItemDelta,
+        Self::ItemCompleted,
+        Self::Error,
+        Self::PermissionAsked,
+        Self::PermissionResolved,
+        Self::QuestionAsked,
+        Self::QuestionResolved,
+        Self::Unknown,
+    ];
+
+    /// The type with this wire name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == name)
     }
 }
 
@@ -123,6 +148,9 @@ pub enum EventPayload {
     QuestionAsked(QuestionRequest),
     /// A question request was answered, rejected or cancelled.
     QuestionResolved(QuestionResolved),
+    /// A stored event this build cannot read: corrupt, or written by a newer build. It
+    /// keeps its place (sequence) in the log and carries what was stored, unchanged.
+    Unknown(UnknownEvent),
 }
 
 impl EventPayload {
@@ -141,6 +169,7 @@ impl EventPayload {
             Self::PermissionResolved(_) => EventType::PermissionResolved,
             Self::QuestionAsked(_) => EventType::QuestionAsked,
             Self::QuestionResolved(_) => EventType::QuestionResolved,
+            Self::Unknown(_) => EventType::Unknown,
         }
     }
 }
@@ -272,4 +301,32 @@ pub struct ItemDelta {
     pub item_id: String,
     /// The appended text.
     pub delta: String,
+}
+
+/// Why a stored event could not be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum UnknownReason {
+    /// It was written by a newer build (a schema version this build does not know).
+    NewerVersion,
+    /// It does not parse as an event of its schema version (corrupt, or an event type,
+    /// item kind or content part this build does not know).
+    Unreadable,
+}
+
+/// Payload of `unknown`: a stored record served as it is, never dropped or rewritten.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UnknownEvent {
+    /// Why this build could not read it.
+    pub reason: UnknownReason,
+    /// The schema version the record was written with.
+    pub schema_version: u32,
+    /// The event type the record was stored with.
+    pub stored_type: String,
+    /// The stored event: its JSON when it is JSON, else the stored text as a string.
+    pub stored: Value,
+    /// What went wrong reading it, when it did not parse.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }

@@ -87,15 +87,6 @@ impl TurnEmitter {
         }));
         id
     }
-
-    /// Closes every open item as failed (the turn was interrupted).
-    pub fn fail_open_items(&mut self) {
-        let open = std::mem::take(&mut self.open);
-        for (_, mut item) in open {
-            item.status = ItemStatus::Failed;
-            self.emit(EventPayload::ItemCompleted(ItemEvent { item }));
-        }
-    }
 }
 
 fn append_text(item: &mut Item, text: &str) {

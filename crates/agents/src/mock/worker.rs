@@ -74,9 +74,7 @@ pub async fn run_worker(
             () = play(&mut turn, &config, &pending, &script, &job.message) => StopReason::Completed,
             () = cancel.cancelled() => StopReason::Cancelled,
         };
-        if outcome == StopReason::Cancelled {
-            turn.fail_open_items();
-        }
+        // A cancelled turn leaves its items open: the daemon's core fails them.
         pending.permissions.lock().expect("lock").clear();
         pending.questions.lock().expect("lock").clear();
         turn.emit(EventPayload::TurnEnded(TurnEnded {

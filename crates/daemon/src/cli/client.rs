@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 use futures::StreamExt;
-use sandbox_client::{Client, ClientError, DEFAULT_ENDPOINT, EventsQuery};
-use sandbox_universal::{CreateSessionRequest, PermissionMode, PermissionReply};
+use sandbox_client::{Client, ClientError, DEFAULT_ENDPOINT, EventsQuery, SessionsQuery};
+use sandbox_universal::{CreateSessionRequest, PermissionMode, PermissionReply, SessionStatus};
 use serde::Serialize;
 
 /// Every HTTP operation (OpenAPI `operationId`) and the subcommand that calls it. A test
@@ -31,6 +31,11 @@ pub const OPERATIONS: &[(&str, &[&str])] = &[
     ("replyQuestion", &["sessions", "questions", "reply"]),
     ("rejectQuestion", &["sessions", "questions", "reject"]),
 ];
+
+fn parse_status(value: &str) -> Result<SessionStatus, String> {
+    serde_json::from_value(serde_json::Value::String(value.to_string()))
+        .map_err(|_| format!("`{value}` is not a status: idle, running or ended"))
+}
 
 /// Where the daemon is and how to authenticate.
 #[derive(Debug, Clone, Args)]
@@ -74,8 +79,23 @@ pub enum AgentsCommand {
 /// `sandbox-daemon sessions ...`.
 #[derive(Debug, Subcommand)]
 pub enum SessionsCommand {
-    /// GET /sessions.
-    List(ClientArgs),
+    /// GET /sessions: one page of sessions, oldest first (`--all` follows every page).
+    List {
+        /// The `nextCursor` of the previous page.
+        #[arg(long)]
+        cursor: Option<String>,
+        /// Page size (1-1000).
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Only sessions with this status: idle, running or ended.
+        #[arg(long, value_parser = parse_status)]
+        status: Option<SessionStatus>,
+        /// Every page, merged.
+        #[arg(long, conflicts_with_all = ["cursor", "limit"])]
+        all: bool,
+        #[command(flatten)]
+        client: ClientArgs,
+    },
     /// POST /sessions/{id}: create a session and start its agent.
     Create(CreateArgs),
     /// GET /sessions/{id}.
@@ -85,10 +105,14 @@ pub enum SessionsCommand {
         #[command(flatten)]
         client: ClientArgs,
     },
-    /// DELETE /sessions/{id}: end the session.
+    /// DELETE /sessions/{id}: end the session (its events stay readable); with --purge,
+    /// remove it and its events.
     End {
         /// Session id.
         id: String,
+        /// Remove the session and all its events (the id becomes free).
+        #[arg(long)]
+        purge: bool,
         #[command(flatten)]
         client: ClientArgs,
     },
@@ -342,7 +366,7 @@ pub async fn agents(command: AgentsCommand) -> ExitCode {
 
 fn sessions_client_args(command: &SessionsCommand) -> &ClientArgs {
     match command {
-        SessionsCommand::List(client) => client,
+        SessionsCommand::List { client, .. } => client,
         SessionsCommand::Create(args) => &args.client,
         SessionsCommand::Get { client, .. }
         | SessionsCommand::End { client, .. }
@@ -364,7 +388,31 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
         Err(e) => return fail(e),
     };
     match command {
-        SessionsCommand::List(_) => finish(client.list_sessions().await),
+        SessionsCommand::List {
+            cursor,
+            limit,
+            status,
+            all: false,
+            ..
+        } => finish(
+            client
+                .list_sessions(&SessionsQuery {
+                    cursor,
+                    limit,
+                    status,
+                })
+                .await,
+        ),
+        SessionsCommand::List { status, .. } => {
+            finish(client.list_all_sessions().await.map(|mut all| {
+                all.sessions
+                    .retain(|s| status.is_none_or(|wanted| s.status == wanted));
+                if status.is_some() {
+                    all.unreadable.clear();
+                }
+                all
+            }))
+        }
         SessionsCommand::Create(args) => {
             let request = CreateSessionRequest {
                 agent: args.agent,
@@ -381,6 +429,14 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             finish(client.create_session(&args.id, &request).await)
         }
         SessionsCommand::Get { id, .. } => finish(client.get_session(&id).await),
+        SessionsCommand::End {
+            id, purge: true, ..
+        } => finish(
+            client
+                .purge_session(&id)
+                .await
+                .map(|()| serde_json::json!({"purged": id})),
+        ),
         SessionsCommand::End { id, .. } => finish(client.end_session(&id).await),
         SessionsCommand::SendMessage { id, message, .. } => {
             finish(client.send_message(&id, &message).await)

@@ -34,11 +34,11 @@ async fn demo() -> Result<(), String> {
         host: "127.0.0.1".into(),
         port: 0,
         http: HttpSettings::default(),
-        sessions: SessionSettings {
-            data_dir: data_dir.path().to_path_buf(),
-            default_cwd: std::env::current_dir().map_err(|e| e.to_string())?,
-            workspace_root: None,
-        },
+        sessions: SessionSettings::new(
+            data_dir.path().to_path_buf(),
+            std::env::current_dir().map_err(|e| e.to_string())?,
+        ),
+        store: None,
         provider_env: ProviderEnv::default(),
         locator: BinaryLocator::default(),
     })
@@ -141,6 +141,7 @@ fn summary(event: &UniversalEvent) -> String {
         EventPayload::SessionStarted(s) => format!("{} {:?}", s.agent, s.model),
         EventPayload::SessionEnded(s) => format!("{:?}", s.reason),
         EventPayload::Error(e) => e.to_string(),
+        EventPayload::Unknown(u) => format!("{:?} {}", u.reason, u.stored_type),
     };
     format!(
         "{:>4} {:<18} {gist}",

@@ -12,6 +12,16 @@ use crate::app::{DEFAULT_BODY_LIMIT, HttpSettings};
 use crate::auth::AuthConfig;
 use crate::server::{ServerConfig, default_data_dir, serve};
 use crate::session::SessionSettings;
+use crate::store::StoreConfig;
+
+/// Parses a duration such as `15m`, `1h 30m`, `7d` or `0`.
+fn parse_duration(value: &str) -> Result<Duration, String> {
+    if value.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    humantime::parse_duration(value)
+        .map_err(|e| format!("`{value}` is not a duration ({e}); e.g. 90s, 15m, 7d"))
+}
 
 /// Options of the server.
 #[derive(Debug, Clone, Args)]
@@ -40,6 +50,19 @@ pub struct ServerArgs {
     /// Largest accepted request body, in bytes.
     #[arg(long, default_value_t = DEFAULT_BODY_LIMIT)]
     pub max_body_bytes: usize,
+    /// Where sessions and events are stored: `postgres://user:password@host/database` (a
+    /// database several daemons may share) or `sqlite:<path>`. Default: SQLite in the data
+    /// directory.
+    #[arg(long, env = "SANDBOX_DAEMON_STORE")]
+    pub store: Option<String>,
+    /// Stop an agent idle this long (it is resumed by the next message); `0` keeps agents
+    /// running. E.g. `15m`, `1h`, `90s`.
+    #[arg(long, default_value = "15m", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+    /// Purge ended sessions (and their events) this long after they ended, e.g. `7d`.
+    /// Default: keep them.
+    #[arg(long, value_parser = parse_duration)]
+    pub retain_ended: Option<Duration>,
     /// A browser origin allowed to call the API (CORS), e.g. `http://localhost:5173`;
     /// repeat for several, or `*` for any.
     #[arg(long = "cors-origin")]
@@ -75,10 +98,12 @@ impl ServerArgs {
             },
             locator: BinaryLocator::from_process_env(Some(data_dir.join("agents"))),
             sessions: SessionSettings {
-                data_dir,
-                default_cwd,
                 workspace_root: self.workspace_root.clone(),
+                idle_timeout: (!self.idle_timeout.is_zero()).then_some(self.idle_timeout),
+                retain_ended: self.retain_ended,
+                ..SessionSettings::new(data_dir, default_cwd)
             },
+            store: self.store.as_deref().map(StoreConfig::parse).transpose()?,
             provider_env: ProviderEnv::from_process_env(),
         })
     }

@@ -1,30 +1,26 @@
 //! Reading a session's event log: paged polling and SSE.
 
-use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures::Stream;
-use sandbox_universal::{EventType, EventsResponse, ProblemDetails, UniversalEvent};
+use sandbox_universal::{EventsResponse, ProblemDetails, UniversalEvent};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::AppState;
+use super::sse::Follower;
 use crate::error::ApiError;
 use crate::extract::{ApiPath, ApiQuery};
-use crate::log::StoredEvent;
-use crate::session::core::SessionCore;
+use crate::session::View;
+use crate::store::StoredEvent;
 
 /// Default page size of `GET /sessions/{id}/events`.
 pub const DEFAULT_LIMIT: u64 = 100;
 /// Largest page size.
 pub const MAX_LIMIT: u64 = 1000;
-/// How many events an SSE stream reads from the log at a time.
-const SSE_BATCH: usize = 256;
 
 /// Query of `GET /sessions/{id}/events`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -75,15 +71,14 @@ pub async fn get_events(
             "limit must be between 1 and {MAX_LIMIT}, got {limit}"
         )));
     }
-    let session = state.sessions.get(&session_id)?;
-    let log = session.core.log();
     let offset = query.offset.unwrap_or(0);
     let include_raw = query.include_raw.unwrap_or(false);
-    let events = log.read(offset, limit as usize);
-    let has_more = events
-        .last()
-        .is_some_and(|last| last.event.sequence < log.last_sequence());
-    Ok(events_body(&events, has_more, include_raw))
+    let page = state
+        .sessions
+        .read_events(&session_id, offset, limit as usize, include_raw)
+        .await?;
+    let has_more = page.events.last().map_or(offset, |e| e.sequence) < page.durable_sequence;
+    Ok(events_body(&page.events, has_more, include_raw))
 }
 
 /// Renders `{"events":[...],"hasMore":..}` from the events' stored JSON without
@@ -112,7 +107,8 @@ fn events_body(events: &[Arc<StoredEvent>], has_more: bool, include_raw: bool) -
 /// Streams the log as Server-Sent Events: replays events after the offset (or
 /// `Last-Event-ID`), then follows live. Each frame has `id: <sequence>`,
 /// `event: <type>` and `data: <event JSON>`; keep-alive comments are sent while idle; the
-/// stream closes after `sessionEnded`.
+/// stream closes after `sessionEnded`. Works for any stored session, loaded or not (and,
+/// with a shared PostgreSQL store, for sessions another daemon runs).
 #[utoipa::path(
     get,
     path = "/sessions/{sessionId}/events/sse",
@@ -127,7 +123,8 @@ fn events_body(events: &[Arc<StoredEvent>], has_more: bool, include_raw: bool) -
     responses(
         (status = 200, description = "An SSE stream of events", content_type = "text/event-stream", body = UniversalEvent),
         (status = 400, description = "Bad offset or Last-Event-ID", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 404, body = ProblemDetails, content_type = "application/problem+json")
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn stream_events(
@@ -135,7 +132,7 @@ pub async fn stream_events(
     ApiPath(session_id): ApiPath<String>,
     ApiQuery(query): ApiQuery<SseQuery>,
     headers: HeaderMap,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+) -> Result<Response, ApiError> {
     let last_event_id = match headers.get("last-event-id") {
         None => None,
         Some(value) => Some(
@@ -150,67 +147,25 @@ pub async fn stream_events(
                 })?,
         ),
     };
-    let session = state.sessions.get(&session_id)?;
-    let start = last_event_id.or(query.offset).unwrap_or(0);
-    let stream = follow(
-        session.core.clone(),
-        start,
-        query.include_raw.unwrap_or(false),
-    );
-    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(state.sse_keep_alive)))
-}
-
-struct Follower {
-    core: Arc<SessionCore>,
-    head: tokio::sync::watch::Receiver<u64>,
-    cursor: u64,
-    buffer: VecDeque<Arc<StoredEvent>>,
-    include_raw: bool,
-    done: bool,
-}
-
-/// Reads the log from `cursor` on, waiting for appends, until `sessionEnded` is sent.
-fn follow(
-    core: Arc<SessionCore>,
-    cursor: u64,
-    include_raw: bool,
-) -> impl Stream<Item = Result<Event, Infallible>> {
-    let head = core.log().subscribe();
-    let follower = Follower {
-        core,
-        head,
-        cursor,
-        buffer: VecDeque::new(),
-        include_raw,
-        done: false,
+    let sid = match state.sessions.view(&session_id).await? {
+        View::Live(handle) => handle.sid,
+        View::Stored(row) => row.sid,
     };
-    futures::stream::unfold(follower, |mut f| async move {
-        loop {
-            if f.done {
-                return None;
-            }
-            if let Some(stored) = f.buffer.pop_front() {
-                f.cursor = stored.event.sequence;
-                let event_type = stored.event.payload.event_type();
-                f.done = event_type == EventType::SessionEnded;
-                let frame = Event::default()
-                    .id(stored.event.sequence.to_string())
-                    .event(event_type.as_str())
-                    .data(stored.to_json(f.include_raw));
-                return Some((Ok(frame), f));
-            }
-            f.head.borrow_and_update();
-            let batch = f.core.log().read(f.cursor, SSE_BATCH);
-            if batch.is_empty() {
-                if f.core.ensure_open().is_err() {
-                    return None;
-                }
-                if f.head.changed().await.is_err() {
-                    return None;
-                }
-                continue;
-            }
-            f.buffer.extend(batch);
-        }
-    })
+    let follower = Follower::new(
+        state.sessions.clone(),
+        session_id,
+        sid,
+        last_event_id.or(query.offset).unwrap_or(0),
+        query.include_raw.unwrap_or(false),
+        state.sse_keep_alive,
+    );
+    let mut response = Body::from_stream(follower.into_stream()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(response)
 }

@@ -31,7 +31,8 @@ use crate::extract::{ApiJson, ApiPath, BodyLimit, parse_optional_json};
         (status = 204, description = "Answered"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reply_permission(
@@ -39,7 +40,7 @@ pub async fn reply_permission(
     ApiPath((session_id, permission_id)): ApiPath<(String, String)>,
     ApiJson(request): ApiJson<PermissionReplyRequest>,
 ) -> Result<StatusCode, ApiError> {
-    let session = state.sessions.get(&session_id)?;
+    let session = state.sessions.open(&session_id).await?;
     session
         .reply_permission(permission_id, request.reply)
         .await?;
@@ -63,7 +64,8 @@ pub async fn reply_permission(
         (status = 400, description = "Answers do not fit the questions", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reply_question(
@@ -71,7 +73,7 @@ pub async fn reply_question(
     ApiPath((session_id, question_id)): ApiPath<(String, String)>,
     ApiJson(request): ApiJson<QuestionReplyRequest>,
 ) -> Result<StatusCode, ApiError> {
-    let session = state.sessions.get(&session_id)?;
+    let session = state.sessions.open(&session_id).await?;
     session
         .reply_question(question_id, QuestionAnswer::Answered(request.answers))
         .await?;
@@ -94,7 +96,8 @@ pub async fn reply_question(
         (status = 204, description = "Rejected"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reject_question(
@@ -111,7 +114,7 @@ pub async fn reject_question(
         }
     })?;
     let QuestionRejectRequest {} = parse_optional_json(&body)?;
-    let session = state.sessions.get(&session_id)?;
+    let session = state.sessions.open(&session_id).await?;
     session
         .reply_question(question_id, QuestionAnswer::Rejected)
         .await?;

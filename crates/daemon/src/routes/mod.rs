@@ -6,6 +6,7 @@ pub mod health;
 pub mod hitl;
 pub mod openapi;
 pub mod sessions;
+pub mod sse;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,28 +3,57 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use sandbox_universal::{
     CancelResponse, CreateSessionRequest, CreateSessionResponse, ProblemDetails,
-    SendMessageRequest, SendMessageResponse, SessionInfo, SessionListResponse,
+    SendMessageRequest, SendMessageResponse, SessionInfo, SessionListResponse, SessionStatus,
 };
+use serde::Deserialize;
+use utoipa::IntoParams;
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::extract::{ApiJson, ApiPath};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 
-/// Every session the daemon holds, oldest first.
+/// Query of `GET /sessions`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// The `nextCursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<usize>,
+    /// Only sessions with this status (unreadable sessions are then not listed).
+    pub status: Option<SessionStatus>,
+}
+
+/// The sessions of the store, oldest first, one page at a time (`nextCursor`). Sessions
+/// whose stored record this build cannot read are listed under `unreadable`.
 #[utoipa::path(
     get,
     path = "/sessions",
     operation_id = "listSessions",
     tag = "sessions",
     security(("bearer" = [])),
-    responses((status = 200, body = SessionListResponse))
+    params(ListQuery),
+    responses(
+        (status = 200, body = SessionListResponse),
+        (status = 400, description = "Bad cursor, limit or status", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "The store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
+    )
 )]
-pub async fn list_sessions(State(state): State<AppState>) -> Json<SessionListResponse> {
-    Json(SessionListResponse {
-        sessions: state.sessions.list().iter().map(|s| s.info()).collect(),
-    })
+pub async fn list_sessions(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<ListQuery>,
+) -> Result<Json<SessionListResponse>, ApiError> {
+    Ok(Json(
+        state
+            .sessions
+            .list(query.cursor.as_deref(), query.limit, query.status)
+            .await?,
+    ))
 }
 
 /// Creates a session with a client-chosen id and starts its agent. `201` with
@@ -43,8 +72,10 @@ pub async fn list_sessions(State(state): State<AppState>) -> Json<SessionListRes
         (status = 200, description = "The agent could not start", body = CreateSessionResponse),
         (status = 400, description = "Bad id or configuration", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "The id is taken", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 422, description = "Body of the wrong shape", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 409, description = "The id is taken (by any stored session, ended or unreadable ones too)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 422, description = "Body of the wrong shape", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "The store is unavailable, or the id is still being restored", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn create_session(
@@ -71,38 +102,58 @@ pub async fn create_session(
     params(("sessionId" = String, Path, description = "Session id")),
     responses(
         (status = 200, body = SessionInfo),
-        (status = 404, body = ProblemDetails, content_type = "application/problem+json")
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 500, description = "The stored record cannot be read by this build", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn get_session(
     State(state): State<AppState>,
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<Json<SessionInfo>, ApiError> {
-    Ok(Json(state.sessions.get(&session_id)?.info()))
+    Ok(Json(state.sessions.info(&session_id).await?))
 }
 
-/// Ends a session: stops the agent, cancels what is pending and logs `sessionEnded`.
-/// Its events stay readable.
+/// Query of `DELETE /sessions/{sessionId}`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EndQuery {
+    /// Also remove the session and all its events (any session, ended or not; the id
+    /// becomes free).
+    pub purge: Option<bool>,
+}
+
+/// Ends a session: stops the agent, cancels what is pending and logs `sessionEnded`; its
+/// events stay readable. With `purge=true`, removes the session and its events instead
+/// (ending it first if needed): 204.
 #[utoipa::path(
     delete,
     path = "/sessions/{sessionId}",
     operation_id = "endSession",
     tag = "sessions",
     security(("bearer" = [])),
-    params(("sessionId" = String, Path, description = "Session id")),
+    params(("sessionId" = String, Path, description = "Session id"), EndQuery),
     responses(
         (status = 200, description = "The ended session", body = SessionInfo),
+        (status = 204, description = "Purged"),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "Already ended", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 409, description = "Owned by another daemon sharing the store", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 410, description = "Already ended (without `purge`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn end_session(
     State(state): State<AppState>,
     ApiPath(session_id): ApiPath<String>,
-) -> Result<Json<SessionInfo>, ApiError> {
-    let session = state.sessions.get(&session_id)?;
-    session.end().await?;
-    Ok(Json(session.info()))
+    ApiQuery(query): ApiQuery<EndQuery>,
+) -> Result<Response, ApiError> {
+    if query.purge.unwrap_or(false) {
+        state.sessions.purge(&session_id).await?;
+        return Ok(StatusCode::NO_CONTENT.into_response());
+    }
+    Ok(Json(state.sessions.end(&session_id).await?).into_response())
 }
 
 /// Sends a user message, starting a turn (202). While a turn runs, another message is
@@ -120,7 +171,9 @@ pub async fn end_session(
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "A turn is running", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 502, description = "The agent could not take the message", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 502, description = "The agent could not take the message", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "The store is unavailable, or the session is being restored", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn send_message(
@@ -128,7 +181,7 @@ pub async fn send_message(
     ApiPath(session_id): ApiPath<String>,
     ApiJson(request): ApiJson<SendMessageRequest>,
 ) -> Result<(StatusCode, Json<SendMessageResponse>), ApiError> {
-    let session = state.sessions.get(&session_id)?;
+    let session = state.sessions.open(&session_id).await?;
     let turn_id = session.send_message(request.message).await?;
     Ok((StatusCode::ACCEPTED, Json(SendMessageResponse { turn_id })))
 }
@@ -145,14 +198,15 @@ pub async fn send_message(
         (status = 202, description = "Cancelling", body = CancelResponse),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "No turn is running", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn cancel_turn(
     State(state): State<AppState>,
     ApiPath(session_id): ApiPath<String>,
 ) -> Result<(StatusCode, Json<CancelResponse>), ApiError> {
-    let session = state.sessions.get(&session_id)?;
+    let session = state.sessions.open(&session_id).await?;
     let turn_id = session.cancel().await?;
     Ok((StatusCode::ACCEPTED, Json(CancelResponse { turn_id })))
 }

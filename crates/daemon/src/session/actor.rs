@@ -3,6 +3,7 @@
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
+use std::time::Duration;
 
 use sandbox_agents::{AgentSession, QuestionAnswer};
 use sandbox_universal::{AgentError, PermissionReply, SessionEndReason, SessionEnded};
@@ -60,15 +61,29 @@ pub enum Command {
     },
 }
 
-/// Runs until the session ends: the client ends it, the agent ends it, or every handle is
-/// dropped.
+/// The command channel of a running actor, `None` while the agent is stopped (idle, or
+/// never started since the session was loaded). Commands are sent holding this lock, so an
+/// actor that stops for idleness never leaves a command behind.
+pub type ActorSlot = tokio::sync::Mutex<Option<mpsc::UnboundedSender<Command>>>;
+
+/// Runs until the session ends (the client ends it, the agent ends it, or every handle is
+/// dropped), another daemon takes it over, or the agent has been idle for `idle_timeout`:
+/// then the agent is stopped and `slot` emptied, and the next command restores it.
 pub async fn run_actor(
     core: Arc<SessionCore>,
     mut agent: Box<dyn AgentSession>,
     mut commands: mpsc::UnboundedReceiver<Command>,
     mut signals: mpsc::UnboundedReceiver<CoreSignal>,
+    slot: Arc<ActorSlot>,
+    idle_timeout: Option<Duration>,
 ) {
     loop {
+        let idle_check = async {
+            match idle_timeout {
+                Some(timeout) => tokio::time::sleep_until(core.quiet_since() + timeout).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             command = commands.recv() => {
                 let Some(command) = command else {
@@ -89,7 +104,27 @@ pub async fn run_actor(
                     agent.shutdown().await;
                     return;
                 }
+                CoreSignal::Stop => {
+                    let mut slot = slot.lock().await;
+                    agent.shutdown().await;
+                    *slot = None;
+                    return;
+                }
             },
+            () = idle_check => {
+                let Some(timeout) = idle_timeout else { continue };
+                if !core.is_quiet() || core.quiet_since().elapsed() < timeout {
+                    continue;
+                }
+                let mut slot = slot.lock().await;
+                if !commands.is_empty() {
+                    continue;
+                }
+                tracing::debug!(session = %core.session_id(), "stopping an idle agent");
+                agent.shutdown().await;
+                *slot = None;
+                return;
+            }
         }
     }
 }

@@ -1,10 +1,12 @@
 //! A session's state and log, updated atomically with every event.
 //!
 //! [`SessionCore`] is what drivers write to (it implements [`EventConsumer`]) and what the
-//! session actor and routes read. Every event passes through one mutex so the state
-//! (running turn, pending permissions and questions, `always` scopes) always matches the
-//! log.
+//! session actor and routes read. Every event passes through one mutex: the event gets the
+//! next sequence, the reducer ([`CoreState::apply`]) updates the state, and the log takes
+//! the event, so state and log never disagree. The lifecycle rules (what the daemon closes
+//! itself) are in `lifecycle.rs`.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -13,14 +15,19 @@ use sandbox_agents::{AgentEvent, EventConsumer};
 use sandbox_universal::{
     ContentPart, EventPayload, EventSource, Item, ItemEvent, ItemKind, ItemRole, ItemStatus,
     PermissionOutcome, PermissionReply, PermissionRequest, PermissionResolved, QuestionOutcome,
-    QuestionRequest, QuestionResolved, SessionEndReason, SessionEnded, SessionStatus, StopReason,
-    TurnEnded, TurnStarted, UniversalEvent,
+    QuestionRequest, QuestionResolved, SessionEndReason, SessionStatus, TurnEnded, TurnStarted,
+    UniversalEvent,
 };
 use tokio::sync::mpsc;
 
+use super::answers::validate_answers;
 use super::state::CoreState;
 use crate::error::ApiError;
-use crate::log::EventLog;
+use crate::log::SessionLog;
+
+/// A state snapshot is stored at least every this many events, so reopening a session
+/// replays few events whatever its history.
+const SNAPSHOT_EVERY: u64 = 4096;
 
 /// What the core asks of the session actor on its own initiative.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +36,8 @@ pub enum CoreSignal {
     AutoApprove(String),
     /// The agent ended the session by itself; release its resources.
     AgentEnded,
+    /// Another daemon took the session over: stop the agent without ending the session.
+    Stop,
 }
 
 /// A snapshot of the session's state.
@@ -50,59 +59,59 @@ pub struct CoreSnapshot {
     pub event_count: u64,
 }
 
+impl CoreSnapshot {
+    pub(crate) fn of(state: &CoreState) -> Self {
+        Self {
+            status: state.status(),
+            current_turn: state.current_turn.clone(),
+            native_session_id: state.native_session_id.clone(),
+            pending_permissions: state.pending_permissions.clone(),
+            pending_questions: state.pending_questions.clone(),
+            end_reason: state.end_reason,
+            event_count: state.sequence,
+        }
+    }
+}
+
+/// The state under the core's lock.
+#[derive(Debug)]
+pub(super) struct Live {
+    pub(super) state: CoreState,
+    /// Items the daemon failed itself; the agent's late events for them are dropped.
+    pub(super) force_closed: HashSet<String>,
+    since_snapshot: u64,
+    /// When the last event was logged (or the core was made).
+    last_event: tokio::time::Instant,
+}
+
 /// One session's log plus the state derived from it.
 pub struct SessionCore {
-    session_id: String,
-    log: Arc<dyn EventLog>,
-    state: Mutex<CoreState>,
+    pub(super) session_id: String,
+    log: Arc<SessionLog>,
+    live: Mutex<Live>,
     ids: AtomicU64,
     signals: OnceLock<mpsc::UnboundedSender<CoreSignal>>,
 }
 
 impl SessionCore {
-    /// A new, idle session core over `log`.
-    pub fn new(session_id: impl Into<String>, log: Arc<dyn EventLog>) -> Self {
-        Self {
-            session_id: session_id.into(),
+    /// A core over `log`, whose events `state` reflects (the default state for a new
+    /// session). New ids continue past every id in the log.
+    pub(crate) fn new(session_id: &str, log: Arc<SessionLog>, state: CoreState) -> Arc<Self> {
+        let core = Arc::new(Self {
+            session_id: session_id.to_string(),
+            ids: AtomicU64::new(state.max_id),
             log,
-            state: Mutex::new(CoreState::default()),
-            ids: AtomicU64::new(0),
+            live: Mutex::new(Live {
+                state,
+                force_closed: HashSet::new(),
+                since_snapshot: 0,
+                last_event: tokio::time::Instant::now(),
+            }),
             signals: OnceLock::new(),
-        }
-    }
-
-    /// A core over a log that already holds a session's history (after a daemon restart):
-    /// the state is rebuilt by replaying the log, and the id counter continues past every
-    /// id in it.
-    pub fn restore(session_id: impl Into<String>, log: Arc<dyn EventLog>) -> Self {
-        let events: Vec<_> = log.read(0, usize::MAX);
-        let (state, max_id) = CoreState::replay(events.iter().map(|e| &e.event));
-        Self {
-            session_id: session_id.into(),
-            log,
-            state: Mutex::new(state),
-            ids: AtomicU64::new(max_id),
-            signals: OnceLock::new(),
-        }
-    }
-
-    /// Ends whatever turn is running with stop reason `error` (the daemon stopped or
-    /// restarted mid-turn). Returns whether a turn was running.
-    pub fn fail_running_turn(&self) -> bool {
-        let mut state = self.lock();
-        let Some(turn_id) = state.current_turn.clone() else {
-            return false;
-        };
-        self.end_turn(
-            &mut state,
-            TurnEnded {
-                turn_id,
-                stop_reason: StopReason::Error,
-                usage: None,
-            },
-            EventMeta::daemon(true),
-        );
-        true
+        });
+        let hooks: Arc<dyn crate::log::LogHooks> = core.clone();
+        core.log.set_hooks(Arc::downgrade(&hooks));
+        core
     }
 
     /// Connects the core to its actor.
@@ -111,7 +120,7 @@ impl SessionCore {
     }
 
     /// The session's log.
-    pub fn log(&self) -> &Arc<dyn EventLog> {
+    pub fn log(&self) -> &Arc<SessionLog> {
         &self.log
     }
 
@@ -122,47 +131,52 @@ impl SessionCore {
 
     /// The current state.
     pub fn snapshot(&self) -> CoreSnapshot {
-        let state = self.lock();
-        CoreSnapshot {
-            status: state.status.unwrap_or(SessionStatus::Idle),
-            current_turn: state.current_turn.clone(),
-            native_session_id: state.native_session_id.clone(),
-            pending_permissions: state.pending_permissions.clone(),
-            pending_questions: state.pending_questions.clone(),
-            end_reason: state.end_reason,
-            event_count: self.log.last_sequence(),
-        }
+        CoreSnapshot::of(&self.lock().state)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, CoreState> {
-        self.state.lock().expect("session state lock")
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Live> {
+        self.live.lock().expect("session state lock")
     }
 
-    fn signal(&self, signal: CoreSignal) {
+    pub(super) fn signal(&self, signal: CoreSignal) {
         if let Some(tx) = self.signals.get() {
             let _ = tx.send(signal);
         }
     }
 
-    fn append(&self, state: &CoreState, payload: EventPayload, event: EventMeta) {
-        self.log.append(UniversalEvent {
-            sequence: 0,
+    /// Logs one event: the next sequence, the reducer, the log, and a state snapshot when
+    /// the state changed.
+    pub(super) fn append(&self, live: &mut Live, payload: EventPayload, meta: EventMeta) {
+        let event = UniversalEvent {
+            sequence: live.state.sequence + 1,
             time: Utc::now(),
             session_id: self.session_id.clone(),
-            native_session_id: state.native_session_id.clone(),
-            source: event.source,
-            synthetic: event.synthetic,
+            native_session_id: live.state.native_session_id.clone(),
+            source: meta.source,
+            synthetic: meta.synthetic,
             payload,
-            raw: event.raw,
-        });
+            raw: meta.raw,
+        };
+        let changed = live.state.apply(&event);
+        self.log.append(event);
+        live.last_event = tokio::time::Instant::now();
+        live.since_snapshot += 1;
+        if changed || live.since_snapshot >= SNAPSHOT_EVERY {
+            self.save_state(live);
+        }
+    }
+
+    pub(super) fn save_state(&self, live: &mut Live) {
+        live.since_snapshot = 0;
+        self.log.save_state(live.state.snapshot());
     }
 
     /// Starts a turn for a user message: checks the session can take it, marks it running
     /// and logs `turnStarted` and the user's message item. Returns the turn id.
     pub fn begin_turn(&self, message: &str) -> Result<String, ApiError> {
-        let mut state = self.lock();
-        match (state.status, &state.current_turn) {
-            (Some(SessionStatus::Ended), _) => {
+        let mut live = self.lock();
+        match (live.state.status(), &live.state.current_turn) {
+            (SessionStatus::Ended, _) => {
                 return Err(ApiError::SessionEnded(self.session_id.clone()));
             }
             (_, Some(turn)) => {
@@ -173,13 +187,11 @@ impl SessionCore {
             }
             _ => {}
         }
-        state.turn_counter += 1;
-        let turn_id = format!("turn_{}", state.turn_counter);
-        state.status = Some(SessionStatus::Running);
-        state.current_turn = Some(turn_id.clone());
+        live.force_closed.clear();
+        let turn_id = format!("turn_{}", live.state.turn_counter + 1);
         let daemon = EventMeta::daemon(true);
         self.append(
-            &state,
+            &mut live,
             EventPayload::TurnStarted(TurnStarted {
                 turn_id: turn_id.clone(),
             }),
@@ -199,12 +211,12 @@ impl SessionCore {
             ..item.clone()
         };
         self.append(
-            &state,
+            &mut live,
             EventPayload::ItemStarted(ItemEvent { item: started }),
             daemon.clone(),
         );
         self.append(
-            &state,
+            &mut live,
             EventPayload::ItemCompleted(ItemEvent { item }),
             daemon,
         );
@@ -213,11 +225,11 @@ impl SessionCore {
 
     /// The running turn, or an error saying why there is none.
     pub fn running_turn(&self) -> Result<String, ApiError> {
-        let state = self.lock();
-        if state.status == Some(SessionStatus::Ended) {
+        let live = self.lock();
+        if live.state.status() == SessionStatus::Ended {
             return Err(ApiError::SessionEnded(self.session_id.clone()));
         }
-        state
+        live.state
             .current_turn
             .clone()
             .ok_or_else(|| ApiError::NoActiveTurn(self.session_id.clone()))
@@ -225,24 +237,41 @@ impl SessionCore {
 
     /// Fails if the session has ended.
     pub fn ensure_open(&self) -> Result<(), ApiError> {
-        if self.lock().status == Some(SessionStatus::Ended) {
+        if self.is_ended() {
             return Err(ApiError::SessionEnded(self.session_id.clone()));
         }
         Ok(())
     }
 
+    /// Whether the session has ended.
+    pub fn is_ended(&self) -> bool {
+        self.lock().state.status() == SessionStatus::Ended
+    }
+
+    /// Whether nothing is running or waiting (no turn, no open item, no pending request).
+    pub fn is_quiet(&self) -> bool {
+        !self.lock().state.has_open_work()
+    }
+
+    /// When the last event was logged: with [`SessionCore::is_quiet`], how long the agent
+    /// has been idle.
+    pub fn quiet_since(&self) -> tokio::time::Instant {
+        self.lock().last_event
+    }
+
     /// Records the client's answer to a pending permission request and logs
     /// `permissionResolved`.
     pub fn resolve_permission(&self, id: &str, reply: PermissionReply) -> Result<(), ApiError> {
-        let mut state = self.lock();
-        if state.status == Some(SessionStatus::Ended) {
+        let mut live = self.lock();
+        let state = &live.state;
+        if state.status() == SessionStatus::Ended {
             return Err(ApiError::SessionEnded(self.session_id.clone()));
         }
-        let Some(index) = state
+        if !state
             .pending_permissions
             .iter()
-            .position(|p| p.permission_id == id)
-        else {
+            .any(|p| p.permission_id == id)
+        {
             return Err(if state.resolved_permissions.contains(id) {
                 ApiError::PermissionResolved(id.to_string())
             } else {
@@ -251,16 +280,9 @@ impl SessionCore {
                     id: id.to_string(),
                 }
             });
-        };
-        let request = state.pending_permissions.remove(index);
-        state.resolved_permissions.insert(id.to_string());
-        if reply == PermissionReply::Always
-            && let Some(scope) = &request.always_scope
-        {
-            state.always_scopes.insert(scope.clone());
         }
         self.append(
-            &state,
+            &mut live,
             EventPayload::PermissionResolved(PermissionResolved {
                 permission_id: id.to_string(),
                 outcome: reply.into(),
@@ -279,15 +301,12 @@ impl SessionCore {
         id: &str,
         answers: Option<&[Vec<String>]>,
     ) -> Result<(), ApiError> {
-        let mut state = self.lock();
-        if state.status == Some(SessionStatus::Ended) {
+        let mut live = self.lock();
+        let state = &live.state;
+        if state.status() == SessionStatus::Ended {
             return Err(ApiError::SessionEnded(self.session_id.clone()));
         }
-        let Some(index) = state
-            .pending_questions
-            .iter()
-            .position(|q| q.question_id == id)
-        else {
+        let Some(request) = state.pending_questions.iter().find(|q| q.question_id == id) else {
             return Err(if state.resolved_questions.contains(id) {
                 ApiError::QuestionResolved(id.to_string())
             } else {
@@ -298,12 +317,10 @@ impl SessionCore {
             });
         };
         if let Some(answers) = answers {
-            validate_answers(&state.pending_questions[index], answers)?;
+            validate_answers(request, answers)?;
         }
-        state.pending_questions.remove(index);
-        state.resolved_questions.insert(id.to_string());
         self.append(
-            &state,
+            &mut live,
             EventPayload::QuestionResolved(QuestionResolved {
                 question_id: id.to_string(),
                 outcome: if answers.is_some() {
@@ -320,94 +337,15 @@ impl SessionCore {
 
     /// Logs an error the daemon met while talking to the agent.
     pub fn record_error(&self, error: sandbox_universal::AgentError) {
-        let state = self.lock();
-        if state.status == Some(SessionStatus::Ended) {
+        let mut live = self.lock();
+        if live.state.status() == SessionStatus::Ended {
             return;
         }
-        self.append(&state, EventPayload::Error(error), EventMeta::daemon(false));
-    }
-
-    /// Ends the running turn with an error when the agent could not take the message.
-    pub fn fail_turn(&self, turn_id: &str) {
-        let mut state = self.lock();
-        if state.current_turn.as_deref() == Some(turn_id) {
-            self.end_turn(
-                &mut state,
-                TurnEnded {
-                    turn_id: turn_id.to_string(),
-                    stop_reason: StopReason::Error,
-                    usage: None,
-                },
-                EventMeta::daemon(true),
-            );
-        }
-    }
-
-    /// Ends the session (idempotent): closes a running turn and logs `sessionEnded`.
-    /// Returns false when it had already ended.
-    pub fn end(&self, ended: SessionEnded, meta: EventMeta) -> bool {
-        let mut state = self.lock();
-        self.end_locked(&mut state, ended, meta)
-    }
-
-    fn end_locked(&self, state: &mut CoreState, ended: SessionEnded, meta: EventMeta) -> bool {
-        if state.status == Some(SessionStatus::Ended) {
-            return false;
-        }
-        if let Some(turn_id) = state.current_turn.clone() {
-            self.end_turn(
-                state,
-                TurnEnded {
-                    turn_id,
-                    stop_reason: match ended.reason {
-                        SessionEndReason::Terminated => StopReason::Cancelled,
-                        _ => StopReason::Error,
-                    },
-                    usage: None,
-                },
-                EventMeta::daemon(true),
-            );
-        }
-        state.status = Some(SessionStatus::Ended);
-        state.end_reason = Some(ended.reason);
-        self.append(state, EventPayload::SessionEnded(ended), meta);
-        true
-    }
-
-    /// Cancels pending HITL requests, logs `turnEnded` and marks the session idle.
-    fn end_turn(&self, state: &mut CoreState, ended: TurnEnded, meta: EventMeta) {
-        for request in std::mem::take(&mut state.pending_permissions) {
-            state
-                .resolved_permissions
-                .insert(request.permission_id.clone());
-            self.append(
-                state,
-                EventPayload::PermissionResolved(PermissionResolved {
-                    permission_id: request.permission_id,
-                    outcome: PermissionOutcome::Cancelled,
-                    automatic: false,
-                    request: None,
-                }),
-                EventMeta::daemon(true),
-            );
-        }
-        for request in std::mem::take(&mut state.pending_questions) {
-            state.resolved_questions.insert(request.question_id.clone());
-            self.append(
-                state,
-                EventPayload::QuestionResolved(QuestionResolved {
-                    question_id: request.question_id,
-                    outcome: QuestionOutcome::Cancelled,
-                    answers: None,
-                }),
-                EventMeta::daemon(true),
-            );
-        }
-        state.current_turn = None;
-        if state.status != Some(SessionStatus::Ended) {
-            state.status = Some(SessionStatus::Idle);
-        }
-        self.append(state, EventPayload::TurnEnded(ended), meta);
+        self.append(
+            &mut live,
+            EventPayload::Error(error),
+            EventMeta::daemon(false),
+        );
     }
 }
 
@@ -430,41 +368,6 @@ impl EventMeta {
     }
 }
 
-fn validate_answers(request: &QuestionRequest, answers: &[Vec<String>]) -> Result<(), ApiError> {
-    if answers.len() != request.questions.len() {
-        return Err(ApiError::InvalidAnswers(format!(
-            "question request `{}` has {} question(s) but {} answer array(s) were sent",
-            request.question_id,
-            request.questions.len(),
-            answers.len()
-        )));
-    }
-    for (index, (question, selected)) in request.questions.iter().zip(answers).enumerate() {
-        if !question.multi_select && selected.len() > 1 {
-            return Err(ApiError::InvalidAnswers(format!(
-                "question {index} (`{}`) takes one answer, got {}",
-                question.question,
-                selected.len()
-            )));
-        }
-        if question.allow_custom || question.options.is_empty() {
-            continue;
-        }
-        if let Some(unknown) = selected
-            .iter()
-            .find(|label| !question.options.iter().any(|o| &o.label == *label))
-        {
-            let labels: Vec<&str> = question.options.iter().map(|o| o.label.as_str()).collect();
-            return Err(ApiError::InvalidAnswers(format!(
-                "`{unknown}` is not an option of question {index} (`{}`); options: {}",
-                question.question,
-                labels.join(", ")
-            )));
-        }
-    }
-    Ok(())
-}
-
 impl EventConsumer for SessionCore {
     fn emit(&self, event: AgentEvent) {
         let meta = EventMeta {
@@ -472,22 +375,27 @@ impl EventConsumer for SessionCore {
             synthetic: event.synthetic,
             raw: event.raw,
         };
-        let mut state = self.lock();
-        if state.status == Some(SessionStatus::Ended) {
+        let mut live = self.lock();
+        if live.state.status() == SessionStatus::Ended {
             tracing::debug!(session = %self.session_id, "dropping an event after sessionEnded");
             return;
         }
         match event.payload {
+            EventPayload::ItemDelta(delta) if live.force_closed.contains(&delta.item_id) => {
+                tracing::debug!(session = %self.session_id, item = %delta.item_id, "dropping a delta of an item the daemon closed");
+            }
+            EventPayload::ItemCompleted(done) if live.force_closed.contains(&done.item.item_id) => {
+                tracing::debug!(session = %self.session_id, item = %done.item.item_id, "dropping the completion of an item the daemon closed");
+            }
             EventPayload::PermissionAsked(request) => {
                 let remembered = request
                     .always_scope
                     .as_ref()
-                    .is_some_and(|scope| state.always_scopes.contains(scope));
+                    .is_some_and(|scope| live.state.always_scopes.contains(scope));
                 if remembered {
                     let id = request.permission_id.clone();
-                    state.resolved_permissions.insert(id.clone());
                     self.append(
-                        &state,
+                        &mut live,
                         EventPayload::PermissionResolved(PermissionResolved {
                             permission_id: id.clone(),
                             outcome: PermissionOutcome::Always,
@@ -500,18 +408,13 @@ impl EventConsumer for SessionCore {
                             raw: meta.raw,
                         },
                     );
-                    drop(state);
+                    drop(live);
                     self.signal(CoreSignal::AutoApprove(id));
                 } else {
-                    state.pending_permissions.push(request.clone());
-                    self.append(&state, EventPayload::PermissionAsked(request), meta);
+                    self.append(&mut live, EventPayload::PermissionAsked(request), meta);
                 }
             }
-            EventPayload::QuestionAsked(request) => {
-                state.pending_questions.push(request.clone());
-                self.append(&state, EventPayload::QuestionAsked(request), meta);
-            }
-            EventPayload::TurnEnded(ended) => match state.current_turn.clone() {
+            EventPayload::TurnEnded(ended) => match live.state.current_turn.clone() {
                 Some(turn_id) => {
                     if turn_id != ended.turn_id {
                         tracing::warn!(
@@ -521,24 +424,30 @@ impl EventConsumer for SessionCore {
                             "the agent ended another turn than the running one"
                         );
                     }
-                    self.end_turn(&mut state, TurnEnded { turn_id, ..ended }, meta);
+                    self.close_turn(&mut live, TurnEnded { turn_id, ..ended }, meta);
                 }
                 None => {
                     tracing::debug!(session = %self.session_id, "dropping turnEnded: no turn is running");
                 }
             },
             EventPayload::SessionEnded(ended) => {
-                if self.end_locked(&mut state, ended, meta) {
-                    drop(state);
+                if self.end_locked(&mut live, ended, meta) {
+                    drop(live);
                     self.signal(CoreSignal::AgentEnded);
                 }
             }
-            payload => self.append(&state, payload, meta),
+            payload => self.append(&mut live, payload, meta),
         }
+        // Back-pressure on an agent that outruns the store, with no lock held.
+        self.log.store().wait_for_room();
     }
 
     fn set_native_session_id(&self, id: &str) {
-        self.lock().native_session_id = Some(id.to_string());
+        let mut live = self.lock();
+        if live.state.native_session_id.as_deref() != Some(id) {
+            live.state.native_session_id = Some(id.to_string());
+            self.save_state(&mut live);
+        }
     }
 
     fn next_id(&self, prefix: &str) -> String {

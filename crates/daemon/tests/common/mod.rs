@@ -14,9 +14,35 @@ use sandbox_daemon::app::HttpSettings;
 use sandbox_daemon::auth::AuthConfig;
 use sandbox_daemon::server::{RunningServer, ServerConfig, start};
 use sandbox_daemon::session::SessionSettings;
+use sandbox_daemon::store::StoreConfig;
 use sandbox_universal::{
     AgentId, CreateSessionRequest, EventPayload, EventType, ItemKind, UniversalEvent,
 };
+
+pub mod store_access;
+
+/// A stopped [`TestDaemon`]: its data dir and options, to start it again.
+pub struct Stopped {
+    pub data_dir: tempfile::TempDir,
+    pub options: Options,
+}
+
+impl Stopped {
+    /// Starts a daemon on the same data dir and store.
+    pub async fn start(self) -> TestDaemon {
+        TestDaemon::start_in(self.data_dir, self.options).await
+    }
+
+    /// Runs SQL statements against the store (either backend).
+    pub async fn execute_sql(&self, sql: &str) {
+        store_access::execute(self.data_dir.path(), self.options.store.as_ref(), sql).await
+    }
+
+    /// The rows of one query against the store, as strings (NULL as "NULL").
+    pub async fn query_sql(&self, sql: &str) -> Vec<Vec<String>> {
+        store_access::query(self.data_dir.path(), self.options.store.as_ref(), sql).await
+    }
+}
 
 /// A daemon serving on 127.0.0.1 with a temp data dir, and a client of it.
 pub struct TestDaemon {
@@ -43,6 +69,42 @@ pub struct Options {
     /// How long `wait_for` waits for an event.
     pub event_timeout: Duration,
     pub cors_origins: Vec<String>,
+    /// The store (`None`: the one `SANDBOX_TEST_STORE` picks, see [`test_store`]).
+    pub store: Option<StoreConfig>,
+    /// `--idle-timeout` (`None`: agents never idle out).
+    pub idle_timeout: Option<Duration>,
+    /// `--retain-ended`.
+    pub retain_ended: Option<Duration>,
+    /// How long an unused session without agent stays loaded (default 10 s).
+    pub evict_after: Option<Duration>,
+}
+
+/// The store test daemons use: SQLite in the data dir, or with `SANDBOX_TEST_STORE=postgres`
+/// a fresh database of the cluster at `SANDBOX_TEST_POSTGRES_URL` (see
+/// `scripts/test-postgres.sh`).
+pub async fn test_store() -> Option<StoreConfig> {
+    match std::env::var("SANDBOX_TEST_STORE").as_deref() {
+        Ok("postgres") => Some(StoreConfig::Postgres(fresh_postgres_database().await)),
+        _ => None,
+    }
+}
+
+/// Creates an empty database in the test cluster and answers its URL.
+pub async fn fresh_postgres_database() -> String {
+    let admin = std::env::var("SANDBOX_TEST_POSTGRES_URL")
+        .expect("SANDBOX_TEST_POSTGRES_URL names the test cluster (scripts/test-postgres.sh)");
+    let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+        .await
+        .expect("the test PostgreSQL cluster answers");
+    tokio::spawn(connection);
+    let name = format!("sdtest_{}", uuid::Uuid::new_v4().simple());
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let mut url = reqwest::Url::parse(&admin).unwrap();
+    url.set_path(&format!("/{name}"));
+    url.to_string()
 }
 
 impl Default for Options {
@@ -56,6 +118,10 @@ impl Default for Options {
             agent_paths: HashMap::new(),
             event_timeout: Duration::from_secs(10),
             cors_origins: Vec::new(),
+            store: None,
+            idle_timeout: None,
+            retain_ended: None,
+            evict_after: None,
         }
     }
 }
@@ -65,13 +131,31 @@ impl TestDaemon {
         Self::start_with(Options::default()).await
     }
 
-    pub async fn start_with(options: Options) -> Self {
+    pub async fn start_with(mut options: Options) -> Self {
+        if options.store.is_none() {
+            options.store = test_store().await;
+        }
         Self::start_in(tempfile::tempdir().unwrap(), options).await
     }
 
     /// Stops this daemon (agents stop, sessions stay on disk) and starts a new one on the
     /// same data directory, as a daemon restart would.
     pub async fn restart(self) -> Self {
+        self.stop().await.start().await
+    }
+
+    /// Runs SQL statements against the running daemon's store.
+    pub async fn execute_sql(&self, sql: &str) {
+        store_access::execute(self.data_dir.path(), self.options.store.as_ref(), sql).await
+    }
+
+    /// The rows of one query against the running daemon's store.
+    pub async fn query_sql(&self, sql: &str) -> Vec<Vec<String>> {
+        store_access::query(self.data_dir.path(), self.options.store.as_ref(), sql).await
+    }
+
+    /// Stops this daemon; its data dir and store stay for [`Stopped::start`].
+    pub async fn stop(self) -> Stopped {
         let Self {
             server,
             data_dir,
@@ -79,10 +163,10 @@ impl TestDaemon {
             ..
         } = self;
         server.stop().await.unwrap();
-        Self::start_in(data_dir, options).await
+        Stopped { data_dir, options }
     }
 
-    async fn start_in(data_dir: tempfile::TempDir, options: Options) -> Self {
+    pub async fn start_in(data_dir: tempfile::TempDir, options: Options) -> Self {
         let auth = match &options.token {
             Some(token) => AuthConfig::token(token.as_str()),
             None => AuthConfig::disabled(),
@@ -97,10 +181,15 @@ impl TestDaemon {
                 cors_origins: options.cors_origins.clone(),
             },
             sessions: SessionSettings {
-                data_dir: data_dir.path().to_path_buf(),
-                default_cwd: data_dir.path().to_path_buf(),
                 workspace_root: options.workspace_root.clone(),
+                idle_timeout: options.idle_timeout,
+                retain_ended: options.retain_ended,
+                evict_after: options
+                    .evict_after
+                    .unwrap_or(sandbox_daemon::session::DEFAULT_EVICT_AFTER),
+                ..SessionSettings::new(data_dir.path().to_path_buf(), data_dir.path().to_path_buf())
             },
+            store: options.store.clone(),
             provider_env: options.provider_env.clone(),
             // No PATH: only the mock and the agents given in `agent_paths` are
             // "installed", whatever this machine has.

@@ -1,0 +1,257 @@
+//! A loaded session: its core (state and log) and, while the agent runs, its actor. The
+//! agent is started lazily: a session loaded after a restart, or whose agent stopped for
+//! idleness, gets it back through the driver's `restore` on the next command.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sandbox_agents::{AgentDriver, EventSink, QuestionAnswer};
+use sandbox_universal::{PermissionReply, SessionEndReason, SessionEnded, SessionInfo};
+use tokio::sync::{mpsc, oneshot};
+
+use super::actor::{ActorSlot, Command, Respond, run_actor};
+use super::core::{EventMeta, SessionCore};
+use super::files;
+use super::record::SessionRecord;
+use crate::error::ApiError;
+
+/// A session loaded in memory.
+pub struct SessionHandle {
+    /// How it was created.
+    pub record: SessionRecord,
+    /// Its store key.
+    pub sid: i64,
+    /// Log and state.
+    pub core: Arc<SessionCore>,
+    pub(super) actor: Arc<ActorSlot>,
+    driver: Arc<dyn AgentDriver>,
+    dir: PathBuf,
+    idle_timeout: Option<Duration>,
+    last_used: Mutex<Instant>,
+}
+
+impl SessionHandle {
+    pub(super) fn new(
+        record: SessionRecord,
+        sid: i64,
+        core: Arc<SessionCore>,
+        driver: Arc<dyn AgentDriver>,
+        dir: PathBuf,
+        idle_timeout: Option<Duration>,
+    ) -> Self {
+        Self {
+            record,
+            sid,
+            core,
+            actor: Arc::new(tokio::sync::Mutex::new(None)),
+            driver,
+            dir,
+            idle_timeout,
+            last_used: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.record.session_id
+    }
+
+    /// The session's private directory.
+    pub fn dir(&self) -> &PathBuf {
+        &self.dir
+    }
+
+    pub(super) fn touch(&self) {
+        *self.last_used.lock().expect("last used lock") = Instant::now();
+    }
+
+    pub(super) fn unused_for(&self) -> Duration {
+        self.last_used.lock().expect("last used lock").elapsed()
+    }
+
+    /// Starts the actor for an agent session the driver just started or restored.
+    pub(super) fn spawn_actor(
+        &self,
+        agent: Box<dyn sandbox_agents::AgentSession>,
+    ) -> mpsc::UnboundedSender<Command> {
+        let (commands, command_rx) = mpsc::unbounded_channel();
+        let (signals, signal_rx) = mpsc::unbounded_channel();
+        self.core.connect_actor(signals);
+        tokio::spawn(run_actor(
+            self.core.clone(),
+            agent,
+            command_rx,
+            signal_rx,
+            self.actor.clone(),
+            self.idle_timeout,
+        ));
+        commands
+    }
+
+    /// Brings the agent back through the driver's `restore`. When it cannot come back the
+    /// session ends with the error.
+    async fn restore_agent(&self) -> Result<mpsc::UnboundedSender<Command>, ApiError> {
+        let token = files::load_token(&self.dir).map_err(|e| {
+            ApiError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
+        })?;
+        let config = self.record.config(&self.dir, token);
+        let native_id = self.core.snapshot().native_session_id;
+        let sink = EventSink::new(self.core.clone());
+        match self.driver.restore(config, native_id, sink).await {
+            Ok(agent) => Ok(self.spawn_actor(agent)),
+            Err(error) => {
+                self.core.record_error(error.clone());
+                self.core.end(
+                    SessionEnded {
+                        reason: SessionEndReason::Error,
+                        exit_code: None,
+                        stderr_tail: None,
+                    },
+                    EventMeta::daemon(true),
+                );
+                Err(ApiError::Agent(error))
+            }
+        }
+    }
+
+    /// Sends a command to the actor, starting the agent first if it is not running.
+    async fn request<T>(&self, make: impl FnOnce(Respond<T>) -> Command) -> Result<T, ApiError> {
+        self.touch();
+        let answer = {
+            let mut slot = self.actor.lock().await;
+            self.core.ensure_open()?;
+            if self.core.log().is_lost() {
+                return Err(ApiError::SessionOwnedElsewhere(self.id().to_string()));
+            }
+            let commands = match slot.as_ref().filter(|c| !c.is_closed()) {
+                Some(commands) => commands.clone(),
+                None => {
+                    let commands = self.restore_agent().await?;
+                    *slot = Some(commands.clone());
+                    commands
+                }
+            };
+            let (respond, answer) = oneshot::channel();
+            commands
+                .send(make(respond))
+                .map_err(|_| ApiError::SessionEnded(self.id().to_string()))?;
+            answer
+        };
+        answer
+            .await
+            .map_err(|_| ApiError::SessionEnded(self.id().to_string()))?
+    }
+
+    /// Whether the agent is running (an actor is alive).
+    pub async fn agent_running(&self) -> bool {
+        self.actor
+            .lock()
+            .await
+            .as_ref()
+            .is_some_and(|c| !c.is_closed())
+    }
+
+    /// Waits (bounded by the store's health) until what the command logged is durable. A
+    /// store outage does not fail the command: the session's `error` event reports it.
+    async fn settle(&self) {
+        if let Err(error) = self.core.log().flush().await {
+            tracing::debug!(session = %self.id(), %error, "answering before the events are durable");
+        }
+    }
+
+    /// Starts a turn; answers its id once the message is durable.
+    pub async fn send_message(&self, message: String) -> Result<String, ApiError> {
+        self.core.ensure_open()?;
+        self.core.log().store().check_writable()?;
+        let turn = self
+            .request(|respond| Command::SendMessage { message, respond })
+            .await?;
+        self.settle().await;
+        Ok(turn)
+    }
+
+    /// Cancels the running turn; answers its id.
+    pub async fn cancel(&self) -> Result<String, ApiError> {
+        self.core.running_turn()?;
+        let turn = self.request(|respond| Command::Cancel { respond }).await?;
+        self.settle().await;
+        Ok(turn)
+    }
+
+    /// Answers a permission request.
+    pub async fn reply_permission(
+        &self,
+        id: String,
+        reply: PermissionReply,
+    ) -> Result<(), ApiError> {
+        self.core.ensure_open()?;
+        self.request(|respond| Command::ReplyPermission { id, reply, respond })
+            .await?;
+        self.settle().await;
+        Ok(())
+    }
+
+    /// Answers or rejects a question request.
+    pub async fn reply_question(&self, id: String, answer: QuestionAnswer) -> Result<(), ApiError> {
+        self.core.ensure_open()?;
+        self.request(|respond| Command::ReplyQuestion {
+            id,
+            answer,
+            respond,
+        })
+        .await?;
+        self.settle().await;
+        Ok(())
+    }
+
+    /// Stops the agent but keeps the session, to be restored by the next command or daemon
+    /// start (daemon shutdown). Nothing to do when the agent is not running.
+    pub async fn suspend(&self) -> Result<(), ApiError> {
+        let commands = self.actor.lock().await.clone();
+        let Some(commands) = commands.filter(|c| !c.is_closed()) else {
+            return Ok(());
+        };
+        let (respond, answer) = oneshot::channel();
+        if commands.send(Command::Suspend { respond }).is_err() {
+            return Ok(());
+        }
+        let _ = answer.await;
+        Ok(())
+    }
+
+    /// Stops the agent (if it runs) and ends the session.
+    pub async fn end(&self) -> Result<(), ApiError> {
+        self.core.ensure_open()?;
+        self.touch();
+        let running = {
+            let slot = self.actor.lock().await;
+            slot.as_ref().filter(|c| !c.is_closed()).cloned()
+        };
+        if let Some(commands) = running {
+            let (respond, answer) = oneshot::channel();
+            if commands.send(Command::Shutdown { respond }).is_ok() {
+                let _ = answer.await;
+            }
+        }
+        // No agent (stopped, or it died meanwhile): the core ends the session itself.
+        self.core.end(
+            SessionEnded {
+                reason: SessionEndReason::Terminated,
+                exit_code: None,
+                stderr_tail: None,
+            },
+            EventMeta::daemon(false),
+        );
+        self.settle().await;
+        Ok(())
+    }
+
+    /// The session as the API shows it (`eventCount`: the durable events, the ones a
+    /// reader can get).
+    pub fn info(&self) -> SessionInfo {
+        let mut snapshot = self.core.snapshot();
+        snapshot.event_count = self.core.log().durable_sequence();
+        self.record.info(&snapshot)
+    }
+}

@@ -1,0 +1,168 @@
+//! The lifecycle the core owns: whenever a turn or the session ends — by the agent, a
+//! cancel, a crash, the client, or a restore after the daemon died — the core resolves every
+//! pending permission and question as cancelled and completes every open item as failed,
+//! then logs `turnEnded` (and `sessionEnded`). Drivers report facts; they never need to
+//! close the daemon's bookkeeping themselves.
+//!
+//! Invariants (per session): every turn that starts ends; every `itemStarted` gets an
+//! `itemCompleted`; every permission or question is resolved exactly once; `sessionEnded`
+//! is the last event.
+
+use sandbox_universal::{
+    AgentError, EventPayload, ItemEvent, ItemStatus, PermissionOutcome, PermissionResolved,
+    QuestionOutcome, QuestionResolved, SessionEndReason, SessionEnded, SessionStatus, StopReason,
+    TurnEnded,
+};
+
+use super::core::{CoreSignal, EventMeta, Live, SessionCore};
+use crate::log::LogHooks;
+use crate::store::StoreError;
+
+impl SessionCore {
+    /// Resolves pending requests as cancelled, fails open items, then logs `turnEnded`.
+    pub(super) fn close_turn(&self, live: &mut Live, ended: TurnEnded, meta: EventMeta) {
+        self.close_open_work(live);
+        self.append(live, EventPayload::TurnEnded(ended), meta);
+    }
+
+    /// Resolves pending requests as cancelled and completes open items as failed.
+    fn close_open_work(&self, live: &mut Live) {
+        for request in live.state.pending_permissions.clone() {
+            self.append(
+                live,
+                EventPayload::PermissionResolved(PermissionResolved {
+                    permission_id: request.permission_id,
+                    outcome: PermissionOutcome::Cancelled,
+                    automatic: false,
+                    request: None,
+                }),
+                EventMeta::daemon(true),
+            );
+        }
+        for request in live.state.pending_questions.clone() {
+            self.append(
+                live,
+                EventPayload::QuestionResolved(QuestionResolved {
+                    question_id: request.question_id,
+                    outcome: QuestionOutcome::Cancelled,
+                    answers: None,
+                }),
+                EventMeta::daemon(true),
+            );
+        }
+        for item in live.state.open_items.clone() {
+            live.force_closed.insert(item.item_id.clone());
+            self.append(
+                live,
+                EventPayload::ItemCompleted(ItemEvent {
+                    item: sandbox_universal::Item {
+                        status: ItemStatus::Failed,
+                        ..item
+                    },
+                }),
+                EventMeta::daemon(true),
+            );
+        }
+    }
+
+    /// Ends the running turn with an error when the agent could not take the message.
+    pub fn fail_turn(&self, turn_id: &str) {
+        let mut live = self.lock();
+        if live.state.current_turn.as_deref() == Some(turn_id) {
+            self.close_turn(&mut live, turn_ended(turn_id, StopReason::Error), daemon());
+        }
+    }
+
+    /// Ends whatever turn is running with stop reason `error` (the daemon is stopping).
+    /// Returns whether a turn was running.
+    pub fn fail_running_turn(&self) -> bool {
+        let mut live = self.lock();
+        let Some(turn_id) = live.state.current_turn.clone() else {
+            return false;
+        };
+        self.close_turn(&mut live, turn_ended(&turn_id, StopReason::Error), daemon());
+        true
+    }
+
+    /// Closes what a dead daemon left open (the session is being reopened and no agent is
+    /// attached): logs `error` with `message`, then closes the turn, its requests and items.
+    /// Returns whether anything was open.
+    pub fn recover_interrupted(&self, message: &str) -> bool {
+        let mut live = self.lock();
+        if live.state.status() == SessionStatus::Ended || !live.state.has_open_work() {
+            return false;
+        }
+        self.append(
+            &mut live,
+            EventPayload::Error(AgentError::ProcessExited {
+                message: message.to_string(),
+                exit_code: None,
+                signal: None,
+                stderr_tail: None,
+            }),
+            EventMeta::daemon(false),
+        );
+        match live.state.current_turn.clone() {
+            Some(turn_id) => {
+                self.close_turn(&mut live, turn_ended(&turn_id, StopReason::Error), daemon())
+            }
+            None => self.close_open_work(&mut live),
+        }
+        true
+    }
+
+    /// Ends the session (idempotent): closes a running turn and logs `sessionEnded`.
+    /// Returns false when it had already ended.
+    pub fn end(&self, ended: SessionEnded, meta: EventMeta) -> bool {
+        let mut live = self.lock();
+        self.end_locked(&mut live, ended, meta)
+    }
+
+    pub(super) fn end_locked(&self, live: &mut Live, ended: SessionEnded, meta: EventMeta) -> bool {
+        if live.state.status() == SessionStatus::Ended {
+            return false;
+        }
+        match live.state.current_turn.clone() {
+            Some(turn_id) => {
+                let stop = match ended.reason {
+                    SessionEndReason::Terminated => StopReason::Cancelled,
+                    _ => StopReason::Error,
+                };
+                self.close_turn(live, turn_ended(&turn_id, stop), daemon());
+            }
+            None => self.close_open_work(live),
+        }
+        self.append(live, EventPayload::SessionEnded(ended), meta);
+        true
+    }
+}
+
+fn daemon() -> EventMeta {
+    EventMeta::daemon(true)
+}
+
+fn turn_ended(turn_id: &str, stop_reason: StopReason) -> TurnEnded {
+    TurnEnded {
+        turn_id: turn_id.to_string(),
+        stop_reason,
+        usage: None,
+    }
+}
+
+impl LogHooks for SessionCore {
+    fn store_failed(&self, error: &StoreError) {
+        self.record_error(AgentError::StoreError {
+            message: format!(
+                "{error}; this session's events stay readable and are written, with no gap, once the store can write again"
+            ),
+        });
+    }
+
+    fn ownership_lost(&self) {
+        self.record_error(AgentError::StoreError {
+            message: "another sandbox-daemon took this session over; this daemon stopped its agent"
+                .into(),
+        });
+        self.signal(CoreSignal::Stop);
+    }
+}

@@ -1,0 +1,639 @@
+//! [`SessionManager`]: creates sessions, loads them from the store when they are used,
+//! and lets them go when they are not.
+//!
+//! Memory: only sessions in use are loaded (a running agent, a recent command, a turn to
+//! recover); an ended or idle session costs nothing once evicted, and is read from the
+//! store. Sessions never share a lock: the manager's map is only locked to look up,
+//! insert or remove a slot.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use chrono::Utc;
+use sandbox_agents::{AgentRegistry, EventSink};
+use sandbox_universal::{
+    AgentId, CreateSessionRequest, CreateSessionResponse, SessionInfo, SessionListResponse,
+    SessionStatus,
+};
+use tokio::sync::OnceCell;
+
+use super::handle::SessionHandle;
+use super::legacy::Imports;
+use super::record::{SessionRecord, stored_info};
+use super::state::CoreState;
+use super::validate::{resolve_cwd, resolve_permission_mode, validate_modes};
+use super::{SessionCore, SessionSettings, files, validate_session_id};
+use crate::error::ApiError;
+use crate::log::{Heads, SessionLog};
+use crate::store::{ListQuery, SessionRow, Store, StoreError, StoredEvent};
+
+/// Largest page of `GET /sessions`.
+pub const MAX_LIST_LIMIT: usize = 1000;
+/// Default page of `GET /sessions`.
+pub const DEFAULT_LIST_LIMIT: usize = 100;
+
+type Slot = Arc<OnceCell<Arc<SessionHandle>>>;
+
+/// A page of a session's (durable) events.
+pub struct EventPage {
+    /// The events, oldest first.
+    pub events: Vec<Arc<StoredEvent>>,
+    /// The last durable sequence: events up to it can be read.
+    pub durable_sequence: u64,
+    /// The last sequence appended (later ones are on their way to the store).
+    pub last_sequence: u64,
+    /// Whether the session has ended (no event follows its last).
+    pub ended: bool,
+}
+
+/// What a read of one session goes to.
+pub enum View {
+    /// A loaded session.
+    Live(Arc<SessionHandle>),
+    /// A session only in the store.
+    Stored(Box<SessionRow>),
+}
+
+/// Creates, loads, finds, ends and purges sessions.
+pub struct SessionManager {
+    registry: AgentRegistry,
+    settings: SessionSettings,
+    store: Arc<Store>,
+    heads: Arc<Heads>,
+    loaded: Mutex<HashMap<String, Slot>>,
+    creating: Mutex<HashSet<String>>,
+    pub(super) imports: Imports,
+}
+
+impl SessionManager {
+    /// A manager over `store`.
+    pub fn new(registry: AgentRegistry, settings: SessionSettings, store: Arc<Store>) -> Self {
+        Self {
+            registry,
+            settings,
+            store,
+            heads: Arc::new(Heads::default()),
+            loaded: Mutex::default(),
+            creating: Mutex::default(),
+            imports: Imports::default(),
+        }
+    }
+
+    /// The agent registry.
+    pub fn registry(&self) -> &AgentRegistry {
+        &self.registry
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The session heads SSE followers wait on.
+    pub fn heads(&self) -> &Arc<Heads> {
+        &self.heads
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &SessionSettings {
+        &self.settings
+    }
+
+    pub(super) fn sessions_dir(&self) -> PathBuf {
+        self.settings.data_dir.join("sessions")
+    }
+
+    fn loaded_handle(&self, id: &str) -> Option<Arc<SessionHandle>> {
+        self.loaded
+            .lock()
+            .expect("sessions lock")
+            .get(id)
+            .and_then(|slot| slot.get().cloned())
+    }
+
+    /// Number of sessions loaded in memory (tests and the benchmark).
+    pub fn loaded_count(&self) -> usize {
+        self.loaded.lock().expect("sessions lock").len()
+    }
+
+    /// Whether session `id` is loaded and its agent running (tests and the benchmark).
+    pub async fn agent_running(&self, id: &str) -> bool {
+        match self.loaded_handle(id) {
+            Some(handle) => handle.agent_running().await,
+            None => false,
+        }
+    }
+
+    /// The slot of session `id`: loads and creations of one id wait on it, one at a time.
+    fn slot(&self, id: &str) -> Slot {
+        self.loaded
+            .lock()
+            .expect("sessions lock")
+            .entry(id.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// Forgets `slot` if it is still the (empty) slot of `id`: its load or creation failed.
+    fn forget_empty(&self, id: &str, slot: &Slot) {
+        let mut loaded = self.loaded.lock().expect("sessions lock");
+        if loaded
+            .get(id)
+            .is_some_and(|s| Arc::ptr_eq(s, slot) && s.get().is_none())
+        {
+            loaded.remove(id);
+        }
+    }
+
+    /// Makes this daemon the owner of stored session `id` (key `sid`).
+    async fn claim(&self, id: &str, sid: i64) -> Result<(), ApiError> {
+        self.store.claim(sid).await.map_err(|e| match e {
+            StoreError::NotFound(_) => ApiError::SessionNotFound(id.to_string()),
+            StoreError::OwnedElsewhere(_) => ApiError::SessionOwnedElsewhere(id.to_string()),
+            other => other.into(),
+        })
+    }
+
+    /// A session ready for commands: loaded (and claimed for this daemon) if it was not.
+    pub async fn open(&self, id: &str) -> Result<Arc<SessionHandle>, ApiError> {
+        self.imports.wait(id).await?;
+        let slot = self.slot(id);
+        let result = slot.get_or_try_init(|| self.load(id)).await.cloned();
+        match result {
+            Ok(handle) => {
+                handle.touch();
+                Ok(handle)
+            }
+            Err(error) => {
+                self.forget_empty(id, &slot);
+                Err(error)
+            }
+        }
+    }
+
+    /// Loads a stored session: claims it, rebuilds its state, and closes what a dead
+    /// daemon left open.
+    async fn load(&self, id: &str) -> Result<Arc<SessionHandle>, ApiError> {
+        let row = self
+            .store
+            .session(id)
+            .await?
+            .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
+        let record =
+            SessionRecord::from_row(&row).map_err(|detail| ApiError::SessionUnreadable {
+                session: id.to_string(),
+                detail,
+            })?;
+        self.claim(id, row.sid).await?;
+        let mut state = super::replay::restore_state(&self.store, &row).await?;
+        state.sequence = state.sequence.max(self.store.last_sequence(row.sid).await?);
+        let log = SessionLog::new(
+            id,
+            row.sid,
+            state.sequence,
+            self.store.clone(),
+            self.heads.sender(row.sid),
+        );
+        let core = SessionCore::new(id, log, state);
+        if core.recover_interrupted(
+            "the daemon stopped while this turn was running (it was not shut down cleanly)",
+        ) {
+            tracing::warn!(session = id, "closed a turn a crashed daemon left running");
+        }
+        Ok(Arc::new(SessionHandle::new(
+            record.clone(),
+            row.sid,
+            core,
+            self.registry.get(record.agent),
+            self.sessions_dir().join(id),
+            self.settings.idle_timeout,
+        )))
+    }
+
+    /// What a read of session `id` goes to: the loaded session, or its stored row. A
+    /// stored session this daemon may own that a crash left running is loaded first, so
+    /// its turn is closed before anyone reads it.
+    pub async fn view(&self, id: &str) -> Result<View, ApiError> {
+        self.imports.wait(id).await?;
+        if let Some(handle) = self.loaded_handle(id) {
+            return Ok(View::Live(handle));
+        }
+        let row = self
+            .store
+            .session(id)
+            .await?
+            .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
+        if row.status == "running" && self.may_own(&row) {
+            return Ok(View::Live(self.open(id).await?));
+        }
+        Ok(View::Stored(Box::new(row)))
+    }
+
+    fn may_own(&self, row: &SessionRow) -> bool {
+        match &row.owner {
+            None => true,
+            Some(owner) => owner == self.store.daemon_id() || !row.owner_alive,
+        }
+    }
+
+    /// One session as the API shows it.
+    pub async fn info(&self, id: &str) -> Result<SessionInfo, ApiError> {
+        match self.view(id).await? {
+            View::Live(handle) => Ok(handle.info()),
+            View::Stored(row) => stored_info(&row).map_err(|u| ApiError::SessionUnreadable {
+                session: id.to_string(),
+                detail: u.error,
+            }),
+        }
+    }
+
+    /// A page of sessions, oldest first.
+    pub async fn list(
+        &self,
+        cursor: Option<&str>,
+        limit: Option<usize>,
+        status: Option<SessionStatus>,
+    ) -> Result<SessionListResponse, ApiError> {
+        let limit = limit.unwrap_or(DEFAULT_LIST_LIMIT);
+        if !(1..=MAX_LIST_LIMIT).contains(&limit) {
+            return Err(ApiError::InvalidParameter(format!(
+                "limit must be between 1 and {MAX_LIST_LIMIT}, got {limit}"
+            )));
+        }
+        let after_sid = cursor
+            .map(|c| {
+                c.parse::<i64>().map_err(|_| {
+                    ApiError::InvalidParameter(format!(
+                        "cursor `{c}` is not one this daemon gave (use `nextCursor` of the previous page)"
+                    ))
+                })
+            })
+            .transpose()?;
+        if status.is_some() && self.store.check_writable().is_ok() {
+            // Stored statuses follow the live ones within one commit: wait for it.
+            self.store.flush().await?;
+        }
+        let rows = self
+            .store
+            .sessions(&ListQuery {
+                after_sid,
+                limit: limit + 1,
+                status: status.map(|s| super::state::status_name(s).to_string()),
+            })
+            .await?;
+        let next_cursor = (rows.len() > limit).then(|| rows[limit - 1].sid.to_string());
+        let mut page = SessionListResponse {
+            sessions: Vec::new(),
+            unreadable: Vec::new(),
+            next_cursor,
+        };
+        for row in rows.into_iter().take(limit) {
+            if let Some(handle) = self.loaded_handle(&row.session_id) {
+                page.sessions.push(handle.info());
+                continue;
+            }
+            match stored_info(&row) {
+                Ok(info) => page.sessions.push(info),
+                Err(broken) if status.is_none() => page.unreadable.push(broken),
+                Err(_) => {}
+            }
+        }
+        Ok(page)
+    }
+
+    /// Up to `limit` events of session `id` after `after`, with where its log ends.
+    pub async fn read_events(
+        &self,
+        id: &str,
+        after: u64,
+        limit: usize,
+        include_raw: bool,
+    ) -> Result<EventPage, ApiError> {
+        match self.view(id).await? {
+            View::Live(handle) => {
+                let log = handle.core.log();
+                let events = log.read(after, limit, include_raw).await?;
+                Ok(EventPage {
+                    events,
+                    durable_sequence: log.durable_sequence(),
+                    last_sequence: log.last_sequence(),
+                    ended: handle.core.is_ended(),
+                })
+            }
+            View::Stored(row) => {
+                let events = self
+                    .store
+                    .events(row.sid, after, limit, include_raw)
+                    .await?
+                    .into_iter()
+                    .map(|r| Arc::new(r.decode(id)))
+                    .collect();
+                Ok(EventPage {
+                    events,
+                    durable_sequence: row.last_sequence,
+                    last_sequence: row.last_sequence,
+                    ended: row.status == "ended",
+                })
+            }
+        }
+    }
+
+    /// Creates a session and starts its agent. A request error is an `Err`; an agent that
+    /// fails to start is `Ok` with `healthy: false` (the id stays free).
+    pub async fn create(
+        &self,
+        id: &str,
+        request: CreateSessionRequest,
+    ) -> Result<CreateSessionResponse, ApiError> {
+        validate_session_id(id)?;
+        let agent: AgentId =
+            request
+                .agent
+                .parse()
+                .map_err(|e: sandbox_universal::UnknownAgentName| {
+                    ApiError::UnknownAgent(e.to_string())
+                })?;
+        let driver = self.registry.get(agent);
+        let permission_mode = resolve_permission_mode(&request)?;
+        validate_modes(
+            driver.as_ref(),
+            request.agent_mode.as_deref(),
+            permission_mode,
+        )?;
+        let cwd = resolve_cwd(&self.settings, request.cwd.as_deref())?;
+        self.store.check_writable()?;
+        self.imports.wait(id).await?;
+        let _reservation = self.reserve(id)?;
+        if self.store.session(id).await?.is_some() {
+            return Err(ApiError::SessionExists(id.to_string()));
+        }
+        // Loads of this id wait on the slot until the session exists (or failed to).
+        let slot = self.slot(id);
+        let record = SessionRecord {
+            session_id: id.to_string(),
+            agent,
+            agent_mode: request.agent_mode.clone(),
+            permission_mode,
+            model: request.model.clone(),
+            variant: request.variant.clone(),
+            dangerously_skip_permissions: request.dangerously_skip_permissions.unwrap_or(false),
+            agent_version: request.agent_version.clone(),
+            cwd,
+            created_at: Utc::now(),
+        };
+        let mut outcome = None;
+        let created = slot
+            .get_or_try_init(|| self.start_session(record, &request, &mut outcome))
+            .await
+            .cloned();
+        if created.is_err() {
+            self.forget_empty(id, &slot);
+        }
+        match (created, outcome) {
+            (Ok(handle), Some(Started { native_session_id })) => {
+                if let Err(error) = handle.core.log().flush().await {
+                    tracing::warn!(session = id, %error, "the new session is not durable yet");
+                }
+                Ok(CreateSessionResponse {
+                    healthy: true,
+                    error: None,
+                    native_session_id,
+                })
+            }
+            (Ok(_), None) => Err(ApiError::SessionExists(id.to_string())),
+            (Err(StartFailure::Agent(error)), _) => Ok(CreateSessionResponse {
+                healthy: false,
+                error: Some(error),
+                native_session_id: None,
+            }),
+            (Err(StartFailure::Api(error)), _) => Err(error),
+        }
+    }
+
+    /// Stores a new session and starts its agent. An agent that fails to start leaves
+    /// nothing behind.
+    async fn start_session(
+        &self,
+        record: SessionRecord,
+        request: &CreateSessionRequest,
+        outcome: &mut Option<Started>,
+    ) -> Result<Arc<SessionHandle>, StartFailure> {
+        let id = record.session_id.clone();
+        let dir = self.sessions_dir().join(&id);
+        let io = |e: std::io::Error| {
+            StartFailure::Api(ApiError::Internal(format!(
+                "preparing {}: {e}",
+                dir.display()
+            )))
+        };
+        files::create_dir(&dir).map_err(io)?;
+        if let Some(token) = request.token.as_deref().filter(|t| !t.is_empty()) {
+            files::save_token(&dir, token).map_err(io)?;
+        }
+        let sid = match self.store.create_session(record.to_new_session()).await {
+            Ok(sid) => sid,
+            Err(error) => {
+                let _ = files::remove_dir(&dir);
+                return Err(StartFailure::Api(error.into()));
+            }
+        };
+        let log = SessionLog::new(&id, sid, 0, self.store.clone(), self.heads.sender(sid));
+        let core = SessionCore::new(&id, log, CoreState::default());
+        let driver = self.registry.get(record.agent);
+        let config = sandbox_agents::SessionConfig {
+            validate_token: request.validate_token.unwrap_or(false),
+            ..record.config(&dir, request.token.clone())
+        };
+        let agent_session = match driver.start(config, EventSink::new(core.clone())).await {
+            Ok(session) => session,
+            Err(error) => {
+                if let Err(purge) = self.store.purge(sid).await {
+                    tracing::warn!(session = %id, error = %purge, "could not remove a session whose agent failed to start");
+                }
+                let _ = files::remove_dir(&dir);
+                return Err(StartFailure::Agent(error));
+            }
+        };
+        *outcome = Some(Started {
+            native_session_id: agent_session
+                .native_session_id()
+                .or_else(|| core.snapshot().native_session_id),
+        });
+        let handle = Arc::new(SessionHandle::new(
+            record,
+            sid,
+            core,
+            driver,
+            dir,
+            self.settings.idle_timeout,
+        ));
+        *handle.actor.lock().await = Some(handle.spawn_actor(agent_session));
+        Ok(handle)
+    }
+
+    fn reserve(&self, id: &str) -> Result<Reservation<'_>, ApiError> {
+        let mut creating = self.creating.lock().expect("creating lock");
+        if creating.contains(id) || self.loaded_handle(id).is_some() {
+            return Err(ApiError::SessionExists(id.to_string()));
+        }
+        creating.insert(id.to_string());
+        Ok(Reservation {
+            creating: &self.creating,
+            id: id.to_string(),
+        })
+    }
+
+    /// Ends a session (its events stay readable); answers it as it ended.
+    pub async fn end(&self, id: &str) -> Result<SessionInfo, ApiError> {
+        let handle = self.open(id).await?;
+        handle.end().await?;
+        Ok(handle.info())
+    }
+
+    /// Removes a session and its events (ending it first if needed).
+    pub async fn purge(&self, id: &str) -> Result<(), ApiError> {
+        self.imports.wait(id).await?;
+        let row = self
+            .store
+            .session(id)
+            .await?
+            .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
+        self.claim(id, row.sid).await?;
+        let slot = self.loaded.lock().expect("sessions lock").remove(id);
+        if let Some(handle) = slot.and_then(|s| s.get().cloned()) {
+            if !handle.core.is_ended() {
+                handle.end().await?;
+            }
+            handle.core.log().flush().await?;
+        }
+        self.store.purge(row.sid).await?;
+        files::remove_dir(&self.sessions_dir().join(id))
+            .map_err(|e| ApiError::Internal(format!("removing the files of `{id}`: {e}")))?;
+        Ok(())
+    }
+
+    /// Stops every running agent but keeps the sessions for the next start (daemon
+    /// shutdown), then waits until everything is durable.
+    pub async fn suspend_all(&self) {
+        let handles: Vec<Arc<SessionHandle>> = self
+            .loaded
+            .lock()
+            .expect("sessions lock")
+            .values()
+            .filter_map(|slot| slot.get().cloned())
+            .collect();
+        let suspends = handles.iter().map(|h| h.suspend());
+        for result in futures::future::join_all(suspends).await {
+            if let Err(error) = result {
+                tracing::warn!(%error, "stopping a session at shutdown failed");
+            }
+        }
+        if let Err(error) = self.store.flush().await {
+            tracing::error!(%error, "not every event is durable at shutdown");
+        }
+    }
+
+    /// Lets go of loaded sessions nobody uses: no agent running, nothing unwritten, no
+    /// reference but the map's, unused for a while. Answers how many were let go.
+    pub fn evict_unused(&self) -> usize {
+        let mut loaded = self.loaded.lock().expect("sessions lock");
+        let before = loaded.len();
+        loaded.retain(|_, slot| {
+            let Some(handle) = slot.get() else {
+                return true;
+            };
+            let idle_agent = handle
+                .actor
+                .try_lock()
+                .is_ok_and(|s| s.as_ref().is_none_or(|c| c.is_closed()));
+            let unused = Arc::strong_count(handle) == 1
+                && Arc::strong_count(&handle.core) == 1
+                && handle.unused_for() >= self.settings.evict_after;
+            !(idle_agent && unused && handle.core.log().is_durable())
+        });
+        before - loaded.len()
+    }
+
+    /// Purges sessions that ended longer than `--retain-ended` ago.
+    pub async fn purge_expired(&self) -> usize {
+        let Some(retain) = self.settings.retain_ended else {
+            return 0;
+        };
+        let before = Utc::now().timestamp_millis() - retain.as_millis() as i64;
+        let ids = match self.store.ended_before(before).await {
+            Ok(ids) => ids,
+            Err(error) => {
+                tracing::warn!(%error, "listing expired sessions failed");
+                return 0;
+            }
+        };
+        let mut purged = 0;
+        for id in ids {
+            match self.purge(&id).await {
+                Ok(()) => purged += 1,
+                Err(error) => {
+                    tracing::warn!(session = %id, %error, "purging an expired session failed")
+                }
+            }
+        }
+        purged
+    }
+
+    /// Closes the turns a crash left running, in sessions this daemon may own.
+    pub async fn recover_interrupted(&self) {
+        let ids = match self.store.interrupted().await {
+            Ok(ids) => ids,
+            Err(error) => {
+                tracing::warn!(%error, "listing interrupted sessions failed");
+                return;
+            }
+        };
+        for id in ids {
+            if let Err(error) = self.view(&id).await {
+                tracing::warn!(session = %id, %error, "recovering an interrupted session failed");
+            }
+        }
+    }
+}
+
+/// A session whose agent started.
+struct Started {
+    native_session_id: Option<String>,
+}
+
+/// Why a session could not be created.
+enum StartFailure {
+    /// A request or daemon error.
+    Api(ApiError),
+    /// The agent failed to start (`healthy: false`).
+    Agent(sandbox_universal::AgentError),
+}
+
+/// Holds a session id while its agent starts, so a concurrent create with the same id
+/// gets 409.
+struct Reservation<'a> {
+    creating: &'a Mutex<HashSet<String>>,
+    id: String,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.creating
+            .lock()
+            .expect("creating lock")
+            .remove(&self.id);
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Full(detail) => Self::StoreFull(detail),
+            StoreError::Unavailable(detail) => Self::StoreUnavailable(detail),
+            StoreError::Exists(id) => Self::SessionExists(id),
+            StoreError::OwnedElsewhere(id) => Self::SessionOwnedElsewhere(id),
+            StoreError::NotFound(detail) => Self::SessionNotFound(detail),
+        }
+    }
+}

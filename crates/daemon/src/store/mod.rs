@@ -1,0 +1,510 @@
+//! The session store: every session's record, state snapshot and events, in SQLite (the
+//! embedded default, in the data dir) or PostgreSQL (shared by a fleet of daemons).
+//!
+//! Writes go through one writer thread that group-commits (see [`writer`]); reads go to
+//! the backend directly, from any daemon. Contracts that must stay stable: the tables
+//! ([`migrations`]), the event rows ([`record`]) and the session rows ([`SessionRow`]).
+//!
+//! Invariants:
+//! - a stored event is never dropped, truncated or renumbered; sequences are contiguous per
+//!   session and the log's next sequence comes from the store, never from parsing;
+//! - every event row, session record and state snapshot carries its schema version;
+//! - a failure to write is loud: the store's health turns `full` / `unavailable`, every
+//!   session with unwritten events gets an `error` event, and the writer retries until it
+//!   can write, with no gap;
+//! - a session is written only by the daemon that owns it (`sessions.owner`; a daemon owns
+//!   a session while its heartbeat in `daemons` is fresh).
+
+pub mod migrations;
+mod postgres;
+pub mod record;
+mod sqlite;
+mod writer;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use sandbox_universal::{StoreBackend, StoreStatus};
+use tokio::sync::{oneshot, watch};
+
+pub use record::{EVENT_VERSION, EventRow, StoredEvent};
+pub use writer::{StateSnapshot, WriteListener};
+
+use writer::{Control, WriteQueue};
+
+/// How long a daemon's ownership of its sessions outlives its last heartbeat.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// Where the store lives.
+#[derive(Clone, PartialEq, Eq)]
+pub enum StoreConfig {
+    /// A SQLite database file (created if missing).
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection URL (`postgres://user:pass@host/db`).
+    Postgres(String),
+}
+
+impl StoreConfig {
+    /// Parses `--store`: a `postgres://` / `postgresql://` URL, or `sqlite:<path>`.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        if value.starts_with("postgres://") || value.starts_with("postgresql://") {
+            Ok(Self::Postgres(value.to_string()))
+        } else if let Some(path) = value.strip_prefix("sqlite:") {
+            if path.is_empty() {
+                return Err("`sqlite:` needs a path, e.g. sqlite:/var/lib/sandbox/store.db".into());
+            }
+            Ok(Self::Sqlite(PathBuf::from(path)))
+        } else {
+            Err(format!(
+                "unknown store `{}`: use postgres://user:password@host/database or sqlite:<path>",
+                redact(value)
+            ))
+        }
+    }
+
+    /// Which backend this is.
+    pub fn backend(&self) -> StoreBackend {
+        match self {
+            Self::Sqlite(_) => StoreBackend::Sqlite,
+            Self::Postgres(_) => StoreBackend::Postgres,
+        }
+    }
+}
+
+impl std::fmt::Debug for StoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Sqlite(path) => write!(f, "Sqlite({})", path.display()),
+            Self::Postgres(url) => write!(f, "Postgres({})", redact(url)),
+        }
+    }
+}
+
+/// A URL with its password hidden.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    match rest.split_once('@') {
+        Some((credentials, host)) => {
+            let user = credentials.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}:***@{host}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// What can go wrong with the store.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    /// No space left (disk full, database quota).
+    #[error("the session store is full: {0}")]
+    Full(String),
+    /// The store cannot be reached or written.
+    #[error("the session store is unavailable: {0}")]
+    Unavailable(String),
+    /// A session with this id is already stored.
+    #[error("a session with id `{0}` already exists")]
+    Exists(String),
+    /// Another live daemon owns the session.
+    #[error("session is owned by another sandbox-daemon (`{0}`)")]
+    OwnedElsewhere(String),
+    /// No such session (it was purged meanwhile).
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl StoreError {
+    /// Whether the error means the store cannot write right now (and the writer retries).
+    pub fn is_outage(&self) -> bool {
+        matches!(self, Self::Full(_) | Self::Unavailable(_))
+    }
+
+    /// The health this error puts the store in.
+    pub fn status(&self) -> StoreStatus {
+        match self {
+            Self::Full(_) => StoreStatus::Full,
+            _ => StoreStatus::Unavailable,
+        }
+    }
+}
+
+/// A session as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionRow {
+    /// Store-internal key (never reused; orders sessions by creation).
+    pub sid: i64,
+    /// The client's session id.
+    pub session_id: String,
+    /// Schema version of `record`.
+    pub record_version: u32,
+    /// How the session was created (JSON).
+    pub record: String,
+    /// The agent id.
+    pub agent: String,
+    /// `idle`, `running` or `ended`, as of the last state snapshot.
+    pub status: String,
+    /// Creation time, ms since the Unix epoch.
+    pub created_ms: i64,
+    /// When it ended.
+    pub ended_ms: Option<i64>,
+    /// The last stored sequence.
+    pub last_sequence: u64,
+    /// Schema version of `state`.
+    pub state_version: Option<u32>,
+    /// The sequence `state` reflects.
+    pub state_sequence: Option<u64>,
+    /// The state snapshot (JSON).
+    pub state: Option<String>,
+    /// The daemon that owns it.
+    pub owner: Option<String>,
+    /// Whether that owner's heartbeat is fresh.
+    pub owner_alive: bool,
+}
+
+/// A session to create.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    /// The client's session id.
+    pub session_id: String,
+    /// Schema version of `record`.
+    pub record_version: u32,
+    /// How it was created (JSON).
+    pub record: String,
+    /// The agent id.
+    pub agent: String,
+    /// Creation time, ms since the Unix epoch.
+    pub created_ms: i64,
+}
+
+/// A page request of `GET /sessions`.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// Sessions after this key.
+    pub after_sid: Option<i64>,
+    /// Page size.
+    pub limit: usize,
+    /// Only sessions with this status.
+    pub status: Option<String>,
+}
+
+/// Reading the store: any daemon, any session.
+#[async_trait]
+pub(crate) trait ReadBackend: Send + Sync {
+    /// One session by its client id.
+    async fn session(
+        &self,
+        id: &str,
+        alive_after_ms: i64,
+    ) -> Result<Option<SessionRow>, StoreError>;
+    /// A page of sessions, by creation.
+    async fn sessions(
+        &self,
+        query: &ListQuery,
+        alive_after_ms: i64,
+    ) -> Result<Vec<SessionRow>, StoreError>;
+    /// Up to `limit` events with `sequence > after`, oldest first.
+    async fn events(
+        &self,
+        sid: i64,
+        after: u64,
+        limit: usize,
+        with_raw: bool,
+    ) -> Result<Vec<EventRow>, StoreError>;
+    /// Like `events`, without `itemDelta`s and `raw` (what the state reducer needs).
+    async fn state_events(
+        &self,
+        sid: i64,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<EventRow>, StoreError>;
+    /// The last stored sequence.
+    async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError>;
+    /// Sessions that ended before `ended_before_ms`, owned by `owner` or by no live daemon.
+    async fn ended_before(
+        &self,
+        ended_before_ms: i64,
+        owner: &str,
+        alive_after_ms: i64,
+    ) -> Result<Vec<String>, StoreError>;
+    /// Sessions stored as running, owned by `owner` or by no live daemon: their turn was
+    /// interrupted by a crash.
+    async fn interrupted(
+        &self,
+        owner: &str,
+        alive_after_ms: i64,
+    ) -> Result<Vec<String>, StoreError>;
+    /// Commits of every daemon sharing the store, as `(sid, last sequence)`, when the
+    /// backend can tell.
+    fn notifications(&self) -> Option<tokio::sync::broadcast::Receiver<(i64, u64)>> {
+        None
+    }
+}
+
+/// Whether the store can write right now, and why not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Health {
+    /// `ok`, `full` or `unavailable`.
+    pub status: StoreStatus,
+    /// The last write error, while writes fail.
+    pub detail: Option<String>,
+}
+
+/// The session store: reads from the backend, writes through the group-commit writer.
+pub struct Store {
+    backend: StoreBackend,
+    reads: Arc<dyn ReadBackend>,
+    queue: Arc<WriteQueue>,
+    writer: Mutex<Option<std::thread::JoinHandle<()>>>,
+    daemon_id: String,
+    lease: Duration,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("backend", &self.backend)
+            .field("daemon_id", &self.daemon_id)
+            .finish()
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+impl Store {
+    /// Opens (creating and migrating) the store, as daemon `daemon_id`.
+    pub async fn open(
+        config: &StoreConfig,
+        daemon_id: &str,
+        lease: Duration,
+    ) -> Result<Arc<Self>, StoreError> {
+        let (reads, backend): (Arc<dyn ReadBackend>, Box<dyn writer::WriteBackend>) = match config {
+            StoreConfig::Sqlite(path) => {
+                let path = path.clone();
+                let opened = tokio::task::spawn_blocking(move || sqlite::open(&path))
+                    .await
+                    .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+                let (reads, write) = opened?;
+                (Arc::new(reads), Box::new(write))
+            }
+            StoreConfig::Postgres(url) => {
+                let (reads, write) = postgres::open(url).await?;
+                (Arc::new(reads), Box::new(write))
+            }
+        };
+        let queue = Arc::new(WriteQueue::new());
+        let writer = writer::spawn(
+            backend,
+            queue.clone(),
+            writer::WriterSettings {
+                daemon_id: daemon_id.to_string(),
+                lease,
+            },
+        )
+        .map_err(|e| StoreError::Unavailable(format!("starting the store writer: {e}")))?;
+        let store = Arc::new(Self {
+            backend: config.backend(),
+            reads,
+            queue,
+            writer: Mutex::new(Some(writer)),
+            daemon_id: daemon_id.to_string(),
+            lease,
+        });
+        // Announce this daemon before it claims anything.
+        store.control(|reply| Control::Heartbeat { reply }).await?;
+        Ok(store)
+    }
+
+    /// SQLite or PostgreSQL.
+    pub fn backend(&self) -> StoreBackend {
+        self.backend
+    }
+
+    /// This daemon's id (the owner it writes sessions as).
+    pub fn daemon_id(&self) -> &str {
+        &self.daemon_id
+    }
+
+    /// Whether writes succeed right now.
+    pub fn health(&self) -> Health {
+        self.queue.health().borrow().clone()
+    }
+
+    /// Changes of [`Store::health`].
+    pub fn watch_health(&self) -> watch::Receiver<Health> {
+        self.queue.health().subscribe()
+    }
+
+    /// `Ok` when the store can write, else the error that stops it.
+    pub fn check_writable(&self) -> Result<(), StoreError> {
+        let health = self.health();
+        let detail = health.detail.unwrap_or_default();
+        match health.status {
+            StoreStatus::Ok => Ok(()),
+            StoreStatus::Full => Err(StoreError::Full(detail)),
+            StoreStatus::Unavailable => Err(StoreError::Unavailable(detail)),
+        }
+    }
+
+    /// Queues an event of session `sid` for the next commit; `listener` hears when it is
+    /// durable (or why not).
+    pub fn append(&self, sid: i64, listener: &Arc<dyn WriteListener>, event: Arc<StoredEvent>) {
+        self.queue.push_event(sid, listener, event);
+    }
+
+    /// Queues a state snapshot of session `sid` for the next commit.
+    pub fn save_state(&self, sid: i64, listener: &Arc<dyn WriteListener>, snapshot: StateSnapshot) {
+        self.queue.push_state(sid, listener, snapshot);
+    }
+
+    /// Waits while too many bytes wait to be written (back-pressure on a producer that
+    /// outruns the store). Call it holding no lock.
+    pub fn wait_for_room(&self) {
+        self.queue.wait_for_room();
+    }
+
+    async fn control<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<T, StoreError>>) -> Control,
+    ) -> Result<T, StoreError> {
+        let (reply, answer) = oneshot::channel();
+        self.queue.push_control(make(reply));
+        answer
+            .await
+            .map_err(|_| StoreError::Unavailable("the store writer has stopped".into()))?
+    }
+
+    /// Stores a new session owned by this daemon; answers its key.
+    pub async fn create_session(&self, session: NewSession) -> Result<i64, StoreError> {
+        self.control(|reply| Control::Create { session, reply })
+            .await
+    }
+
+    /// Makes this daemon the owner of session `sid` unless another live daemon owns it.
+    pub async fn claim(&self, sid: i64) -> Result<(), StoreError> {
+        self.control(|reply| Control::Claim { sid, reply }).await
+    }
+
+    /// Deletes session `sid` and (in the background) its events.
+    pub async fn purge(&self, sid: i64) -> Result<(), StoreError> {
+        self.control(|reply| Control::Purge { sid, reply }).await
+    }
+
+    /// Waits until everything queued so far is committed.
+    pub async fn flush(&self) -> Result<(), StoreError> {
+        self.control(|reply| Control::Barrier { reply }).await
+    }
+
+    /// Imports a session with its events in one transaction (the JSON-lines migration).
+    pub async fn import(
+        &self,
+        session: NewSession,
+        events: Box<dyn Iterator<Item = EventRow> + Send>,
+        state: Option<StateSnapshot>,
+    ) -> Result<i64, StoreError> {
+        self.control(|reply| Control::Import {
+            session,
+            events,
+            state,
+            reply,
+        })
+        .await
+    }
+
+    fn alive_after(&self) -> i64 {
+        now_ms() - self.lease.as_millis() as i64
+    }
+
+    /// One session by id.
+    pub async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
+        self.reads.session(id, self.alive_after()).await
+    }
+
+    /// A page of sessions.
+    pub async fn sessions(&self, query: &ListQuery) -> Result<Vec<SessionRow>, StoreError> {
+        self.reads.sessions(query, self.alive_after()).await
+    }
+
+    /// Up to `limit` stored events of session `sid` after `after`.
+    pub async fn events(
+        &self,
+        sid: i64,
+        after: u64,
+        limit: usize,
+        with_raw: bool,
+    ) -> Result<Vec<EventRow>, StoreError> {
+        self.reads.events(sid, after, limit, with_raw).await
+    }
+
+    /// Up to `limit` stored events after `after`, without deltas (for the state reducer).
+    pub async fn state_events(
+        &self,
+        sid: i64,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<EventRow>, StoreError> {
+        self.reads.state_events(sid, after, limit).await
+    }
+
+    /// The last stored sequence of session `sid`.
+    pub async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError> {
+        self.reads.last_sequence(sid).await
+    }
+
+    /// Ended sessions this daemon may purge, ended before `before_ms`.
+    pub async fn ended_before(&self, before_ms: i64) -> Result<Vec<String>, StoreError> {
+        self.reads
+            .ended_before(before_ms, &self.daemon_id, self.alive_after())
+            .await
+    }
+
+    /// Sessions whose running turn a crash interrupted, that this daemon may recover.
+    pub async fn interrupted(&self) -> Result<Vec<String>, StoreError> {
+        self.reads
+            .interrupted(&self.daemon_id, self.alive_after())
+            .await
+    }
+
+    /// Commits of every daemon sharing the store (PostgreSQL), as `(sid, last sequence)`.
+    pub fn notifications(&self) -> Option<tokio::sync::broadcast::Receiver<(i64, u64)>> {
+        self.reads.notifications()
+    }
+
+    /// Writes everything queued and stops the writer (daemon shutdown). Blocks.
+    pub fn close(&self) {
+        self.queue.close();
+        if let Some(writer) = self.writer.lock().expect("writer lock").take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// A sample event for the store's tests.
+#[cfg(test)]
+pub(crate) fn sample_event(sequence: u64, delta: &str) -> sandbox_universal::UniversalEvent {
+    use sandbox_universal::{EventPayload, EventSource, ItemDelta};
+    sandbox_universal::UniversalEvent {
+        sequence,
+        time: chrono::Utc::now(),
+        session_id: "s".into(),
+        native_session_id: None,
+        source: EventSource::Agent,
+        synthetic: false,
+        payload: EventPayload::ItemDelta(ItemDelta {
+            item_id: "i".into(),
+            delta: delta.into(),
+        }),
+        raw: Some(serde_json::json!({"native": delta})),
+    }
+}

@@ -1,0 +1,652 @@
+//! The fleet backend: a PostgreSQL database shared by several daemons. Reads use a small
+//! connection pool; the writer thread owns one connection (reconnecting after a failure)
+//! and drives it on its own single-threaded runtime, so a producer waiting for room can
+//! never starve it. Each commit notifies `sandbox_daemon_events` with `"<sid> <sequence>"`
+//! so other daemons' SSE readers follow live.
+
+use async_trait::async_trait;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio::sync::{broadcast, oneshot};
+use tokio_postgres::error::SqlState;
+use tokio_postgres::{Client, NoTls, Row};
+
+use super::migrations;
+use super::writer::{SessionWrites, WriteBackend};
+use super::{
+    EVENT_VERSION, EventRow, ListQuery, NewSession, ReadBackend, SessionRow, StateSnapshot,
+    StoreError, redact,
+};
+
+/// Read connections in the pool.
+const READERS: usize = 4;
+/// Rows per multi-row insert.
+const INSERT_CHUNK: usize = 5_000;
+/// The notification channel of committed events.
+pub(super) const CHANNEL: &str = "sandbox_daemon_events";
+/// Serialises concurrent migrations of one database by several daemons.
+const MIGRATION_LOCK: i64 = 0x5a4e_4442_0001;
+
+fn outage(error: tokio_postgres::Error) -> StoreError {
+    if error.code() == Some(&SqlState::DISK_FULL) {
+        StoreError::Full(error.to_string())
+    } else {
+        StoreError::Unavailable(error.to_string())
+    }
+}
+
+fn pool_outage(error: deadpool_postgres::PoolError) -> StoreError {
+    StoreError::Unavailable(error.to_string())
+}
+
+fn config(url: &str) -> Result<tokio_postgres::Config, StoreError> {
+    url.parse().map_err(|e| {
+        StoreError::Unavailable(format!("invalid PostgreSQL URL {}: {e}", redact(url)))
+    })
+}
+
+async fn connect(config: &tokio_postgres::Config) -> Result<Client, StoreError> {
+    let (client, connection) = config.connect(NoTls).await.map_err(outage)?;
+    tokio::spawn(async move {
+        if let Err(error) = connection.await {
+            tracing::debug!(%error, "a PostgreSQL connection closed");
+        }
+    });
+    Ok(client)
+}
+
+/// Connects, migrates, and answers the read and write sides.
+pub(super) async fn open(url: &str) -> Result<(PgReads, PgWrites), StoreError> {
+    let config = config(url)?;
+    let mut client = connect(&config).await?;
+    migrate(&mut client).await?;
+    let manager = Manager::from_config(
+        config.clone(),
+        NoTls,
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    let pool = Pool::builder(manager)
+        .max_size(READERS)
+        .build()
+        .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+    let (notifications, _) = broadcast::channel(1024);
+    let (stop, stopped) = oneshot::channel();
+    tokio::spawn(listen(config.clone(), notifications.clone(), stopped));
+    Ok((
+        PgReads {
+            pool,
+            notifications,
+            _stop_listening: stop,
+        },
+        PgWrites::new(config)?,
+    ))
+}
+
+async fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let tx = client.transaction().await.map_err(outage)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(outage)?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+            version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_ms BIGINT NOT NULL)",
+    )
+    .await
+    .map_err(outage)?;
+    let current: i64 = tx
+        .query_one(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+            &[],
+        )
+        .await
+        .map_err(outage)?
+        .get(0);
+    migrations::check_not_newer(current, "postgres");
+    for migration in migrations::pending(current) {
+        tx.batch_execute(migration.postgres).await.map_err(outage)?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, applied_ms) VALUES ($1, $2, $3)",
+            &[&migration.version, &migration.name, &super::now_ms()],
+        )
+        .await
+        .map_err(outage)?;
+    }
+    tx.commit().await.map_err(outage)
+}
+
+/// Forwards this database's event notifications until `stop` fires, reconnecting after
+/// a failure.
+async fn listen(
+    config: tokio_postgres::Config,
+    out: broadcast::Sender<(i64, u64)>,
+    mut stop: oneshot::Receiver<()>,
+) {
+    use futures::StreamExt;
+    let forward = async {
+        loop {
+            if let Ok((client, mut connection)) = config.connect(NoTls).await {
+                let (notes, mut received) = tokio::sync::mpsc::unbounded_channel();
+                // The connection is driven here; it also carries LISTEN's answer.
+                let driver = tokio::spawn(async move {
+                    let mut messages =
+                        futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+                    while let Some(Ok(message)) = messages.next().await {
+                        if let tokio_postgres::AsyncMessage::Notification(note) = message {
+                            let _ = notes.send(note);
+                        }
+                    }
+                });
+                if client
+                    .batch_execute(&format!("LISTEN {CHANNEL}"))
+                    .await
+                    .is_ok()
+                {
+                    while let Some(note) = received.recv().await {
+                        if let Some((sid, sequence)) = note.payload().split_once(' ')
+                            && let (Ok(sid), Ok(sequence)) = (sid.parse(), sequence.parse())
+                        {
+                            let _ = out.send((sid, sequence));
+                        }
+                    }
+                }
+                driver.abort();
+            }
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        }
+    };
+    tokio::select! {
+        _ = forward => {}
+        _ = &mut stop => {}
+    }
+}
+
+const SESSION_COLUMNS: &str = "s.sid, s.session_id, s.record_version, s.record, s.agent, s.status,
+    s.created_ms, s.ended_ms, s.last_sequence, s.state_version, s.state_sequence, s.state,
+    s.owner, (d.heartbeat_ms IS NOT NULL AND d.heartbeat_ms > $1) AS alive
+    FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner";
+
+fn session_row(row: &Row) -> SessionRow {
+    SessionRow {
+        sid: row.get(0),
+        session_id: row.get(1),
+        record_version: row.get::<_, i32>(2) as u32,
+        record: row.get(3),
+        agent: row.get(4),
+        status: row.get(5),
+        created_ms: row.get(6),
+        ended_ms: row.get(7),
+        last_sequence: row.get::<_, i64>(8) as u64,
+        state_version: row.get::<_, Option<i32>>(9).map(|v| v as u32),
+        state_sequence: row.get::<_, Option<i64>>(10).map(|s| s as u64),
+        state: row.get(11),
+        owner: row.get(12),
+        owner_alive: row.get(13),
+    }
+}
+
+fn event_row(row: &Row) -> EventRow {
+    EventRow {
+        sequence: row.get::<_, i64>(0) as u64,
+        version: row.get::<_, i32>(1) as u32,
+        event_type: row.get(2),
+        time_us: row.get(3),
+        body: row.get(4),
+        raw: row.get(5),
+    }
+}
+
+/// The read side: a connection pool.
+pub(super) struct PgReads {
+    pool: Pool,
+    notifications: broadcast::Sender<(i64, u64)>,
+    _stop_listening: oneshot::Sender<()>,
+}
+
+impl PgReads {
+    async fn query(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Vec<Row>, StoreError> {
+        let client = self.pool.get().await.map_err(pool_outage)?;
+        let statement = client.prepare_cached(sql).await.map_err(outage)?;
+        client.query(&statement, params).await.map_err(outage)
+    }
+}
+
+#[async_trait]
+impl ReadBackend for PgReads {
+    fn notifications(&self) -> Option<broadcast::Receiver<(i64, u64)>> {
+        Some(self.notifications.subscribe())
+    }
+
+    async fn session(
+        &self,
+        id: &str,
+        alive_after_ms: i64,
+    ) -> Result<Option<SessionRow>, StoreError> {
+        let rows = self
+            .query(
+                &format!("SELECT {SESSION_COLUMNS} WHERE s.session_id = $2"),
+                &[&alive_after_ms, &id],
+            )
+            .await?;
+        Ok(rows.first().map(session_row))
+    }
+
+    async fn sessions(
+        &self,
+        query: &ListQuery,
+        alive_after_ms: i64,
+    ) -> Result<Vec<SessionRow>, StoreError> {
+        let rows = self
+            .query(
+                &format!(
+                    "SELECT {SESSION_COLUMNS} WHERE s.sid > $2
+                     AND ($3::text IS NULL OR s.status = $3) ORDER BY s.sid LIMIT $4"
+                ),
+                &[
+                    &alive_after_ms,
+                    &query.after_sid.unwrap_or(0),
+                    &query.status,
+                    &(query.limit as i64),
+                ],
+            )
+            .await?;
+        Ok(rows.iter().map(session_row).collect())
+    }
+
+    async fn events(
+        &self,
+        sid: i64,
+        after: u64,
+        limit: usize,
+        with_raw: bool,
+    ) -> Result<Vec<EventRow>, StoreError> {
+        let sql = if with_raw {
+            "SELECT sequence, version, type, time_us, body, raw FROM events
+             WHERE sid = $1 AND sequence > $2 ORDER BY sequence LIMIT $3"
+        } else {
+            "SELECT sequence, version, type, time_us, body, NULL::text FROM events
+             WHERE sid = $1 AND sequence > $2 ORDER BY sequence LIMIT $3"
+        };
+        let rows = self
+            .query(sql, &[&sid, &(after as i64), &(limit as i64)])
+            .await?;
+        Ok(rows.iter().map(event_row).collect())
+    }
+
+    async fn state_events(
+        &self,
+        sid: i64,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<EventRow>, StoreError> {
+        let rows = self
+            .query(
+                "SELECT sequence, version, type, time_us, body, NULL::text FROM events
+                 WHERE sid = $1 AND sequence > $2 AND type <> 'itemDelta'
+                 ORDER BY sequence LIMIT $3",
+                &[&sid, &(after as i64), &(limit as i64)],
+            )
+            .await?;
+        Ok(rows.iter().map(event_row).collect())
+    }
+
+    async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError> {
+        let rows = self
+            .query(
+                "SELECT COALESCE(MAX(sequence), 0) FROM events WHERE sid = $1",
+                &[&sid],
+            )
+            .await?;
+        Ok(rows[0].get::<_, i64>(0) as u64)
+    }
+
+    async fn ended_before(
+        &self,
+        ended_before_ms: i64,
+        owner: &str,
+        alive_after_ms: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let rows = self
+            .query(
+                "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
+                 WHERE s.status = 'ended' AND s.ended_ms < $1
+                 AND (s.owner IS NULL OR s.owner = $2 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= $3)
+                 ORDER BY s.ended_ms LIMIT 1000",
+                &[&ended_before_ms, &owner, &alive_after_ms],
+            )
+            .await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn interrupted(
+        &self,
+        owner: &str,
+        alive_after_ms: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let rows = self
+            .query(
+                "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
+                 WHERE s.status = 'running'
+                 AND (s.owner IS NULL OR s.owner = $1 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= $2)
+                 ORDER BY s.sid",
+                &[&owner, &alive_after_ms],
+            )
+            .await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+}
+
+/// The write side: one connection on the writer thread's own runtime.
+pub(super) struct PgWrites {
+    runtime: tokio::runtime::Runtime,
+    config: tokio_postgres::Config,
+    client: Option<Client>,
+}
+
+impl PgWrites {
+    fn new(config: tokio_postgres::Config) -> Result<Self, StoreError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Unavailable(format!("starting the store writer: {e}")))?;
+        Ok(Self {
+            runtime,
+            config,
+            client: None,
+        })
+    }
+
+    /// Runs `work` on the writer's connection (connecting first if needed); a failed
+    /// connection is dropped so the next call reconnects.
+    fn run<T>(
+        &mut self,
+        work: impl AsyncFnOnce(&mut Client) -> Result<T, tokio_postgres::Error>,
+    ) -> Result<T, StoreError> {
+        let Self {
+            runtime,
+            config,
+            client,
+        } = self;
+        runtime.block_on(async {
+            if client.as_ref().is_none_or(Client::is_closed) {
+                *client = Some(connect(config).await?);
+            }
+            let connection = client.as_mut().expect("connected");
+            let result = work(connection).await;
+            if connection.is_closed() {
+                *client = None;
+            }
+            result.map_err(outage)
+        })
+    }
+}
+
+/// Inserts one session's events (in chunks of multi-row inserts); answers the last
+/// sequence.
+async fn insert_events(
+    tx: &tokio_postgres::Transaction<'_>,
+    sid: i64,
+    rows: &[EventRow],
+) -> Result<u64, tokio_postgres::Error> {
+    let statement = tx
+        .prepare(
+            "INSERT INTO events (sid, sequence, version, type, time_us, body, raw)
+             SELECT $1, * FROM UNNEST($2::bigint[], $3::int[], $4::text[], $5::bigint[], $6::text[], $7::text[])
+             ON CONFLICT (sid, sequence) DO NOTHING",
+        )
+        .await?;
+    let mut last = 0;
+    for chunk in rows.chunks(INSERT_CHUNK) {
+        let sequences: Vec<i64> = chunk.iter().map(|r| r.sequence as i64).collect();
+        let versions: Vec<i32> = chunk.iter().map(|r| r.version as i32).collect();
+        let types: Vec<&str> = chunk.iter().map(|r| r.event_type.as_str()).collect();
+        let times: Vec<i64> = chunk.iter().map(|r| r.time_us).collect();
+        let bodies: Vec<&str> = chunk.iter().map(|r| r.body.as_str()).collect();
+        let raws: Vec<Option<&str>> = chunk.iter().map(|r| r.raw.as_deref()).collect();
+        tx.execute(
+            &statement,
+            &[&sid, &sequences, &versions, &types, &times, &bodies, &raws],
+        )
+        .await?;
+        last = last.max(sequences.last().copied().unwrap_or(0) as u64);
+    }
+    Ok(last)
+}
+
+async fn save_state(
+    tx: &tokio_postgres::Transaction<'_>,
+    sid: i64,
+    last: u64,
+    state: Option<&StateSnapshot>,
+) -> Result<(), tokio_postgres::Error> {
+    match state {
+        Some(state) => {
+            tx.execute(
+                "UPDATE sessions SET last_sequence = GREATEST(last_sequence, $2), status = $3,
+                 ended_ms = $4, state_version = $5, state_sequence = $6, state = $7 WHERE sid = $1",
+                &[
+                    &sid,
+                    &(last as i64),
+                    &state.status,
+                    &state.ended_ms,
+                    &(state.version as i32),
+                    &(state.sequence as i64),
+                    &state.json,
+                ],
+            )
+            .await?
+        }
+        None => {
+            tx.execute(
+                "UPDATE sessions SET last_sequence = GREATEST(last_sequence, $2) WHERE sid = $1",
+                &[&sid, &(last as i64)],
+            )
+            .await?
+        }
+    };
+    if last > 0 {
+        tx.execute(
+            "SELECT pg_notify($1, $2)",
+            &[&CHANNEL, &format!("{sid} {last}")],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+const INSERT_SESSION: &str = "INSERT INTO sessions
+    (session_id, record_version, record, agent, status, created_ms, owner)
+    VALUES ($1, $2, $3, $4, 'idle', $5, $6) ON CONFLICT (session_id) DO NOTHING RETURNING sid";
+
+impl WriteBackend for PgWrites {
+    fn commit(&mut self, batch: &[SessionWrites], owner: &str) -> Result<Vec<i64>, StoreError> {
+        let rows: Vec<(i64, Vec<EventRow>)> = batch
+            .iter()
+            .map(|w| {
+                (
+                    w.sid,
+                    w.events.iter().map(|e| EventRow::of(e)).collect::<Vec<_>>(),
+                )
+            })
+            .collect();
+        debug_assert!(
+            rows.iter()
+                .flat_map(|r| &r.1)
+                .all(|r| r.version == EVENT_VERSION)
+        );
+        let sids: Vec<i64> = batch.iter().map(|w| w.sid).collect();
+        let owner = owner.to_string();
+        self.run(async |client| {
+            let tx = client.transaction().await?;
+            let owned: Vec<i64> = tx
+                .query(
+                    "SELECT sid FROM sessions WHERE sid = ANY($1) AND owner = $2 FOR UPDATE",
+                    &[&sids, &owner],
+                )
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            let mut lost = Vec::new();
+            for (writes, (sid, events)) in batch.iter().zip(&rows) {
+                if !owned.contains(sid) {
+                    lost.push(*sid);
+                    continue;
+                }
+                let last = insert_events(&tx, *sid, events).await?;
+                save_state(&tx, *sid, last, writes.state.as_ref()).await?;
+            }
+            tx.commit().await?;
+            Ok(lost)
+        })
+    }
+
+    fn create(&mut self, session: &NewSession, owner: &str) -> Result<i64, StoreError> {
+        let owner = owner.to_string();
+        let created = self.run(async |client| {
+            let rows = client
+                .query(
+                    INSERT_SESSION,
+                    &[
+                        &session.session_id,
+                        &(session.record_version as i32),
+                        &session.record,
+                        &session.agent,
+                        &session.created_ms,
+                        &owner,
+                    ],
+                )
+                .await?;
+            Ok(rows.first().map(|r| r.get::<_, i64>(0)))
+        })?;
+        created.ok_or_else(|| StoreError::Exists(session.session_id.clone()))
+    }
+
+    fn claim(&mut self, sid: i64, owner: &str, alive_after_ms: i64) -> Result<(), StoreError> {
+        let owner = owner.to_string();
+        let (claimed, current) = self.run(async |client| {
+            let claimed = client
+                .execute(
+                    "UPDATE sessions SET owner = $2 WHERE sid = $1 AND (owner IS NULL OR owner = $2
+                     OR owner NOT IN (SELECT daemon_id FROM daemons WHERE heartbeat_ms > $3))",
+                    &[&sid, &owner, &alive_after_ms],
+                )
+                .await?;
+            let current = if claimed == 1 {
+                None
+            } else {
+                client
+                    .query_opt("SELECT owner FROM sessions WHERE sid = $1", &[&sid])
+                    .await?
+                    .map(|r| r.get::<_, Option<String>>(0))
+            };
+            Ok((claimed, current))
+        })?;
+        if claimed == 1 {
+            return Ok(());
+        }
+        Err(match current {
+            Some(other) => StoreError::OwnedElsewhere(other.unwrap_or_default()),
+            None => StoreError::NotFound(format!("session {sid} was purged")),
+        })
+    }
+
+    fn purge(&mut self, sid: i64) -> Result<(), StoreError> {
+        self.run(async |client| {
+            let tx = client.transaction().await?;
+            tx.execute("DELETE FROM sessions WHERE sid = $1", &[&sid])
+                .await?;
+            tx.execute(
+                "INSERT INTO purged (sid) VALUES ($1) ON CONFLICT DO NOTHING",
+                &[&sid],
+            )
+            .await?;
+            tx.commit().await
+        })
+    }
+
+    fn reap(&mut self, limit: usize) -> Result<usize, StoreError> {
+        self.run(async |client| {
+            let Some(row) = client
+                .query_opt("SELECT sid FROM purged LIMIT 1", &[])
+                .await?
+            else {
+                return Ok(0);
+            };
+            let sid: i64 = row.get(0);
+            let deleted = client
+                .execute(
+                    "DELETE FROM events WHERE sid = $1 AND sequence IN
+                     (SELECT sequence FROM events WHERE sid = $1 ORDER BY sequence LIMIT $2)",
+                    &[&sid, &(limit as i64)],
+                )
+                .await?;
+            if deleted == 0 {
+                client
+                    .execute("DELETE FROM purged WHERE sid = $1", &[&sid])
+                    .await?;
+            }
+            Ok((deleted as usize).max(1))
+        })
+    }
+
+    fn heartbeat(&mut self, daemon_id: &str, now_ms: i64) -> Result<(), StoreError> {
+        let daemon_id = daemon_id.to_string();
+        self.run(async |client| {
+            client
+                .execute(
+                    "INSERT INTO daemons (daemon_id, heartbeat_ms) VALUES ($1, $2)
+                     ON CONFLICT (daemon_id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
+                    &[&daemon_id, &now_ms],
+                )
+                .await
+                .map(|_| ())
+        })
+    }
+
+    fn import(
+        &mut self,
+        session: &NewSession,
+        owner: &str,
+        events: &mut dyn Iterator<Item = EventRow>,
+        state: Option<&StateSnapshot>,
+    ) -> Result<i64, StoreError> {
+        let owner = owner.to_string();
+        let created = self.run(async |client| {
+            let tx = client.transaction().await?;
+            let Some(row) = tx
+                .query_opt(
+                    INSERT_SESSION,
+                    &[
+                        &session.session_id,
+                        &(session.record_version as i32),
+                        &session.record,
+                        &session.agent,
+                        &session.created_ms,
+                        &owner,
+                    ],
+                )
+                .await?
+            else {
+                return Ok(None);
+            };
+            let sid: i64 = row.get(0);
+            let mut last = 0;
+            loop {
+                let chunk: Vec<EventRow> = (&mut *events).take(INSERT_CHUNK).collect();
+                if chunk.is_empty() {
+                    break;
+                }
+                last = last.max(insert_events(&tx, sid, &chunk).await?);
+            }
+            save_state(&tx, sid, last, state).await?;
+            tx.commit().await?;
+            Ok(Some(sid))
+        })?;
+        created.ok_or_else(|| StoreError::Exists(session.session_id.clone()))
+    }
+}

@@ -1,0 +1,587 @@
+//! Group commit: one writer thread owns the store's write connection and commits whatever
+//! was appended since its last commit in one transaction.
+//!
+//! Durability contract: an event is durable (committed and synced) once the writer's next
+//! commit ends; the writer never waits on purpose, so under normal load that is within a
+//! few milliseconds of the append (the store benchmark prints the figures). Readers may see
+//! an event before it is durable. A producer that outruns the store waits once more than
+//! [`HIGH_WATER_BYTES`] are unwritten, so at most that much is ever held in memory.
+//! When a commit fails, the batch stays queued and is retried (with back-off) together
+//! with everything appended since, in order, until it succeeds.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use sandbox_universal::StoreStatus;
+use tokio::sync::{oneshot, watch};
+
+use super::{EventRow, Health, NewSession, StoreError, StoredEvent, now_ms};
+
+/// Producers wait once this many bytes of events wait to be written...
+pub const HIGH_WATER_BYTES: usize = 16 << 20;
+/// ...until the backlog is down to this.
+pub const LOW_WATER_BYTES: usize = 8 << 20;
+/// Longest pause between retries of a failed commit.
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+/// How long a stopping daemon keeps retrying a failing store before giving up.
+const SHUTDOWN_RETRY: Duration = Duration::from_secs(10);
+/// Events of purged sessions deleted per transaction.
+const REAP_CHUNK: usize = 5_000;
+
+/// A session's state as of one sequence, saved with its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateSnapshot {
+    /// The last sequence the state reflects.
+    pub sequence: u64,
+    /// `idle`, `running` or `ended`.
+    pub status: &'static str,
+    /// When the session ended.
+    pub ended_ms: Option<i64>,
+    /// Schema version of `json`.
+    pub version: u32,
+    /// The state (JSON).
+    pub json: String,
+}
+
+/// Hears what became of a session's queued writes. Called on the writer thread with no
+/// store lock held.
+pub trait WriteListener: Send + Sync {
+    /// Every event up to `sequence` is durable.
+    fn durable(&self, sequence: u64);
+    /// Writes fail (once per outage); they are retried until the store recovers.
+    fn write_failed(&self, error: &StoreError);
+    /// Another daemon took the session over: its queued writes were not stored.
+    fn ownership_lost(&self);
+}
+
+/// One session's writes in a batch.
+pub(crate) struct SessionWrites {
+    pub sid: i64,
+    pub listener: Arc<dyn WriteListener>,
+    pub events: Vec<Arc<StoredEvent>>,
+    pub state: Option<StateSnapshot>,
+    bytes: usize,
+}
+
+/// Requests answered by the writer after everything queued before them is committed.
+pub(crate) enum Control {
+    Create {
+        session: NewSession,
+        reply: oneshot::Sender<Result<i64, StoreError>>,
+    },
+    Claim {
+        sid: i64,
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+    Purge {
+        sid: i64,
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+    Barrier {
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+    Heartbeat {
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+    Import {
+        session: NewSession,
+        events: Box<dyn Iterator<Item = EventRow> + Send>,
+        state: Option<StateSnapshot>,
+        reply: oneshot::Sender<Result<i64, StoreError>>,
+    },
+}
+
+impl Control {
+    fn fail(self, error: StoreError) {
+        match self {
+            Self::Create { reply, .. } | Self::Import { reply, .. } => {
+                let _ = reply.send(Err(error));
+            }
+            Self::Claim { reply, .. }
+            | Self::Purge { reply, .. }
+            | Self::Barrier { reply }
+            | Self::Heartbeat { reply } => {
+                let _ = reply.send(Err(error));
+            }
+        }
+    }
+}
+
+/// The write side of a backend, owned by the writer thread. Each call is one transaction.
+pub(crate) trait WriteBackend: Send {
+    /// Stores the batch's events and state snapshots of the sessions `owner` owns; answers
+    /// the sessions it does not own (their writes are skipped).
+    fn commit(&mut self, batch: &[SessionWrites], owner: &str) -> Result<Vec<i64>, StoreError>;
+    /// Creates a session owned by `owner`.
+    fn create(&mut self, session: &NewSession, owner: &str) -> Result<i64, StoreError>;
+    /// Makes `owner` own session `sid` unless a daemon alive after `alive_after_ms` does.
+    fn claim(&mut self, sid: i64, owner: &str, alive_after_ms: i64) -> Result<(), StoreError>;
+    /// Deletes the session row; its events are reaped later.
+    fn purge(&mut self, sid: i64) -> Result<(), StoreError>;
+    /// Deletes up to `limit` events of purged sessions; answers how many.
+    fn reap(&mut self, limit: usize) -> Result<usize, StoreError>;
+    /// Records that daemon `daemon_id` is alive.
+    fn heartbeat(&mut self, daemon_id: &str, now_ms: i64) -> Result<(), StoreError>;
+    /// Stores a session with all its events.
+    fn import(
+        &mut self,
+        session: &NewSession,
+        owner: &str,
+        events: &mut dyn Iterator<Item = EventRow>,
+        state: Option<&StateSnapshot>,
+    ) -> Result<i64, StoreError>;
+}
+
+#[derive(Default)]
+struct Pending {
+    sessions: Vec<SessionWrites>,
+    index: HashMap<i64, usize>,
+    controls: VecDeque<Control>,
+    /// Bytes of events queued or being written, not yet durable.
+    unwritten: usize,
+    closed: bool,
+}
+
+impl Pending {
+    fn entry(&mut self, sid: i64, listener: &Arc<dyn WriteListener>) -> &mut SessionWrites {
+        let index = *self.index.entry(sid).or_insert_with(|| {
+            self.sessions.push(SessionWrites {
+                sid,
+                listener: listener.clone(),
+                events: Vec::new(),
+                state: None,
+                bytes: 0,
+            });
+            self.sessions.len() - 1
+        });
+        &mut self.sessions[index]
+    }
+
+    fn is_idle(&self) -> bool {
+        self.sessions.is_empty() && self.controls.is_empty()
+    }
+}
+
+/// The queue between producers and the writer thread.
+pub(crate) struct WriteQueue {
+    pending: Mutex<Pending>,
+    work: Condvar,
+    room: Condvar,
+    health: watch::Sender<Health>,
+}
+
+impl WriteQueue {
+    pub(crate) fn new() -> Self {
+        Self {
+            pending: Mutex::new(Pending::default()),
+            work: Condvar::new(),
+            room: Condvar::new(),
+            health: watch::Sender::new(Health {
+                status: StoreStatus::Ok,
+                detail: None,
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().expect("write queue lock")
+    }
+
+    pub(crate) fn health(&self) -> &watch::Sender<Health> {
+        &self.health
+    }
+
+    pub(crate) fn push_event(
+        &self,
+        sid: i64,
+        listener: &Arc<dyn WriteListener>,
+        event: Arc<StoredEvent>,
+    ) {
+        let size = event.size();
+        let mut pending = self.lock();
+        let was_idle = pending.is_idle();
+        let writes = pending.entry(sid, listener);
+        writes.events.push(event);
+        writes.bytes += size;
+        pending.unwritten += size;
+        drop(pending);
+        if was_idle {
+            self.work.notify_one();
+        }
+    }
+
+    pub(crate) fn push_state(
+        &self,
+        sid: i64,
+        listener: &Arc<dyn WriteListener>,
+        snapshot: StateSnapshot,
+    ) {
+        let mut pending = self.lock();
+        let was_idle = pending.is_idle();
+        pending.entry(sid, listener).state = Some(snapshot);
+        drop(pending);
+        if was_idle {
+            self.work.notify_one();
+        }
+    }
+
+    pub(crate) fn push_control(&self, control: Control) {
+        let mut pending = self.lock();
+        if pending.closed {
+            drop(pending);
+            control.fail(StoreError::Unavailable(
+                "the daemon is shutting down".into(),
+            ));
+            return;
+        }
+        pending.controls.push_back(control);
+        drop(pending);
+        self.work.notify_one();
+    }
+
+    /// Blocks while more than [`HIGH_WATER_BYTES`] are unwritten, until the backlog is under
+    /// [`LOW_WATER_BYTES`]. On a multi-threaded runtime the worker thread is handed over
+    /// first so other tasks keep running.
+    pub(crate) fn wait_for_room(&self) {
+        if self.lock().unwritten <= HIGH_WATER_BYTES {
+            return;
+        }
+        let wait = || {
+            let mut pending = self.lock();
+            while pending.unwritten > LOW_WATER_BYTES && !pending.closed {
+                pending = self.room.wait(pending).expect("write queue lock");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(wait)
+            }
+            _ => wait(),
+        }
+    }
+
+    pub(crate) fn close(&self) {
+        self.lock().closed = true;
+        self.work.notify_all();
+        self.room.notify_all();
+    }
+
+    /// Moves everything queued into `batch` (after what it already holds) and `controls`,
+    /// waiting up to `wait` for something to arrive. Answers whether the queue is closed.
+    fn take(&self, batch: &mut Batch, controls: &mut Vec<Control>, wait: Option<Duration>) -> bool {
+        let mut pending = self.lock();
+        if pending.is_idle() && !pending.closed {
+            pending = match wait {
+                Some(timeout) => {
+                    self.work
+                        .wait_timeout(pending, timeout)
+                        .expect("write queue lock")
+                        .0
+                }
+                None => self.work.wait(pending).expect("write queue lock"),
+            };
+        }
+        for writes in std::mem::take(&mut pending.sessions) {
+            batch.merge(writes);
+        }
+        pending.index.clear();
+        controls.extend(pending.controls.drain(..));
+        pending.closed
+    }
+
+    fn release(&self, bytes: usize) {
+        let mut pending = self.lock();
+        pending.unwritten = pending.unwritten.saturating_sub(bytes);
+        let roomy = pending.unwritten <= LOW_WATER_BYTES;
+        drop(pending);
+        if roomy {
+            self.room.notify_all();
+        }
+    }
+
+    fn set_health(&self, status: StoreStatus, detail: Option<String>) {
+        self.health.send_if_modified(|health| {
+            let changed = health.status != status || health.detail != detail;
+            *health = Health { status, detail };
+            changed
+        });
+    }
+}
+
+/// What the writer is committing: sessions in the order they first appended.
+#[derive(Default)]
+struct Batch {
+    sessions: Vec<SessionWrites>,
+    index: HashMap<i64, usize>,
+}
+
+impl Batch {
+    fn merge(&mut self, writes: SessionWrites) {
+        match self.index.get(&writes.sid) {
+            Some(&i) => {
+                let into = &mut self.sessions[i];
+                into.events.extend(writes.events);
+                into.bytes += writes.bytes;
+                if writes.state.is_some() {
+                    into.state = writes.state;
+                }
+            }
+            None => {
+                self.index.insert(writes.sid, self.sessions.len());
+                self.sessions.push(writes);
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    fn events(&self) -> usize {
+        self.sessions.iter().map(|s| s.events.len()).sum()
+    }
+
+    fn take(&mut self) -> Vec<SessionWrites> {
+        self.index.clear();
+        std::mem::take(&mut self.sessions)
+    }
+}
+
+/// Who the writer writes as.
+pub(crate) struct WriterSettings {
+    pub daemon_id: String,
+    pub lease: Duration,
+}
+
+/// Starts the writer thread.
+pub(crate) fn spawn(
+    backend: Box<dyn WriteBackend>,
+    queue: Arc<WriteQueue>,
+    settings: WriterSettings,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("store-writer".into())
+        .spawn(move || Writer::new(backend, queue, settings).run())
+}
+
+struct Writer {
+    backend: Box<dyn WriteBackend>,
+    queue: Arc<WriteQueue>,
+    settings: WriterSettings,
+    /// The outage in progress, if any.
+    failing: Option<StoreError>,
+    backoff: Duration,
+    /// Sessions told about the current outage.
+    notified: HashSet<i64>,
+    last_heartbeat: Instant,
+    reaping: bool,
+}
+
+impl Writer {
+    fn new(
+        backend: Box<dyn WriteBackend>,
+        queue: Arc<WriteQueue>,
+        settings: WriterSettings,
+    ) -> Self {
+        Self {
+            backend,
+            queue,
+            settings,
+            failing: None,
+            backoff: Duration::from_millis(50),
+            notified: HashSet::new(),
+            last_heartbeat: Instant::now(),
+            reaping: true,
+        }
+    }
+
+    fn heartbeat_every(&self) -> Duration {
+        self.settings.lease / 3
+    }
+
+    fn run(mut self) {
+        let mut batch = Batch::default();
+        let mut controls = Vec::new();
+        let mut closing_since: Option<Instant> = None;
+        loop {
+            let wait = if self.failing.is_some() {
+                // Retry at the back-off pace, whatever arrives meanwhile.
+                std::thread::sleep(self.backoff);
+                Duration::ZERO
+            } else if self.reaping {
+                Duration::ZERO
+            } else {
+                self.heartbeat_every()
+                    .saturating_sub(self.last_heartbeat.elapsed())
+            };
+            let closed = self.queue.take(&mut batch, &mut controls, Some(wait));
+            if batch.is_empty() {
+                // With nothing to commit, a heartbeat tells when an outage is over.
+                if self.failing.is_some() || self.last_heartbeat.elapsed() >= self.heartbeat_every()
+                {
+                    self.probe();
+                }
+            } else {
+                self.commit(&mut batch);
+                if self.failing.is_none() && self.last_heartbeat.elapsed() >= self.heartbeat_every()
+                {
+                    self.probe();
+                }
+            }
+            for control in controls.drain(..) {
+                self.control(control);
+            }
+            if self.failing.is_none() && self.reaping && batch.is_empty() {
+                self.reap();
+            }
+            if closed {
+                let since = *closing_since.get_or_insert_with(Instant::now);
+                if batch.is_empty() {
+                    return;
+                }
+                if since.elapsed() > SHUTDOWN_RETRY {
+                    tracing::error!(
+                        events = batch.events(),
+                        "the session store still cannot write; these events are lost at shutdown"
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    fn commit(&mut self, batch: &mut Batch) {
+        match self
+            .backend
+            .commit(&batch.sessions, &self.settings.daemon_id)
+        {
+            Ok(lost) => {
+                let mut bytes = 0;
+                for writes in batch.take() {
+                    bytes += writes.bytes;
+                    if lost.contains(&writes.sid) {
+                        tracing::error!(
+                            sid = writes.sid,
+                            events = writes.events.len(),
+                            "another daemon owns this session now; its queued events were not stored"
+                        );
+                        writes.listener.ownership_lost();
+                    } else if let Some(last) = writes.events.last() {
+                        writes.listener.durable(last.sequence);
+                    }
+                }
+                self.queue.release(bytes);
+                self.recovered();
+            }
+            Err(error) => {
+                self.failed(&error);
+                for writes in &batch.sessions {
+                    if self.notified.insert(writes.sid) {
+                        writes.listener.write_failed(&error);
+                    }
+                }
+            }
+        }
+    }
+
+    fn control(&mut self, control: Control) {
+        if let Some(error) = &self.failing
+            && !matches!(control, Control::Heartbeat { .. })
+        {
+            control.fail(error.clone());
+            return;
+        }
+        let owner = self.settings.daemon_id.clone();
+        let result = match control {
+            Control::Create { session, reply } => {
+                let result = self.backend.create(&session, &owner);
+                let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
+                let _ = reply.send(result);
+                outage
+            }
+            Control::Claim { sid, reply } => {
+                let alive_after = now_ms() - self.settings.lease.as_millis() as i64;
+                let result = self.backend.claim(sid, &owner, alive_after);
+                let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
+                let _ = reply.send(result);
+                outage
+            }
+            Control::Purge { sid, reply } => {
+                let result = self.backend.purge(sid);
+                self.reaping = true;
+                let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
+                let _ = reply.send(result);
+                outage
+            }
+            Control::Barrier { reply } => {
+                let _ = reply.send(Ok(()));
+                None
+            }
+            Control::Heartbeat { reply } => {
+                let result = self.backend.heartbeat(&owner, now_ms());
+                self.last_heartbeat = Instant::now();
+                let outage = result.as_ref().err().cloned();
+                let _ = reply.send(result);
+                outage
+            }
+            Control::Import {
+                session,
+                mut events,
+                state,
+                reply,
+            } => {
+                let result = self
+                    .backend
+                    .import(&session, &owner, &mut events, state.as_ref());
+                let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
+                let _ = reply.send(result);
+                outage
+            }
+        };
+        match result {
+            Some(error) => self.failed(&error),
+            None => self.recovered(),
+        }
+    }
+
+    /// A heartbeat: keeps this daemon's sessions owned, and tells when an outage is over.
+    fn probe(&mut self) {
+        self.last_heartbeat = Instant::now();
+        match self.backend.heartbeat(&self.settings.daemon_id, now_ms()) {
+            Ok(()) => self.recovered(),
+            Err(error) => self.failed(&error),
+        }
+    }
+
+    fn reap(&mut self) {
+        match self.backend.reap(REAP_CHUNK) {
+            Ok(0) => self.reaping = false,
+            Ok(_) => {}
+            Err(error) => {
+                tracing::warn!(%error, "deleting the events of purged sessions failed; will retry");
+                self.reaping = false;
+            }
+        }
+    }
+
+    fn failed(&mut self, error: &StoreError) {
+        if self.failing.is_none() {
+            tracing::error!(%error, "the session store cannot write; retrying until it can");
+            self.backoff = Duration::from_millis(50);
+        } else {
+            self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        }
+        self.failing = Some(error.clone());
+        self.queue
+            .set_health(error.status(), Some(error.to_string()));
+    }
+
+    fn recovered(&mut self) {
+        if self.failing.take().is_some() {
+            tracing::warn!("the session store can write again");
+            self.notified.clear();
+            self.queue.set_health(StoreStatus::Ok, None);
+        }
+    }
+}
