@@ -286,6 +286,24 @@ impl Client {
         Ok(EventStream::new(response))
     }
 
+    /// `GET /sessions/{id}/events/sse` with `Last-Event-ID`: resumes a stream after the
+    /// last event it delivered (e.g. after a dropped connection or a daemon restart).
+    pub async fn resume_events(
+        &self,
+        id: &str,
+        last_event_id: u64,
+        include_raw: bool,
+    ) -> Result<EventStream, ClientError> {
+        let mut builder = self
+            .request(Method::GET, &["sessions", id, "events", "sse"])
+            .header("Last-Event-ID", last_event_id.to_string());
+        if include_raw {
+            builder = builder.query(&[("includeRaw", true)]);
+        }
+        let response = checked(builder.send().await?).await?;
+        Ok(EventStream::new(response))
+    }
+
     /// `POST /sessions/{id}/permissions/{permissionId}/reply`.
     pub async fn reply_permission(
         &self,

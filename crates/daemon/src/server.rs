@@ -17,6 +17,8 @@ use crate::store::{DEFAULT_LEASE, Store, StoreConfig};
 
 /// How often unused sessions are let go.
 const EVICT_EVERY: Duration = Duration::from_secs(5);
+/// How long a stopping daemon waits for open connections to finish.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// How often expired ended sessions are purged.
 const RETENTION_EVERY: Duration = Duration::from_secs(60);
 
@@ -69,9 +71,14 @@ impl RunningServer {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        let served = (&mut self.task)
-            .await
-            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        // Connections still open after a grace period are dropped.
+        let served = match tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task).await {
+            Ok(served) => served.map_err(|e| std::io::Error::other(e.to_string()))?,
+            Err(_) => {
+                self.task.abort();
+                Ok(())
+            }
+        };
         let store = self.sessions.store().clone();
         tokio::task::spawn_blocking(move || store.close())
             .await

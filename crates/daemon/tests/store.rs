@@ -371,3 +371,126 @@ async fn an_unreadable_state_snapshot_is_rebuilt_from_the_events() {
         "the `always` approval was rebuilt from the events"
     );
 }
+
+/// With a PostgreSQL store: two daemons on one database (`SANDBOX_TEST_STORE=postgres`).
+async fn two_daemons() -> Option<(TestDaemon, TestDaemon)> {
+    let Some(store @ sandbox_daemon::store::StoreConfig::Postgres(_)) = common::test_store().await
+    else {
+        eprintln!("a shared store needs PostgreSQL: runs with SANDBOX_TEST_STORE=postgres");
+        return None;
+    };
+    let options = Options {
+        store: Some(store),
+        ..Options::default()
+    };
+    Some((
+        TestDaemon::start_with(options.clone()).await,
+        TestDaemon::start_with(options).await,
+    ))
+}
+
+#[tokio::test]
+async fn daemons_sharing_a_database_read_everything_and_write_only_their_own() {
+    let Some((a, b)) = two_daemons().await else {
+        return;
+    };
+    a.mock_session("s").await;
+    a.client.send_message("s", "hello").await.unwrap();
+    let events = a.wait_turn_ended("s", 1).await;
+
+    // B reads A's session, its log and its listing.
+    assert_eq!(b.events("s").await, events);
+    let info = b.client.get_session("s").await.unwrap();
+    assert_eq!(info.status, SessionStatus::Idle);
+    assert_eq!(info.event_count, events.len() as u64);
+    assert_eq!(
+        ids(&b.client.list_all_sessions().await.unwrap().sessions),
+        ["s"]
+    );
+
+    // B never writes into it.
+    let owned = |e: sandbox_client::ClientError| {
+        let problem = e.problem().cloned().unwrap();
+        assert_eq!(problem.status, 409);
+        assert!(
+            problem.type_uri.ends_with("session-owned-elsewhere"),
+            "{problem:?}"
+        );
+    };
+    owned(b.client.send_message("s", "mine now").await.unwrap_err());
+    owned(b.client.end_session("s").await.unwrap_err());
+    owned(b.client.purge_session("s").await.unwrap_err());
+    let taken = b
+        .client
+        .create_session(
+            "s",
+            &sandbox_universal::CreateSessionRequest {
+                agent: "mock".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        taken.problem().map(|p| p.status),
+        Some(409),
+        "ids are store-wide"
+    );
+
+    // B follows A's session live.
+    let mut stream = b
+        .client
+        .stream_events("s", Some(events.len() as u64), false)
+        .await
+        .unwrap();
+    a.client.send_message("s", "flood 300").await.unwrap();
+    let followed = tokio::time::timeout(Duration::from_secs(10), async {
+        use futures::StreamExt;
+        let mut seen = Vec::new();
+        while let Some(event) = stream.next().await {
+            let event = event.unwrap();
+            let end = matches!(event.payload, EventPayload::TurnEnded(_));
+            seen.push(event);
+            if end {
+                return seen;
+            }
+        }
+        panic!("the stream ended")
+    })
+    .await
+    .expect("B sees A's turn live");
+    assert_eq!(followed[0].sequence, events.len() as u64 + 1);
+    let a_view = a.events("s").await;
+    assert_eq!(a_view[events.len()..], followed[..]);
+}
+
+#[tokio::test]
+async fn a_dead_daemons_sessions_are_taken_over_and_it_can_no_longer_write_them() {
+    let Some((a, b)) = two_daemons().await else {
+        return;
+    };
+    a.mock_session("s").await;
+    a.client.send_message("s", "hello").await.unwrap();
+    a.wait_turn_ended("s", 1).await;
+    // A's heartbeat goes stale (as if it had been cut off for longer than the lease).
+    let a_id = std::fs::read_to_string(a.data_dir.path().join("daemon-id")).unwrap();
+    b.execute_sql(&format!(
+        "UPDATE daemons SET heartbeat_ms = 0 WHERE daemon_id = '{}'",
+        a_id.trim()
+    ))
+    .await;
+    b.client.send_message("s", "taken").await.unwrap();
+    let events = b.wait_turn_ended("s", 2).await;
+    assert_contiguous(&events, "s");
+
+    // A, still running, finds out at its next write and stores nothing more.
+    let refused = a.client.send_message("s", "late").await.unwrap_err();
+    assert_eq!(refused.problem().unwrap().status, 409, "{refused}");
+    let refused = a.client.send_message("s", "later").await.unwrap_err();
+    assert_eq!(refused.problem().unwrap().status, 409, "{refused}");
+    assert_eq!(
+        b.events("s").await,
+        events,
+        "A wrote nothing after the takeover"
+    );
+}

@@ -1,6 +1,7 @@
 //! Following a session's log over SSE: reads batches from wherever the events are (the
 //! loaded log's tail, or the store) and waits on the session's head between them. Frames
-//! are written straight into the response body, many per chunk.
+//! are written straight into the response body, many per chunk. While the store cannot
+//! write, events wait (readers only see durable ones) and a comment says why.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -8,13 +9,13 @@ use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use futures::Stream;
-use sandbox_universal::{EventType, StoreBackend};
+use sandbox_universal::{EventType, StoreBackend, StoreStatus};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::error::ApiError;
 use crate::session::SessionManager;
-use crate::store::StoredEvent;
+use crate::store::{Health, StoredEvent};
 
 /// Events read per batch (one response chunk).
 const BATCH: usize = 512;
@@ -35,6 +36,9 @@ pub struct Follower {
     last_sent: Instant,
     _head: Arc<watch::Sender<u64>>,
     head: watch::Receiver<u64>,
+    health: watch::Receiver<Health>,
+    closing: watch::Receiver<bool>,
+    announced: bool,
     done: bool,
 }
 
@@ -51,6 +55,8 @@ impl Follower {
         let head_sender = sessions.heads().sender(sid);
         let head = head_sender.subscribe();
         let poll = (sessions.store().backend() == StoreBackend::Postgres).then_some(REMOTE_POLL);
+        let health = sessions.store().watch_health();
+        let closing = sessions.closing();
         Self {
             sessions,
             session_id,
@@ -61,6 +67,9 @@ impl Follower {
             last_sent: Instant::now(),
             _head: head_sender,
             head,
+            health,
+            closing,
+            announced: false,
             done: false,
         }
     }
@@ -76,7 +85,7 @@ impl Follower {
     /// The next chunk of frames (or a keep-alive comment); `None` once the stream is over.
     async fn next_chunk(&mut self) -> Option<Bytes> {
         loop {
-            if self.done {
+            if self.done || *self.closing.borrow() {
                 return None;
             }
             self.head.borrow_and_update();
@@ -97,6 +106,9 @@ impl Follower {
                     Some(RETRY)
                 }
             };
+            if let Some(comment) = self.outage_comment() {
+                return Some(comment);
+            }
             let keep_alive_at = self.last_sent + self.keep_alive;
             let wake_at = retry.map_or(keep_alive_at, |r| keep_alive_at.min(Instant::now() + r));
             tokio::select! {
@@ -105,6 +117,12 @@ impl Follower {
                         return None;
                     }
                 }
+                changed = self.health.changed() => {
+                    if changed.is_err() {
+                        return None;
+                    }
+                }
+                _ = self.closing.changed() => return None,
                 () = tokio::time::sleep_until(wake_at) => {
                     if Instant::now() >= keep_alive_at {
                         self.last_sent = Instant::now();
@@ -113,6 +131,25 @@ impl Follower {
                 }
             }
         }
+    }
+
+    /// Once per outage: a comment saying events wait for the store (ids untouched).
+    fn outage_comment(&mut self) -> Option<Bytes> {
+        let health = self.health.borrow_and_update().clone();
+        if health.status == StoreStatus::Ok {
+            self.announced = false;
+            return None;
+        }
+        if std::mem::replace(&mut self.announced, true) {
+            return None;
+        }
+        self.last_sent = Instant::now();
+        let detail = health.detail.unwrap_or_default().replace(['\n', '\r'], " ");
+        let status = serde_json::to_value(health.status).unwrap_or_default();
+        Some(Bytes::from(format!(
+            ": the session store is {}: {detail}; events resume once it can write\n\n",
+            status.as_str().unwrap_or("failing")
+        )))
     }
 
     fn frames(&mut self, events: &[Arc<StoredEvent>]) -> Bytes {

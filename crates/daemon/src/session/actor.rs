@@ -151,6 +151,12 @@ async fn handle(
         Command::SendMessage { message, respond } => {
             let result = async {
                 let turn_id = core.begin_turn(&message)?;
+                // The agent acts on a message only once it is durable: a message it acted
+                // on is never lost, nor acted on by two daemons.
+                if let Err(error) = core.log().flush().await {
+                    core.fail_turn(&turn_id);
+                    return Err(ApiError::from(error));
+                }
                 if let Err(error) = agent.send_message(&turn_id, &message).await {
                     core.record_error(error.clone());
                     core.fail_turn(&turn_id);

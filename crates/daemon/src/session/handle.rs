@@ -15,6 +15,7 @@ use super::core::{EventMeta, SessionCore};
 use super::files;
 use super::record::SessionRecord;
 use crate::error::ApiError;
+use crate::store::StoreError;
 
 /// A session loaded in memory.
 pub struct SessionHandle {
@@ -152,11 +153,19 @@ impl SessionHandle {
             .is_some_and(|c| !c.is_closed())
     }
 
-    /// Waits (bounded by the store's health) until what the command logged is durable. A
-    /// store outage does not fail the command: the session's `error` event reports it.
-    async fn settle(&self) {
-        if let Err(error) = self.core.log().flush().await {
-            tracing::debug!(session = %self.id(), %error, "answering before the events are durable");
+    /// Waits until what the command logged is durable. A store outage does not fail the
+    /// command (the writer retries; the session's `error` event reports it); a session
+    /// another daemon took over does: what it logged will never be stored.
+    async fn settle(&self) -> Result<(), ApiError> {
+        match self.core.log().flush().await {
+            Err(StoreError::OwnedElsewhere(_)) => {
+                Err(ApiError::SessionOwnedElsewhere(self.id().to_string()))
+            }
+            Err(error) => {
+                tracing::debug!(session = %self.id(), %error, "answering before the events are durable");
+                Ok(())
+            }
+            Ok(()) => Ok(()),
         }
     }
 
@@ -167,7 +176,7 @@ impl SessionHandle {
         let turn = self
             .request(|respond| Command::SendMessage { message, respond })
             .await?;
-        self.settle().await;
+        self.settle().await?;
         Ok(turn)
     }
 
@@ -175,7 +184,7 @@ impl SessionHandle {
     pub async fn cancel(&self) -> Result<String, ApiError> {
         self.core.running_turn()?;
         let turn = self.request(|respond| Command::Cancel { respond }).await?;
-        self.settle().await;
+        self.settle().await?;
         Ok(turn)
     }
 
@@ -188,7 +197,7 @@ impl SessionHandle {
         self.core.ensure_open()?;
         self.request(|respond| Command::ReplyPermission { id, reply, respond })
             .await?;
-        self.settle().await;
+        self.settle().await?;
         Ok(())
     }
 
@@ -201,7 +210,7 @@ impl SessionHandle {
             respond,
         })
         .await?;
-        self.settle().await;
+        self.settle().await?;
         Ok(())
     }
 
@@ -243,7 +252,7 @@ impl SessionHandle {
             },
             EventMeta::daemon(false),
         );
-        self.settle().await;
+        self.settle().await?;
         Ok(())
     }
 

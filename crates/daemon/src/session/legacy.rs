@@ -231,7 +231,8 @@ fn row(place: u64, line: &[u8]) -> EventRow {
                 time_us: field("time")
                     .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
                     .map_or(0, |t| t.timestamp_micros()),
-                body: String::from_utf8_lossy(line).into_owned(),
+                // Kept as text; bytes no text column holds (invalid UTF-8, NUL) become U+FFFD.
+                body: String::from_utf8_lossy(line).replace('\0', "\u{FFFD}"),
                 raw: None,
             }
         }
@@ -316,6 +317,7 @@ mod tests {
         assert_eq!(kept.raw.as_deref(), Some(r#"{"native":"a"}"#));
         assert!(!kept.body.contains("native"));
         let torn = row(2, b"{\"sequence\":2,\"type\":\"itemDelta\",\"ti");
+        assert_eq!(row(7, b"a\0b\xff").body, "a\u{FFFD}b\u{FFFD}");
         assert_eq!(torn.sequence, 2);
         assert_eq!(torn.event_type, "unknown");
         assert_eq!(torn.body, "{\"sequence\":2,\"type\":\"itemDelta\",\"ti");

@@ -64,6 +64,7 @@ pub struct SessionManager {
     loaded: Mutex<HashMap<String, Slot>>,
     creating: Mutex<HashSet<String>>,
     pub(super) imports: Imports,
+    closing: tokio::sync::watch::Sender<bool>,
 }
 
 impl SessionManager {
@@ -77,7 +78,13 @@ impl SessionManager {
             loaded: Mutex::default(),
             creating: Mutex::default(),
             imports: Imports::default(),
+            closing: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Turns true when the daemon stops: long-lived responses (SSE) end so it can.
+    pub fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.closing.subscribe()
     }
 
     /// The agent registry.
@@ -200,6 +207,10 @@ impl SessionManager {
             "the daemon stopped while this turn was running (it was not shut down cleanly)",
         ) {
             tracing::warn!(session = id, "closed a turn a crashed daemon left running");
+            // Readers see the closed turn as soon as they see the session again.
+            if let Err(error) = core.log().flush().await {
+                tracing::warn!(session = id, %error, "the closed turn is not durable yet");
+            }
         }
         Ok(Arc::new(SessionHandle::new(
             record.clone(),
@@ -422,10 +433,12 @@ impl SessionManager {
         let id = record.session_id.clone();
         let dir = self.sessions_dir().join(&id);
         let io = |e: std::io::Error| {
-            StartFailure::Api(ApiError::Internal(format!(
-                "preparing {}: {e}",
-                dir.display()
-            )))
+            let detail = format!("preparing {}: {e}", dir.display());
+            StartFailure::Api(if e.kind() == std::io::ErrorKind::StorageFull {
+                ApiError::StoreFull(detail)
+            } else {
+                ApiError::Internal(detail)
+            })
         };
         files::create_dir(&dir).map_err(io)?;
         if let Some(token) = request.token.as_deref().filter(|t| !t.is_empty()) {
@@ -514,8 +527,9 @@ impl SessionManager {
     }
 
     /// Stops every running agent but keeps the sessions for the next start (daemon
-    /// shutdown), then waits until everything is durable.
+    /// shutdown), ends SSE streams, then waits until everything is durable.
     pub async fn suspend_all(&self) {
+        self.closing.send_replace(true);
         let handles: Vec<Arc<SessionHandle>> = self
             .loaded
             .lock()

@@ -19,6 +19,8 @@ use sandbox_universal::{
     AgentId, CreateSessionRequest, EventPayload, EventType, ItemKind, UniversalEvent,
 };
 
+pub mod process;
+pub mod proxy;
 pub mod store_access;
 
 /// A stopped [`TestDaemon`]: its data dir and options, to start it again.
@@ -214,41 +216,12 @@ impl TestDaemon {
 
     /// Creates a healthy mock session.
     pub async fn mock_session(&self, id: &str) {
-        let created = self
-            .client
-            .create_session(
-                id,
-                &CreateSessionRequest {
-                    agent: "mock".into(),
-                    ..CreateSessionRequest::default()
-                },
-            )
-            .await
-            .unwrap();
-        assert!(created.healthy, "{created:?}");
+        create_mock(&self.client, id).await
     }
 
     /// Every event logged so far.
     pub async fn events(&self, id: &str) -> Vec<UniversalEvent> {
-        let mut all = Vec::new();
-        loop {
-            let page = self
-                .client
-                .get_events(
-                    id,
-                    &EventsQuery {
-                        offset: all.last().map(|e: &UniversalEvent| e.sequence),
-                        limit: Some(1000),
-                        include_raw: false,
-                    },
-                )
-                .await
-                .unwrap();
-            all.extend(page.events);
-            if !page.has_more {
-                return all;
-            }
-        }
+        all_events(&self.client, id).await
     }
 
     /// Follows the SSE stream from the start until an event matches, and returns every
@@ -310,6 +283,43 @@ impl TestDaemon {
                 && count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == n
         })
         .await
+    }
+}
+
+/// Creates a healthy mock session through `client`.
+pub async fn create_mock(client: &Client, id: &str) {
+    let created = client
+        .create_session(
+            id,
+            &CreateSessionRequest {
+                agent: "mock".into(),
+                ..CreateSessionRequest::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(created.healthy, "{created:?}");
+}
+
+/// Every stored event of a session, page by page.
+pub async fn all_events(client: &Client, id: &str) -> Vec<UniversalEvent> {
+    let mut all: Vec<UniversalEvent> = Vec::new();
+    loop {
+        let page = client
+            .get_events(
+                id,
+                &EventsQuery {
+                    offset: all.last().map(|e| e.sequence),
+                    limit: Some(1000),
+                    include_raw: false,
+                },
+            )
+            .await
+            .unwrap();
+        all.extend(page.events);
+        if !page.has_more {
+            return all;
+        }
     }
 }
 
