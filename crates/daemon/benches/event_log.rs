@@ -117,6 +117,7 @@ async fn main() {
         http: HttpSettings::default(),
         sessions: SessionSettings::new(data.path().into(), data.path().into()),
         store: None,
+        store_options: sandbox_daemon::store::StoreOptions::new(),
         provider_env: ProviderEnv::default(),
         locator: BinaryLocator::new(HashMap::new(), None, None),
     })

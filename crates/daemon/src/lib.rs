@@ -10,6 +10,7 @@ pub mod cli;
 pub mod error;
 pub mod extract;
 pub mod log;
+pub mod memory;
 pub mod problem_instance;
 pub mod routes;
 pub mod server;

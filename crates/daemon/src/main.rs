@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use clap::Parser;
 use sandbox_daemon::cli::{Cli, run};
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    sandbox_daemon::memory::limit_arenas();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SANDBOX_DAEMON_LOG")
@@ -14,5 +14,15 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    run(Cli::parse()).await
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: starting the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(Cli::parse()))
 }

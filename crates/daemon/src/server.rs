@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 
 use crate::app::{HttpSettings, build_app};
 use crate::session::{SessionManager, SessionSettings, legacy};
-use crate::store::{DEFAULT_LEASE, Store, StoreConfig};
+use crate::store::{Store, StoreConfig, StoreOptions};
 
 /// How often unused sessions are let go.
 const EVICT_EVERY: Duration = Duration::from_secs(5);
@@ -35,6 +35,8 @@ pub struct ServerConfig {
     pub sessions: SessionSettings,
     /// Where sessions and events are stored (default: SQLite in the data dir).
     pub store: Option<StoreConfig>,
+    /// How the store writes.
+    pub store_options: StoreOptions,
     /// Provider credentials and endpoints handed to agents.
     pub provider_env: ProviderEnv,
     /// Where agent binaries are found.
@@ -132,7 +134,7 @@ async fn manager(config: ServerConfig) -> std::io::Result<Arc<SessionManager>> {
     let store_config = config
         .store
         .unwrap_or_else(|| StoreConfig::Sqlite(data_dir.join("store.db")));
-    let store = Store::open(&store_config, &id, DEFAULT_LEASE)
+    let store = Store::open(&store_config, &id, config.store_options)
         .await
         .map_err(|e| std::io::Error::other(format!("opening the session store: {e}")))?;
     let context = Arc::new(DriverContext {
@@ -176,6 +178,7 @@ async fn background(sessions: Arc<SessionManager>, import: bool) {
                 if evicted > 0 {
                     tracing::debug!(evicted, "let unused sessions go");
                 }
+                crate::memory::release_free_memory();
             }
             _ = retention.tick() => {
                 let purged = sessions.purge_expired().await;

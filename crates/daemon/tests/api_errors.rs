@@ -507,6 +507,7 @@ async fn two_daemons_cannot_share_a_data_dir() {
             first.data_dir.path().to_path_buf(),
         ),
         store: None,
+        store_options: sandbox_daemon::store::StoreOptions::new(),
         provider_env: Default::default(),
         locator: Default::default(),
     })

@@ -92,6 +92,15 @@ async fn real_events_validate_against_both_specs() {
     daemon
         .wait_for("s", |e| matches!(e.payload, EventPayload::SessionEnded(_)))
         .await;
+    // A stored event this build cannot read is served as `unknown`.
+    let stopped = daemon.stop().await;
+    stopped
+        .execute_sql(
+            "UPDATE events SET body = 'corrupt' WHERE sequence = 2
+             AND sid = (SELECT sid FROM sessions WHERE session_id = 's')",
+        )
+        .await;
+    let daemon = stopped.start().await;
 
     let page = daemon
         .client
@@ -120,5 +129,5 @@ async fn real_events_validate_against_both_specs() {
             .collect();
         assert!(errors.is_empty(), "OpenAPI rejects {value}: {errors:?}");
     }
-    assert_eq!(seen.len(), 12, "every event type is exercised: {seen:?}");
+    assert_eq!(seen.len(), 13, "every event type is exercised: {seen:?}");
 }

@@ -10,6 +10,7 @@
 //! - [`drivers`]: each agent's native protocol, recorded as a transcript.
 //! - [`scenarios`]: scripted conversations with checks, shared by the smoke tests and
 //!   `testkit record`.
+//! - [`postgres`]: fresh databases in the store tests' throw-away PostgreSQL cluster.
 //!
 //! See `crates/testkit/README.md` for how to run and extend it.
 
@@ -20,5 +21,6 @@ pub mod drivers;
 mod loud;
 pub mod netns;
 pub mod offline;
+pub mod postgres;
 pub mod provider;
 pub mod scenarios;

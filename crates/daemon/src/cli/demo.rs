@@ -39,6 +39,7 @@ async fn demo() -> Result<(), String> {
             std::env::current_dir().map_err(|e| e.to_string())?,
         ),
         store: None,
+        store_options: crate::store::StoreOptions::new(),
         provider_env: ProviderEnv::default(),
         locator: BinaryLocator::default(),
     })

@@ -12,7 +12,7 @@ use crate::app::{DEFAULT_BODY_LIMIT, HttpSettings};
 use crate::auth::AuthConfig;
 use crate::server::{ServerConfig, default_data_dir, serve};
 use crate::session::SessionSettings;
-use crate::store::StoreConfig;
+use crate::store::{StoreConfig, StoreOptions};
 
 /// Parses a duration such as `15m`, `1h 30m`, `7d` or `0`.
 fn parse_duration(value: &str) -> Result<Duration, String> {
@@ -55,6 +55,10 @@ pub struct ServerArgs {
     /// directory.
     #[arg(long, env = "SANDBOX_DAEMON_STORE")]
     pub store: Option<String>,
+    /// SQLite: sync every commit to the disk, so events survive a power loss and not only a
+    /// crash of the daemon (each commit then waits for the disk).
+    #[arg(long)]
+    pub fsync: bool,
     /// Stop an agent idle this long (it is resumed by the next message); `0` keeps agents
     /// running. E.g. `15m`, `1h`, `90s`.
     #[arg(long, default_value = "15m", value_parser = parse_duration)]
@@ -104,6 +108,10 @@ impl ServerArgs {
                 ..SessionSettings::new(data_dir, default_cwd)
             },
             store: self.store.as_deref().map(StoreConfig::parse).transpose()?,
+            store_options: StoreOptions {
+                fsync: self.fsync,
+                ..StoreOptions::new()
+            },
             provider_env: ProviderEnv::from_process_env(),
         })
     }

@@ -37,6 +37,26 @@ use writer::{Control, WriteQueue};
 /// How long a daemon's ownership of its sessions outlives its last heartbeat.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 
+/// How the store writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// SQLite: sync every commit to the disk (survives a power loss, not just a crash;
+    /// each commit waits for the disk). PostgreSQL syncs as its server is configured.
+    pub fsync: bool,
+    /// How long a daemon's ownership of its sessions outlives its last heartbeat.
+    pub lease: Duration,
+}
+
+impl StoreOptions {
+    /// The defaults: commits survive a crash of the daemon; 30 s leases.
+    pub fn new() -> Self {
+        Self {
+            fsync: false,
+            lease: DEFAULT_LEASE,
+        }
+    }
+}
+
 /// Where the store lives.
 #[derive(Clone, PartialEq, Eq)]
 pub enum StoreConfig {
@@ -281,14 +301,16 @@ impl Store {
     pub async fn open(
         config: &StoreConfig,
         daemon_id: &str,
-        lease: Duration,
+        options: StoreOptions,
     ) -> Result<Arc<Self>, StoreError> {
+        let lease = options.lease;
         let (reads, backend): (Arc<dyn ReadBackend>, Box<dyn writer::WriteBackend>) = match config {
             StoreConfig::Sqlite(path) => {
                 let path = path.clone();
-                let opened = tokio::task::spawn_blocking(move || sqlite::open(&path))
-                    .await
-                    .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+                let opened =
+                    tokio::task::spawn_blocking(move || sqlite::open(&path, options.fsync))
+                        .await
+                        .map_err(|e| StoreError::Unavailable(e.to_string()))?;
                 let (reads, write) = opened?;
                 (Arc::new(reads), Box::new(write))
             }

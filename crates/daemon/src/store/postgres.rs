@@ -344,7 +344,13 @@ impl ReadBackend for PgReads {
 pub(super) struct PgWrites {
     runtime: tokio::runtime::Runtime,
     config: tokio_postgres::Config,
-    client: Option<Client>,
+    connection: Option<Connection>,
+}
+
+/// The writer's connection and the commit statement prepared on it.
+struct Connection {
+    client: Client,
+    commit: Option<tokio_postgres::Statement>,
 }
 
 impl PgWrites {
@@ -356,7 +362,7 @@ impl PgWrites {
         Ok(Self {
             runtime,
             config,
-            client: None,
+            connection: None,
         })
     }
 
@@ -366,19 +372,29 @@ impl PgWrites {
         &mut self,
         work: impl AsyncFnOnce(&mut Client) -> Result<T, tokio_postgres::Error>,
     ) -> Result<T, StoreError> {
+        self.run_connection(async |connection| work(&mut connection.client).await)
+    }
+
+    fn run_connection<T>(
+        &mut self,
+        work: impl AsyncFnOnce(&mut Connection) -> Result<T, tokio_postgres::Error>,
+    ) -> Result<T, StoreError> {
         let Self {
             runtime,
             config,
-            client,
+            connection,
         } = self;
         runtime.block_on(async {
-            if client.as_ref().is_none_or(Client::is_closed) {
-                *client = Some(connect(config).await?);
+            if connection.as_ref().is_none_or(|c| c.client.is_closed()) {
+                *connection = Some(Connection {
+                    client: connect(config).await?,
+                    commit: None,
+                });
             }
-            let connection = client.as_mut().expect("connected");
-            let result = work(connection).await;
-            if connection.is_closed() {
-                *client = None;
+            let live = connection.as_mut().expect("connected");
+            let result = work(live).await;
+            if live.client.is_closed() {
+                *connection = None;
             }
             result.map_err(outage)
         })
@@ -458,49 +474,135 @@ async fn save_state(
     Ok(())
 }
 
+/// Commits one session's writes in one statement, only if `owner` owns it: saves the state
+/// (when given) and the last sequence, inserts the events, and notifies other daemons.
+/// Answers a row when it was owned.
+const COMMIT_SESSION: &str = "WITH owned AS (
+    UPDATE sessions SET last_sequence = GREATEST(last_sequence, $8),
+        status = CASE WHEN $9 THEN $10 ELSE status END,
+        ended_ms = CASE WHEN $9 THEN $11 ELSE ended_ms END,
+        state_version = CASE WHEN $9 THEN $12 ELSE state_version END,
+        state_sequence = CASE WHEN $9 THEN $13 ELSE state_sequence END,
+        state = CASE WHEN $9 THEN $14 ELSE state END
+    WHERE sid = $1 AND owner = $15
+    RETURNING sid
+), inserted AS (
+    INSERT INTO events (sid, sequence, version, type, time_us, body, raw)
+    SELECT $1, * FROM UNNEST($2::bigint[], $3::int[], $4::text[], $5::bigint[], $6::text[], $7::text[])
+    WHERE EXISTS (SELECT 1 FROM owned)
+    ON CONFLICT (sid, sequence) DO NOTHING
+)
+SELECT sid, CASE WHEN $8 > 0 THEN pg_notify('sandbox_daemon_events', sid::text || ' ' || $8::text) END
+FROM owned";
+
+/// One session's events as the columns of [`COMMIT_SESSION`].
+struct SessionEvents<'a> {
+    sequences: Vec<i64>,
+    versions: Vec<i32>,
+    types: Vec<&'static str>,
+    times: Vec<i64>,
+    bodies: Vec<&'a str>,
+    raws: Vec<Option<&'a str>>,
+    last: i64,
+    state: Option<(&'static str, Option<i64>, i32, i64, &'a str)>,
+}
+
+impl<'a> SessionEvents<'a> {
+    fn of(writes: &'a SessionWrites) -> Self {
+        let events = &writes.events;
+        Self {
+            sequences: events.iter().map(|e| e.sequence as i64).collect(),
+            versions: vec![EVENT_VERSION as i32; events.len()],
+            types: events.iter().map(|e| e.event_type.as_str()).collect(),
+            times: events.iter().map(|e| e.time_us).collect(),
+            bodies: events.iter().map(|e| &*e.json).collect(),
+            raws: events.iter().map(|e| e.raw.as_deref()).collect(),
+            last: events.last().map_or(0, |e| e.sequence as i64),
+            state: writes.state.as_ref().map(|s| {
+                (
+                    s.status,
+                    s.ended_ms,
+                    s.version as i32,
+                    s.sequence as i64,
+                    s.json.as_str(),
+                )
+            }),
+        }
+    }
+
+    fn params<'p>(
+        &'p self,
+        writes: &'p SessionWrites,
+        owner: &'p String,
+    ) -> Vec<&'p (dyn tokio_postgres::types::ToSql + Sync)> {
+        let state = self.state.as_ref();
+        vec![
+            &writes.sid,
+            &self.sequences,
+            &self.versions,
+            &self.types,
+            &self.times,
+            &self.bodies,
+            &self.raws,
+            &self.last,
+            if state.is_some() { &true } else { &false },
+            state.map_or(&NO_TEXT as _, |s| &s.0 as _),
+            state.map_or(&NO_BIGINT as _, |s| &s.1 as _),
+            state.map_or(&NO_INT as _, |s| &s.2 as _),
+            state.map_or(&NO_BIGINT_VALUE as _, |s| &s.3 as _),
+            state.map_or(&NO_TEXT as _, |s| &s.4 as _),
+            owner,
+        ]
+    }
+}
+
+const NO_TEXT: Option<&str> = None;
+const NO_BIGINT: Option<i64> = None;
+const NO_INT: Option<i32> = None;
+const NO_BIGINT_VALUE: Option<i64> = None;
+
 const INSERT_SESSION: &str = "INSERT INTO sessions
     (session_id, record_version, record, agent, status, created_ms, owner)
     VALUES ($1, $2, $3, $4, 'idle', $5, $6) ON CONFLICT (session_id) DO NOTHING RETURNING sid";
 
 impl WriteBackend for PgWrites {
     fn commit(&mut self, batch: &[SessionWrites], owner: &str) -> Result<Vec<i64>, StoreError> {
-        let rows: Vec<(i64, Vec<EventRow>)> = batch
-            .iter()
-            .map(|w| {
-                (
-                    w.sid,
-                    w.events.iter().map(|e| EventRow::of(e)).collect::<Vec<_>>(),
-                )
-            })
-            .collect();
-        debug_assert!(
-            rows.iter()
-                .flat_map(|r| &r.1)
-                .all(|r| r.version == EVENT_VERSION)
-        );
-        let sids: Vec<i64> = batch.iter().map(|w| w.sid).collect();
         let owner = owner.to_string();
-        self.run(async |client| {
-            let tx = client.transaction().await?;
-            let owned: Vec<i64> = tx
-                .query(
-                    "SELECT sid FROM sessions WHERE sid = ANY($1) AND owner = $2 FOR UPDATE",
-                    &[&sids, &owner],
-                )
-                .await?
-                .iter()
-                .map(|r| r.get(0))
-                .collect();
-            let mut lost = Vec::new();
-            for (writes, (sid, events)) in batch.iter().zip(&rows) {
-                if !owned.contains(sid) {
-                    lost.push(*sid);
-                    continue;
+        self.run_connection(async |connection| {
+            let statement = match &connection.commit {
+                Some(statement) => statement.clone(),
+                None => {
+                    let statement = connection.client.prepare(COMMIT_SESSION).await?;
+                    connection.commit = Some(statement.clone());
+                    statement
                 }
-                let last = insert_events(&tx, *sid, events).await?;
-                save_state(&tx, *sid, last, writes.state.as_ref()).await?;
+            };
+            // One statement per session; several sessions commit in one transaction.
+            let client = &connection.client;
+            let several = batch.len() > 1;
+            if several {
+                client.batch_execute("BEGIN").await?;
             }
-            tx.commit().await?;
+            let mut lost = Vec::new();
+            for writes in batch {
+                let events = SessionEvents::of(writes);
+                match client
+                    .query(&statement, &events.params(writes, &owner))
+                    .await
+                {
+                    Ok(rows) if rows.is_empty() => lost.push(writes.sid),
+                    Ok(_) => {}
+                    Err(error) => {
+                        if several {
+                            let _ = client.batch_execute("ROLLBACK").await;
+                        }
+                        return Err(error);
+                    }
+                }
+            }
+            if several {
+                client.batch_execute("COMMIT").await?;
+            }
             Ok(lost)
         })
     }

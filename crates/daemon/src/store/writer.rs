@@ -19,9 +19,9 @@ use tokio::sync::{oneshot, watch};
 use super::{EventRow, Health, NewSession, StoreError, StoredEvent, now_ms};
 
 /// Producers wait once this many bytes of events wait to be written...
-pub const HIGH_WATER_BYTES: usize = 16 << 20;
+pub const HIGH_WATER_BYTES: usize = 4 << 20;
 /// ...until the backlog is down to this.
-pub const LOW_WATER_BYTES: usize = 8 << 20;
+pub const LOW_WATER_BYTES: usize = 2 << 20;
 /// Longest pause between retries of a failed commit.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// How long a stopping daemon keeps retrying a failing store before giving up.

@@ -93,20 +93,9 @@ pub async fn test_store() -> Option<StoreConfig> {
 
 /// Creates an empty database in the test cluster and answers its URL.
 pub async fn fresh_postgres_database() -> String {
-    let admin = std::env::var("SANDBOX_TEST_POSTGRES_URL")
+    let admin = sandbox_testkit::postgres::admin_url()
         .expect("SANDBOX_TEST_POSTGRES_URL names the test cluster (scripts/test-postgres.sh)");
-    let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
-        .await
-        .expect("the test PostgreSQL cluster answers");
-    tokio::spawn(connection);
-    let name = format!("sdtest_{}", uuid::Uuid::new_v4().simple());
-    client
-        .batch_execute(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let mut url = reqwest::Url::parse(&admin).unwrap();
-    url.set_path(&format!("/{name}"));
-    url.to_string()
+    sandbox_testkit::postgres::fresh_database(&admin, "sdtest").await
 }
 
 impl Default for Options {
@@ -192,6 +181,7 @@ impl TestDaemon {
                 ..SessionSettings::new(data_dir.path().to_path_buf(), data_dir.path().to_path_buf())
             },
             store: options.store.clone(),
+            store_options: sandbox_daemon::store::StoreOptions::new(),
             provider_env: options.provider_env.clone(),
             // No PATH: only the mock and the agents given in `agent_paths` are
             // "installed", whatever this machine has.
