@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::core::{CoreSignal, EventMeta, SessionCore};
 use crate::error::ApiError;
+use crate::store::StoreError;
 
 /// A reply channel for a command's result.
 pub type Respond<T> = oneshot::Sender<Result<T, ApiError>>;
@@ -141,6 +142,20 @@ async fn terminate(core: &SessionCore, agent: &mut dyn AgentSession) {
     );
 }
 
+/// Waits until the reply logged at `sequence` is durable before the agent acts on it. A
+/// store outage does not stop the turn (the writer stores it later, the session's `error`
+/// event says why it waits); a session another daemon took over does.
+async fn settle(core: &SessionCore, sequence: u64) -> Result<(), ApiError> {
+    match core.log().wait_durable(sequence).await {
+        Ok(()) => Ok(()),
+        Err(error @ StoreError::OwnedElsewhere(_)) => Err(error.into()),
+        Err(error) => {
+            tracing::debug!(session = %core.session_id(), %error, "acting on a reply not yet durable");
+            Ok(())
+        }
+    }
+}
+
 /// Carries out one command; breaks when the session is over.
 async fn handle(
     core: &SessionCore,
@@ -178,7 +193,8 @@ async fn handle(
         }
         Command::ReplyPermission { id, reply, respond } => {
             let result = async {
-                core.resolve_permission(&id, reply)?;
+                let logged = core.resolve_permission(&id, reply)?;
+                settle(core, logged).await?;
                 agent
                     .reply_permission(&id, reply)
                     .await
@@ -198,7 +214,8 @@ async fn handle(
                     QuestionAnswer::Answered(answers) => Some(answers.as_slice()),
                     QuestionAnswer::Rejected => None,
                 };
-                core.resolve_question(&id, answers)?;
+                let logged = core.resolve_question(&id, answers)?;
+                settle(core, logged).await?;
                 agent
                     .reply_question(&id, answer)
                     .await

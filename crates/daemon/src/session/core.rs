@@ -172,7 +172,8 @@ impl SessionCore {
     }
 
     /// Starts a turn for a user message: checks the session can take it, marks it running
-    /// and logs `turnStarted` and the user's message item. Returns the turn id.
+    /// and logs `turnStarted` and the user's message item. Returns the turn id (its events
+    /// are the last ones logged).
     pub fn begin_turn(&self, message: &str) -> Result<String, ApiError> {
         let mut live = self.lock();
         match (live.state.status(), &live.state.current_turn) {
@@ -260,8 +261,8 @@ impl SessionCore {
     }
 
     /// Records the client's answer to a pending permission request and logs
-    /// `permissionResolved`.
-    pub fn resolve_permission(&self, id: &str, reply: PermissionReply) -> Result<(), ApiError> {
+    /// `permissionResolved`; answers its sequence.
+    pub fn resolve_permission(&self, id: &str, reply: PermissionReply) -> Result<u64, ApiError> {
         let mut live = self.lock();
         let state = &live.state;
         if state.status() == SessionStatus::Ended {
@@ -291,16 +292,16 @@ impl SessionCore {
             }),
             EventMeta::daemon(false),
         );
-        Ok(())
+        Ok(live.state.sequence)
     }
 
     /// Records the client's answer (or rejection) of a pending question request and logs
-    /// `questionResolved`. Answers must fit the questions.
+    /// `questionResolved`; answers its sequence. Answers must fit the questions.
     pub fn resolve_question(
         &self,
         id: &str,
         answers: Option<&[Vec<String>]>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<u64, ApiError> {
         let mut live = self.lock();
         let state = &live.state;
         if state.status() == SessionStatus::Ended {
@@ -332,7 +333,7 @@ impl SessionCore {
             }),
             EventMeta::daemon(false),
         );
-        Ok(())
+        Ok(live.state.sequence)
     }
 
     /// Logs an error the daemon met while talking to the agent.

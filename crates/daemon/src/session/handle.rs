@@ -169,23 +169,19 @@ impl SessionHandle {
         }
     }
 
-    /// Starts a turn; answers its id once the message is durable.
+    /// Starts a turn; answers its id once the message is durable (the actor hands it to
+    /// the agent only then).
     pub async fn send_message(&self, message: String) -> Result<String, ApiError> {
         self.core.ensure_open()?;
         self.core.log().store().check_writable()?;
-        let turn = self
-            .request(|respond| Command::SendMessage { message, respond })
-            .await?;
-        self.settle().await?;
-        Ok(turn)
+        self.request(|respond| Command::SendMessage { message, respond })
+            .await
     }
 
     /// Cancels the running turn; answers its id.
     pub async fn cancel(&self) -> Result<String, ApiError> {
         self.core.running_turn()?;
-        let turn = self.request(|respond| Command::Cancel { respond }).await?;
-        self.settle().await?;
-        Ok(turn)
+        self.request(|respond| Command::Cancel { respond }).await
     }
 
     /// Answers a permission request.
@@ -196,9 +192,7 @@ impl SessionHandle {
     ) -> Result<(), ApiError> {
         self.core.ensure_open()?;
         self.request(|respond| Command::ReplyPermission { id, reply, respond })
-            .await?;
-        self.settle().await?;
-        Ok(())
+            .await
     }
 
     /// Answers or rejects a question request.
@@ -209,9 +203,7 @@ impl SessionHandle {
             answer,
             respond,
         })
-        .await?;
-        self.settle().await?;
-        Ok(())
+        .await
     }
 
     /// Stops the agent but keeps the session, to be restored by the next command or daemon

@@ -1,11 +1,13 @@
 //! Group commit: one writer thread owns the store's write connection and commits whatever
 //! was appended since its last commit in one transaction.
 //!
-//! Durability contract: an event is durable (committed and synced) once the writer's next
-//! commit ends; the writer never waits on purpose, so under normal load that is within a
-//! few milliseconds of the append (the store benchmark prints the figures). Readers may see
-//! an event before it is durable. A producer that outruns the store waits once more than
-//! [`HIGH_WATER_BYTES`] are unwritten, so at most that much is ever held in memory.
+//! Durability contract: an event is durable once the writer's commit containing it ends (it
+//! then survives any crash of the daemon; see `sqlite.rs` for `--fsync`). The writer never
+//! waits on purpose: it commits whatever was appended since its last commit, so an event is
+//! durable within one commit of its append (the store benchmark prints the figures).
+//! Readers are only served durable events (`log/mod.rs`). A producer that outruns the store
+//! waits once more than [`HIGH_WATER_BYTES`] are unwritten, so at most that much is ever
+//! held in memory.
 //! When a commit fails, the batch stays queued and is retried (with back-off) together
 //! with everything appended since, in order, until it succeeds.
 
