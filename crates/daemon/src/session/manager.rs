@@ -10,20 +10,14 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use chrono::Utc;
-use sandbox_agents::{AgentRegistry, EventSink};
-use sandbox_universal::{
-    AgentId, CreateSessionRequest, CreateSessionResponse, SessionInfo, SessionListResponse,
-    SessionStatus,
-};
+use sandbox_agents::AgentRegistry;
+use sandbox_universal::{SessionInfo, SessionListResponse, SessionStatus};
 use tokio::sync::OnceCell;
 
 use super::handle::SessionHandle;
 use super::legacy::Imports;
 use super::record::{SessionRecord, stored_info};
-use super::state::CoreState;
-use super::validate::{resolve_cwd, resolve_permission_mode, validate_modes};
-use super::{SessionCore, SessionSettings, files, validate_session_id};
+use super::{SessionCore, SessionSettings, files};
 use crate::error::ApiError;
 use crate::log::{Heads, SessionLog};
 use crate::store::{ListQuery, SessionRow, Store, StoreError, StoredEvent};
@@ -33,7 +27,7 @@ pub const MAX_LIST_LIMIT: usize = 1000;
 /// Default page of `GET /sessions`.
 pub const DEFAULT_LIST_LIMIT: usize = 100;
 
-type Slot = Arc<OnceCell<Arc<SessionHandle>>>;
+pub(super) type Slot = Arc<OnceCell<Arc<SessionHandle>>>;
 
 /// A page of a session's (durable) events.
 pub struct EventPage {
@@ -57,14 +51,14 @@ pub enum View {
 
 /// Creates, loads, finds, ends and purges sessions.
 pub struct SessionManager {
-    registry: AgentRegistry,
-    settings: SessionSettings,
-    store: Arc<Store>,
-    heads: Arc<Heads>,
-    loaded: Mutex<HashMap<String, Slot>>,
-    creating: Mutex<HashSet<String>>,
+    pub(super) registry: AgentRegistry,
+    pub(super) settings: SessionSettings,
+    pub(super) store: Arc<Store>,
+    pub(super) heads: Arc<Heads>,
+    pub(super) loaded: Mutex<HashMap<String, Slot>>,
+    pub(super) creating: Mutex<HashSet<String>>,
     pub(super) imports: Imports,
-    closing: tokio::sync::watch::Sender<bool>,
+    pub(super) closing: tokio::sync::watch::Sender<bool>,
 }
 
 impl SessionManager {
@@ -111,7 +105,7 @@ impl SessionManager {
         self.settings.data_dir.join("sessions")
     }
 
-    fn loaded_handle(&self, id: &str) -> Option<Arc<SessionHandle>> {
+    pub(super) fn loaded_handle(&self, id: &str) -> Option<Arc<SessionHandle>> {
         self.loaded
             .lock()
             .expect("sessions lock")
@@ -133,7 +127,7 @@ impl SessionManager {
     }
 
     /// The slot of session `id`: loads and creations of one id wait on it, one at a time.
-    fn slot(&self, id: &str) -> Slot {
+    pub(super) fn slot(&self, id: &str) -> Slot {
         self.loaded
             .lock()
             .expect("sessions lock")
@@ -143,7 +137,7 @@ impl SessionManager {
     }
 
     /// Forgets `slot` if it is still the (empty) slot of `id`: its load or creation failed.
-    fn forget_empty(&self, id: &str, slot: &Slot) {
+    pub(super) fn forget_empty(&self, id: &str, slot: &Slot) {
         let mut loaded = self.loaded.lock().expect("sessions lock");
         if loaded
             .get(id)
@@ -350,153 +344,6 @@ impl SessionManager {
         }
     }
 
-    /// Creates a session and starts its agent. A request error is an `Err`; an agent that
-    /// fails to start is `Ok` with `healthy: false` (the id stays free).
-    pub async fn create(
-        &self,
-        id: &str,
-        request: CreateSessionRequest,
-    ) -> Result<CreateSessionResponse, ApiError> {
-        validate_session_id(id)?;
-        let agent: AgentId =
-            request
-                .agent
-                .parse()
-                .map_err(|e: sandbox_universal::UnknownAgentName| {
-                    ApiError::UnknownAgent(e.to_string())
-                })?;
-        let driver = self.registry.get(agent);
-        let permission_mode = resolve_permission_mode(&request)?;
-        validate_modes(
-            driver.as_ref(),
-            request.agent_mode.as_deref(),
-            permission_mode,
-        )?;
-        let cwd = resolve_cwd(&self.settings, request.cwd.as_deref())?;
-        self.store.check_writable()?;
-        self.imports.wait(id).await?;
-        let _reservation = self.reserve(id)?;
-        if self.store.session(id).await?.is_some() {
-            return Err(ApiError::SessionExists(id.to_string()));
-        }
-        // Loads of this id wait on the slot until the session exists (or failed to).
-        let slot = self.slot(id);
-        let record = SessionRecord {
-            session_id: id.to_string(),
-            agent,
-            agent_mode: request.agent_mode.clone(),
-            permission_mode,
-            model: request.model.clone(),
-            variant: request.variant.clone(),
-            dangerously_skip_permissions: request.dangerously_skip_permissions.unwrap_or(false),
-            agent_version: request.agent_version.clone(),
-            cwd,
-            created_at: Utc::now(),
-        };
-        let mut outcome = None;
-        let created = slot
-            .get_or_try_init(|| self.start_session(record, &request, &mut outcome))
-            .await
-            .cloned();
-        if created.is_err() {
-            self.forget_empty(id, &slot);
-        }
-        match (created, outcome) {
-            (Ok(handle), Some(Started { native_session_id })) => {
-                if let Err(error) = handle.core.log().flush().await {
-                    tracing::warn!(session = id, %error, "the new session is not durable yet");
-                }
-                Ok(CreateSessionResponse {
-                    healthy: true,
-                    error: None,
-                    native_session_id,
-                })
-            }
-            (Ok(_), None) => Err(ApiError::SessionExists(id.to_string())),
-            (Err(StartFailure::Agent(error)), _) => Ok(CreateSessionResponse {
-                healthy: false,
-                error: Some(error),
-                native_session_id: None,
-            }),
-            (Err(StartFailure::Api(error)), _) => Err(error),
-        }
-    }
-
-    /// Stores a new session and starts its agent. An agent that fails to start leaves
-    /// nothing behind.
-    async fn start_session(
-        &self,
-        record: SessionRecord,
-        request: &CreateSessionRequest,
-        outcome: &mut Option<Started>,
-    ) -> Result<Arc<SessionHandle>, StartFailure> {
-        let id = record.session_id.clone();
-        let dir = self.sessions_dir().join(&id);
-        let io = |e: std::io::Error| {
-            let detail = format!("preparing {}: {e}", dir.display());
-            StartFailure::Api(if e.kind() == std::io::ErrorKind::StorageFull {
-                ApiError::StoreFull(detail)
-            } else {
-                ApiError::Internal(detail)
-            })
-        };
-        files::create_dir(&dir).map_err(io)?;
-        if let Some(token) = request.token.as_deref().filter(|t| !t.is_empty()) {
-            files::save_token(&dir, token).map_err(io)?;
-        }
-        let sid = match self.store.create_session(record.to_new_session()).await {
-            Ok(sid) => sid,
-            Err(error) => {
-                let _ = files::remove_dir(&dir);
-                return Err(StartFailure::Api(error.into()));
-            }
-        };
-        let log = SessionLog::new(&id, sid, 0, self.store.clone(), self.heads.sender(sid));
-        let core = SessionCore::new(&id, log, CoreState::default());
-        let driver = self.registry.get(record.agent);
-        let config = sandbox_agents::SessionConfig {
-            validate_token: request.validate_token.unwrap_or(false),
-            ..record.config(&dir, request.token.clone())
-        };
-        let agent_session = match driver.start(config, EventSink::new(core.clone())).await {
-            Ok(session) => session,
-            Err(error) => {
-                if let Err(purge) = self.store.purge(sid).await {
-                    tracing::warn!(session = %id, error = %purge, "could not remove a session whose agent failed to start");
-                }
-                let _ = files::remove_dir(&dir);
-                return Err(StartFailure::Agent(error));
-            }
-        };
-        *outcome = Some(Started {
-            native_session_id: agent_session
-                .native_session_id()
-                .or_else(|| core.snapshot().native_session_id),
-        });
-        let handle = Arc::new(SessionHandle::new(
-            record,
-            sid,
-            core,
-            driver,
-            dir,
-            self.settings.idle_timeout,
-        ));
-        *handle.actor.lock().await = Some(handle.spawn_actor(agent_session));
-        Ok(handle)
-    }
-
-    fn reserve(&self, id: &str) -> Result<Reservation<'_>, ApiError> {
-        let mut creating = self.creating.lock().expect("creating lock");
-        if creating.contains(id) || self.loaded_handle(id).is_some() {
-            return Err(ApiError::SessionExists(id.to_string()));
-        }
-        creating.insert(id.to_string());
-        Ok(Reservation {
-            creating: &self.creating,
-            id: id.to_string(),
-        })
-    }
-
     /// Ends a session (its events stay readable); answers it as it ended.
     pub async fn end(&self, id: &str) -> Result<SessionInfo, ApiError> {
         let handle = self.open(id).await?;
@@ -524,119 +371,6 @@ impl SessionManager {
         files::remove_dir(&self.sessions_dir().join(id))
             .map_err(|e| ApiError::Internal(format!("removing the files of `{id}`: {e}")))?;
         Ok(())
-    }
-
-    /// Stops every running agent but keeps the sessions for the next start (daemon
-    /// shutdown), ends SSE streams, then waits until everything is durable.
-    pub async fn suspend_all(&self) {
-        self.closing.send_replace(true);
-        let handles: Vec<Arc<SessionHandle>> = self
-            .loaded
-            .lock()
-            .expect("sessions lock")
-            .values()
-            .filter_map(|slot| slot.get().cloned())
-            .collect();
-        let suspends = handles.iter().map(|h| h.suspend());
-        for result in futures::future::join_all(suspends).await {
-            if let Err(error) = result {
-                tracing::warn!(%error, "stopping a session at shutdown failed");
-            }
-        }
-        if let Err(error) = self.store.flush().await {
-            tracing::error!(%error, "not every event is durable at shutdown");
-        }
-    }
-
-    /// Lets go of loaded sessions nobody uses: no agent running, nothing unwritten, no
-    /// reference but the map's, unused for a while. Answers how many were let go.
-    pub fn evict_unused(&self) -> usize {
-        let mut loaded = self.loaded.lock().expect("sessions lock");
-        let before = loaded.len();
-        loaded.retain(|_, slot| {
-            let Some(handle) = slot.get() else {
-                return true;
-            };
-            let idle_agent = handle
-                .actor
-                .try_lock()
-                .is_ok_and(|s| s.as_ref().is_none_or(|c| c.is_closed()));
-            let unused = Arc::strong_count(handle) == 1
-                && Arc::strong_count(&handle.core) == 1
-                && handle.unused_for() >= self.settings.evict_after;
-            !(idle_agent && unused && handle.core.log().is_durable())
-        });
-        before - loaded.len()
-    }
-
-    /// Purges sessions that ended longer than `--retain-ended` ago.
-    pub async fn purge_expired(&self) -> usize {
-        let Some(retain) = self.settings.retain_ended else {
-            return 0;
-        };
-        let before = Utc::now().timestamp_millis() - retain.as_millis() as i64;
-        let ids = match self.store.ended_before(before).await {
-            Ok(ids) => ids,
-            Err(error) => {
-                tracing::warn!(%error, "listing expired sessions failed");
-                return 0;
-            }
-        };
-        let mut purged = 0;
-        for id in ids {
-            match self.purge(&id).await {
-                Ok(()) => purged += 1,
-                Err(error) => {
-                    tracing::warn!(session = %id, %error, "purging an expired session failed")
-                }
-            }
-        }
-        purged
-    }
-
-    /// Closes the turns a crash left running, in sessions this daemon may own.
-    pub async fn recover_interrupted(&self) {
-        let ids = match self.store.interrupted().await {
-            Ok(ids) => ids,
-            Err(error) => {
-                tracing::warn!(%error, "listing interrupted sessions failed");
-                return;
-            }
-        };
-        for id in ids {
-            if let Err(error) = self.view(&id).await {
-                tracing::warn!(session = %id, %error, "recovering an interrupted session failed");
-            }
-        }
-    }
-}
-
-/// A session whose agent started.
-struct Started {
-    native_session_id: Option<String>,
-}
-
-/// Why a session could not be created.
-enum StartFailure {
-    /// A request or daemon error.
-    Api(ApiError),
-    /// The agent failed to start (`healthy: false`).
-    Agent(sandbox_universal::AgentError),
-}
-
-/// Holds a session id while its agent starts, so a concurrent create with the same id
-/// gets 409.
-struct Reservation<'a> {
-    creating: &'a Mutex<HashSet<String>>,
-    id: String,
-}
-
-impl Drop for Reservation<'_> {
-    fn drop(&mut self) {
-        self.creating
-            .lock()
-            .expect("creating lock")
-            .remove(&self.id);
     }
 }
 

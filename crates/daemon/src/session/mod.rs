@@ -4,6 +4,7 @@
 pub mod actor;
 mod answers;
 pub mod core;
+mod create;
 pub mod files;
 mod handle;
 pub mod legacy;
@@ -12,6 +13,7 @@ mod manager;
 pub mod record;
 mod replay;
 mod state;
+mod upkeep;
 mod validate;
 
 use std::path::PathBuf;

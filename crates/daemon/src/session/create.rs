@@ -1,0 +1,196 @@
+//! Creating a session: validating the request, storing the session, starting its agent.
+//! An agent that fails to start leaves nothing behind (the id stays free).
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use chrono::Utc;
+use sandbox_agents::EventSink;
+use sandbox_universal::{AgentId, CreateSessionRequest, CreateSessionResponse};
+
+use super::handle::SessionHandle;
+use super::manager::SessionManager;
+use super::record::SessionRecord;
+use super::state::CoreState;
+use super::validate::{resolve_cwd, resolve_permission_mode, validate_modes};
+use super::{SessionCore, files, validate_session_id};
+use crate::error::ApiError;
+use crate::log::SessionLog;
+
+impl SessionManager {
+    /// Creates a session and starts its agent. A request error is an `Err`; an agent that
+    /// fails to start is `Ok` with `healthy: false` (the id stays free).
+    pub async fn create(
+        &self,
+        id: &str,
+        request: CreateSessionRequest,
+    ) -> Result<CreateSessionResponse, ApiError> {
+        validate_session_id(id)?;
+        let agent: AgentId =
+            request
+                .agent
+                .parse()
+                .map_err(|e: sandbox_universal::UnknownAgentName| {
+                    ApiError::UnknownAgent(e.to_string())
+                })?;
+        let driver = self.registry.get(agent);
+        let permission_mode = resolve_permission_mode(&request)?;
+        validate_modes(
+            driver.as_ref(),
+            request.agent_mode.as_deref(),
+            permission_mode,
+        )?;
+        let cwd = resolve_cwd(&self.settings, request.cwd.as_deref())?;
+        self.store.check_writable()?;
+        self.imports.wait(id).await?;
+        let _reservation = self.reserve(id)?;
+        if self.store.session(id).await?.is_some() {
+            return Err(ApiError::SessionExists(id.to_string()));
+        }
+        // Loads of this id wait on the slot until the session exists (or failed to).
+        let slot = self.slot(id);
+        let record = SessionRecord {
+            session_id: id.to_string(),
+            agent,
+            agent_mode: request.agent_mode.clone(),
+            permission_mode,
+            model: request.model.clone(),
+            variant: request.variant.clone(),
+            dangerously_skip_permissions: request.dangerously_skip_permissions.unwrap_or(false),
+            agent_version: request.agent_version.clone(),
+            cwd,
+            created_at: Utc::now(),
+        };
+        let mut outcome = None;
+        let created = slot
+            .get_or_try_init(|| self.start_session(record, &request, &mut outcome))
+            .await
+            .cloned();
+        if created.is_err() {
+            self.forget_empty(id, &slot);
+        }
+        match (created, outcome) {
+            (Ok(handle), Some(Started { native_session_id })) => {
+                if let Err(error) = handle.core.log().flush().await {
+                    tracing::warn!(session = id, %error, "the new session is not durable yet");
+                }
+                Ok(CreateSessionResponse {
+                    healthy: true,
+                    error: None,
+                    native_session_id,
+                })
+            }
+            (Ok(_), None) => Err(ApiError::SessionExists(id.to_string())),
+            (Err(StartFailure::Agent(error)), _) => Ok(CreateSessionResponse {
+                healthy: false,
+                error: Some(error),
+                native_session_id: None,
+            }),
+            (Err(StartFailure::Api(error)), _) => Err(error),
+        }
+    }
+
+    /// Stores a new session and starts its agent. An agent that fails to start leaves
+    /// nothing behind.
+    async fn start_session(
+        &self,
+        record: SessionRecord,
+        request: &CreateSessionRequest,
+        outcome: &mut Option<Started>,
+    ) -> Result<Arc<SessionHandle>, StartFailure> {
+        let id = record.session_id.clone();
+        let dir = self.sessions_dir().join(&id);
+        let io = |e: std::io::Error| {
+            let detail = format!("preparing {}: {e}", dir.display());
+            StartFailure::Api(if e.kind() == std::io::ErrorKind::StorageFull {
+                ApiError::StoreFull(detail)
+            } else {
+                ApiError::Internal(detail)
+            })
+        };
+        files::create_dir(&dir).map_err(io)?;
+        if let Some(token) = request.token.as_deref().filter(|t| !t.is_empty()) {
+            files::save_token(&dir, token).map_err(io)?;
+        }
+        let sid = match self.store.create_session(record.to_new_session()).await {
+            Ok(sid) => sid,
+            Err(error) => {
+                let _ = files::remove_dir(&dir);
+                return Err(StartFailure::Api(error.into()));
+            }
+        };
+        let log = SessionLog::new(&id, sid, 0, self.store.clone(), self.heads.sender(sid));
+        let core = SessionCore::new(&id, log, CoreState::default());
+        let driver = self.registry.get(record.agent);
+        let config = sandbox_agents::SessionConfig {
+            validate_token: request.validate_token.unwrap_or(false),
+            ..record.config(&dir, request.token.clone())
+        };
+        let agent_session = match driver.start(config, EventSink::new(core.clone())).await {
+            Ok(session) => session,
+            Err(error) => {
+                if let Err(purge) = self.store.purge(sid).await {
+                    tracing::warn!(session = %id, error = %purge, "could not remove a session whose agent failed to start");
+                }
+                let _ = files::remove_dir(&dir);
+                return Err(StartFailure::Agent(error));
+            }
+        };
+        *outcome = Some(Started {
+            native_session_id: agent_session
+                .native_session_id()
+                .or_else(|| core.snapshot().native_session_id),
+        });
+        let handle = Arc::new(SessionHandle::new(
+            record,
+            sid,
+            core,
+            driver,
+            dir,
+            self.settings.idle_timeout,
+        ));
+        *handle.actor.lock().await = Some(handle.spawn_actor(agent_session));
+        Ok(handle)
+    }
+
+    fn reserve(&self, id: &str) -> Result<Reservation<'_>, ApiError> {
+        let mut creating = self.creating.lock().expect("creating lock");
+        if creating.contains(id) || self.loaded_handle(id).is_some() {
+            return Err(ApiError::SessionExists(id.to_string()));
+        }
+        creating.insert(id.to_string());
+        Ok(Reservation {
+            creating: &self.creating,
+            id: id.to_string(),
+        })
+    }
+}
+
+/// A session whose agent started.
+struct Started {
+    native_session_id: Option<String>,
+}
+
+/// Why a session could not be created.
+enum StartFailure {
+    /// A request or daemon error.
+    Api(ApiError),
+    /// The agent failed to start (`healthy: false`).
+    Agent(sandbox_universal::AgentError),
+}
+
+/// Holds a session id while its agent starts, so a concurrent create with the same id
+/// gets 409.
+struct Reservation<'a> {
+    creating: &'a Mutex<HashSet<String>>,
+    id: String,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.creating
+            .lock()
+            .expect("creating lock")
+            .remove(&self.id);
+    }
+}

@@ -1,0 +1,182 @@
+//! The embedded backend: one SQLite database file in WAL mode. A commit is in the WAL when
+//! it returns, so it survives any crash or kill of the daemon; with `fsync` it is also
+//! synced to the disk (survives a power loss; each commit then waits for the disk). One
+//! write connection, owned by the writer thread; a checkpointer thread with its own
+//! connection, so commits never pay for checkpoints; a small pool of read connections used
+//! from blocking tasks.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+mod reads;
+mod writes;
+
+pub(crate) use reads::SqliteReads;
+pub(crate) use writes::SqliteWrites;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior, params};
+use tokio::sync::Semaphore;
+
+use super::StoreError;
+use super::migrations::{self, MIGRATIONS};
+
+/// Read connections kept open (each holds three file descriptors).
+const READERS: usize = 4;
+/// How often the checkpointer copies the WAL into the database.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Maps a SQLite error to the store's: no space is `Full`, the rest `Unavailable`.
+fn outage(error: rusqlite::Error) -> StoreError {
+    match error.sqlite_error_code() {
+        Some(ErrorCode::DiskFull) => StoreError::Full(error.to_string()),
+        _ => StoreError::Unavailable(error.to_string()),
+    }
+}
+
+fn is_unique_violation(error: &rusqlite::Error) -> bool {
+    error.sqlite_error_code() == Some(ErrorCode::ConstraintViolation)
+}
+
+/// What a connection is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Write { fsync: bool },
+    Checkpoint,
+    Read,
+}
+
+fn connect(path: &Path, role: Role) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    match role {
+        Role::Write { fsync } => {
+            conn.pragma_update(None, "synchronous", if fsync { "FULL" } else { "NORMAL" })?;
+            // The checkpointer does this off the commit path.
+            conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+            // Keep the WAL from staying large after a burst.
+            conn.pragma_update(None, "journal_size_limit", 64 * 1024 * 1024)?;
+        }
+        Role::Checkpoint => conn.pragma_update(None, "synchronous", "NORMAL")?,
+        Role::Read => conn.pragma_update(None, "query_only", true)?,
+    }
+    conn.set_prepared_statement_cache_capacity(32);
+    Ok(conn)
+}
+
+/// Copies the WAL into the database every [`CHECKPOINT_EVERY`] (never blocking the writer
+/// or readers) until dropped.
+struct Checkpointer {
+    stop: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    fn start(conn: Connection) -> std::io::Result<Self> {
+        let stop = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+        let signal = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("store-checkpoint".into())
+            .spawn(move || {
+                let (stopped, wake) = &*signal;
+                let mut stopped = stopped.lock().expect("checkpointer lock");
+                while !*stopped {
+                    stopped = wake
+                        .wait_timeout(stopped, CHECKPOINT_EVERY)
+                        .expect("checkpointer lock")
+                        .0;
+                    if let Err(error) =
+                        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                    {
+                        tracing::debug!(%error, "a WAL checkpoint failed; the next one retries");
+                    }
+                }
+            })?;
+        Ok(Self {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        *self.stop.0.lock().expect("checkpointer lock") = true;
+        self.stop.1.notify_all();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Opens the database at `path` (creating it mode 0600), migrates it, and answers its read
+/// and write sides; with `fsync`, every commit is synced to the disk.
+pub(super) fn open(path: &Path, fsync: bool) -> Result<(SqliteReads, SqliteWrites), StoreError> {
+    let unavailable =
+        |e: std::io::Error| StoreError::Unavailable(format!("{}: {e}", path.display()));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(unavailable)?;
+    }
+    if !path.exists() {
+        // SQLite gives the -wal and -shm files the database file's mode.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(unavailable)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .map_err(unavailable)?;
+    }
+    let mut writer = connect(path, Role::Write { fsync }).map_err(outage)?;
+    migrate(&mut writer)?;
+    let readers = (0..READERS)
+        .map(|_| connect(path, Role::Read))
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .map_err(outage)?;
+    let checkpointer = Checkpointer::start(connect(path, Role::Checkpoint).map_err(outage)?)
+        .map_err(|e| StoreError::Unavailable(format!("starting the checkpointer: {e}")))?;
+    Ok((
+        SqliteReads {
+            pool: Arc::new(Mutex::new(readers)),
+            permits: Arc::new(Semaphore::new(READERS)),
+        },
+        SqliteWrites {
+            conn: writer,
+            _checkpointer: checkpointer,
+        },
+    ))
+}
+
+fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(outage)?;
+    tx.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+            version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_ms INTEGER NOT NULL)",
+    )
+    .map_err(outage)?;
+    let current: i64 = tx
+        .query_row(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(outage)?;
+    migrations::check_not_newer(current, "sqlite");
+    for migration in migrations::pending(current) {
+        tx.execute_batch(migration.sqlite).map_err(outage)?;
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, applied_ms) VALUES (?1, ?2, ?3)",
+            params![migration.version, migration.name, super::now_ms()],
+        )
+        .map_err(outage)?;
+    }
+    tx.commit().map_err(outage)?;
+    debug_assert!(MIGRATIONS.iter().all(|m| !m.sqlite.is_empty()));
+    Ok(())
+}

@@ -1,0 +1,216 @@
+//! The SQLite read side: a pool of connections used from blocking tasks.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use rusqlite::{Connection, OptionalExtension, params};
+use tokio::sync::Semaphore;
+
+use super::outage;
+use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError};
+
+/// The columns of a [`SessionRow`], joined with the owner's heartbeat.
+const SESSION_COLUMNS: &str = "s.sid, s.session_id, s.record_version, s.record, s.agent, s.status,
+    s.created_ms, s.ended_ms, s.last_sequence, s.state_version, s.state_sequence, s.state,
+    s.owner, (d.heartbeat_ms IS NOT NULL AND d.heartbeat_ms > :alive) AS alive
+    FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner";
+
+fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
+    Ok(SessionRow {
+        sid: row.get(0)?,
+        session_id: row.get(1)?,
+        record_version: row.get(2)?,
+        record: row.get(3)?,
+        agent: row.get(4)?,
+        status: row.get(5)?,
+        created_ms: row.get(6)?,
+        ended_ms: row.get(7)?,
+        last_sequence: row.get::<_, i64>(8)? as u64,
+        state_version: row.get(9)?,
+        state_sequence: row.get::<_, Option<i64>>(10)?.map(|s| s as u64),
+        state: row.get(11)?,
+        owner: row.get(12)?,
+        owner_alive: row.get(13)?,
+    })
+}
+
+fn event_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<EventRow> {
+    Ok(EventRow {
+        sequence: row.get::<_, i64>(0)? as u64,
+        version: row.get(1)?,
+        event_type: row.get(2)?,
+        time_us: row.get(3)?,
+        body: row.get(4)?,
+        raw: row.get(5)?,
+    })
+}
+
+/// The read side: a pool of connections used from blocking tasks.
+pub(crate) struct SqliteReads {
+    pub(super) pool: Arc<Mutex<Vec<Connection>>>,
+    pub(super) permits: Arc<Semaphore>,
+}
+
+impl SqliteReads {
+    async fn with<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| StoreError::Unavailable("the store is closed".into()))?;
+        let conn = self
+            .pool
+            .lock()
+            .expect("reader pool lock")
+            .pop()
+            .expect("a permit guarantees a connection");
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let result = read(&conn);
+            pool.lock().expect("reader pool lock").push(conn);
+            result.map_err(outage)
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("a store read panicked: {e}")))?
+    }
+}
+
+#[async_trait]
+impl ReadBackend for SqliteReads {
+    async fn session(
+        &self,
+        id: &str,
+        alive_after_ms: i64,
+    ) -> Result<Option<SessionRow>, StoreError> {
+        let id = id.to_string();
+        self.with(move |conn| {
+            conn.prepare_cached(&format!(
+                "SELECT {SESSION_COLUMNS} WHERE s.session_id = :id"
+            ))?
+            .query_row(
+                rusqlite::named_params! {":id": id, ":alive": alive_after_ms},
+                session_row,
+            )
+            .optional()
+        })
+        .await
+    }
+
+    async fn sessions(
+        &self,
+        query: &ListQuery,
+        alive_after_ms: i64,
+    ) -> Result<Vec<SessionRow>, StoreError> {
+        let query = query.clone();
+        self.with(move |conn| {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {SESSION_COLUMNS} WHERE s.sid > :after
+                 AND (:status IS NULL OR s.status = :status) ORDER BY s.sid LIMIT :limit"
+            ))?;
+            let rows = statement.query_map(
+                rusqlite::named_params! {
+                    ":after": query.after_sid.unwrap_or(0),
+                    ":status": query.status,
+                    ":limit": query.limit as i64,
+                    ":alive": alive_after_ms,
+                },
+                session_row,
+            )?;
+            rows.collect()
+        })
+        .await
+    }
+
+    async fn events(
+        &self,
+        sid: i64,
+        after: u64,
+        limit: usize,
+        with_raw: bool,
+    ) -> Result<Vec<EventRow>, StoreError> {
+        self.with(move |conn| {
+            let sql = if with_raw {
+                "SELECT sequence, version, type, time_us, body, raw FROM events
+                 WHERE sid = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3"
+            } else {
+                "SELECT sequence, version, type, time_us, body, NULL FROM events
+                 WHERE sid = ?1 AND sequence > ?2 ORDER BY sequence LIMIT ?3"
+            };
+            let mut statement = conn.prepare_cached(sql)?;
+            let rows = statement.query_map(params![sid, after as i64, limit as i64], event_row)?;
+            rows.collect()
+        })
+        .await
+    }
+
+    async fn state_events(
+        &self,
+        sid: i64,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<EventRow>, StoreError> {
+        self.with(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT sequence, version, type, time_us, body, NULL FROM events
+                 WHERE sid = ?1 AND sequence > ?2 AND type <> 'itemDelta'
+                 ORDER BY sequence LIMIT ?3",
+            )?;
+            let rows = statement.query_map(params![sid, after as i64, limit as i64], event_row)?;
+            rows.collect()
+        })
+        .await
+    }
+
+    async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError> {
+        self.with(move |conn| {
+            conn.prepare_cached("SELECT COALESCE(MAX(sequence), 0) FROM events WHERE sid = ?1")?
+                .query_row([sid], |r| r.get::<_, i64>(0))
+                .map(|n| n as u64)
+        })
+        .await
+    }
+
+    async fn ended_before(
+        &self,
+        ended_before_ms: i64,
+        owner: &str,
+        alive_after_ms: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let owner = owner.to_string();
+        self.with(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
+                 WHERE s.status = 'ended' AND s.ended_ms < ?1
+                 AND (s.owner IS NULL OR s.owner = ?2 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= ?3)
+                 ORDER BY s.ended_ms LIMIT 1000",
+            )?;
+            let rows = statement.query_map(params![ended_before_ms, owner, alive_after_ms], |r| {
+                r.get(0)
+            })?;
+            rows.collect()
+        })
+        .await
+    }
+
+    async fn interrupted(
+        &self,
+        owner: &str,
+        alive_after_ms: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let owner = owner.to_string();
+        self.with(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
+                 WHERE s.status = 'running'
+                 AND (s.owner IS NULL OR s.owner = ?1 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= ?2)
+                 ORDER BY s.sid",
+            )?;
+            let rows = statement.query_map(params![owner, alive_after_ms], |r| r.get(0))?;
+            rows.collect()
+        })
+        .await
+    }
+}

@@ -1,0 +1,263 @@
+//! The SQLite write side, owned by the writer thread.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+use super::{Checkpointer, is_unique_violation, outage};
+use crate::store::writer::{SessionWrites, WriteBackend};
+use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError};
+
+/// The write side, owned by the writer thread.
+pub(crate) struct SqliteWrites {
+    pub(super) conn: Connection,
+    pub(super) _checkpointer: Checkpointer,
+}
+
+fn insert_events<'a>(
+    tx: &rusqlite::Transaction<'_>,
+    sid: i64,
+    rows: impl Iterator<Item = (u64, u32, &'a str, i64, &'a str, Option<&'a str>)>,
+) -> rusqlite::Result<u64> {
+    let mut insert = tx.prepare_cached(
+        "INSERT OR IGNORE INTO events (sid, sequence, version, type, time_us, body, raw)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    let mut last = 0;
+    for (sequence, version, event_type, time_us, body, raw) in rows {
+        insert.execute(params![
+            sid,
+            sequence as i64,
+            version,
+            event_type,
+            time_us,
+            body,
+            raw
+        ])?;
+        last = last.max(sequence);
+    }
+    Ok(last)
+}
+
+fn save_state(
+    tx: &rusqlite::Transaction<'_>,
+    sid: i64,
+    last_sequence: u64,
+    state: &StateSnapshot,
+) -> rusqlite::Result<usize> {
+    tx.prepare_cached(
+        "UPDATE sessions SET last_sequence = MAX(last_sequence, ?2), status = ?3, ended_ms = ?4,
+         state_version = ?5, state_sequence = ?6, state = ?7 WHERE sid = ?1",
+    )?
+    .execute(params![
+        sid,
+        last_sequence as i64,
+        state.status,
+        state.ended_ms,
+        state.version,
+        state.sequence as i64,
+        state.json
+    ])
+}
+
+impl WriteBackend for SqliteWrites {
+    fn commit(&mut self, batch: &[SessionWrites], owner: &str) -> Result<Vec<i64>, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(outage)?;
+        let mut lost = Vec::new();
+        for writes in batch {
+            let owned = tx
+                .prepare_cached("SELECT 1 FROM sessions WHERE sid = ?1 AND owner = ?2")
+                .and_then(|mut s| s.exists(params![writes.sid, owner]))
+                .map_err(outage)?;
+            if !owned {
+                lost.push(writes.sid);
+                continue;
+            }
+            let last = insert_events(
+                &tx,
+                writes.sid,
+                writes.events.iter().map(|e| {
+                    (
+                        e.sequence,
+                        EVENT_VERSION,
+                        e.event_type.as_str(),
+                        e.time_us,
+                        &*e.json,
+                        e.raw.as_deref(),
+                    )
+                }),
+            )
+            .map_err(outage)?;
+            match &writes.state {
+                Some(state) => save_state(&tx, writes.sid, last, state),
+                None => tx
+                    .prepare_cached(
+                        "UPDATE sessions SET last_sequence = MAX(last_sequence, ?2) WHERE sid = ?1",
+                    )
+                    .and_then(|mut s| s.execute(params![writes.sid, last as i64])),
+            }
+            .map_err(outage)?;
+        }
+        tx.commit().map_err(outage)?;
+        Ok(lost)
+    }
+
+    fn create(&mut self, session: &NewSession, owner: &str) -> Result<i64, StoreError> {
+        let result = self.conn.execute(
+            "INSERT INTO sessions (session_id, record_version, record, agent, status, created_ms, owner)
+             VALUES (?1, ?2, ?3, ?4, 'idle', ?5, ?6)",
+            params![
+                session.session_id,
+                session.record_version,
+                session.record,
+                session.agent,
+                session.created_ms,
+                owner
+            ],
+        );
+        match result {
+            Ok(_) => Ok(self.conn.last_insert_rowid()),
+            Err(e) if is_unique_violation(&e) => {
+                Err(StoreError::Exists(session.session_id.clone()))
+            }
+            Err(e) => Err(outage(e)),
+        }
+    }
+
+    fn claim(&mut self, sid: i64, owner: &str, alive_after_ms: i64) -> Result<(), StoreError> {
+        let claimed = self
+            .conn
+            .execute(
+                "UPDATE sessions SET owner = ?2 WHERE sid = ?1 AND (owner IS NULL OR owner = ?2
+                 OR owner NOT IN (SELECT daemon_id FROM daemons WHERE heartbeat_ms > ?3))",
+                params![sid, owner, alive_after_ms],
+            )
+            .map_err(outage)?;
+        if claimed == 1 {
+            return Ok(());
+        }
+        let current: Option<Option<String>> = self
+            .conn
+            .query_row("SELECT owner FROM sessions WHERE sid = ?1", [sid], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(outage)?;
+        Err(match current {
+            Some(other) => StoreError::OwnedElsewhere(other.unwrap_or_default()),
+            None => StoreError::NotFound(format!("session {sid} was purged")),
+        })
+    }
+
+    fn purge(&mut self, sid: i64) -> Result<(), StoreError> {
+        let tx = self.conn.transaction().map_err(outage)?;
+        tx.execute("DELETE FROM sessions WHERE sid = ?1", [sid])
+            .map_err(outage)?;
+        tx.execute("INSERT OR IGNORE INTO purged (sid) VALUES (?1)", [sid])
+            .map_err(outage)?;
+        tx.commit().map_err(outage)
+    }
+
+    fn reap(&mut self, limit: usize) -> Result<usize, StoreError> {
+        let Some(sid): Option<i64> = self
+            .conn
+            .query_row("SELECT sid FROM purged LIMIT 1", [], |r| r.get(0))
+            .optional()
+            .map_err(outage)?
+        else {
+            return Ok(0);
+        };
+        let deleted = self
+            .conn
+            .execute(
+                "DELETE FROM events WHERE sid = ?1 AND sequence IN
+                 (SELECT sequence FROM events WHERE sid = ?1 ORDER BY sequence LIMIT ?2)",
+                params![sid, limit as i64],
+            )
+            .map_err(outage)?;
+        if deleted == 0 {
+            self.conn
+                .execute("DELETE FROM purged WHERE sid = ?1", [sid])
+                .map_err(outage)?;
+        }
+        Ok(deleted.max(1))
+    }
+
+    fn heartbeat(&mut self, daemon_id: &str, now_ms: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT INTO daemons (daemon_id, heartbeat_ms) VALUES (?1, ?2)
+                 ON CONFLICT (daemon_id) DO UPDATE SET heartbeat_ms = excluded.heartbeat_ms",
+                params![daemon_id, now_ms],
+            )
+            .map(|_| ())
+            .map_err(outage)
+    }
+
+    fn import(
+        &mut self,
+        session: &NewSession,
+        owner: &str,
+        events: &mut dyn Iterator<Item = EventRow>,
+        state: Option<&StateSnapshot>,
+    ) -> Result<i64, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(outage)?;
+        let created = tx.execute(
+            "INSERT INTO sessions (session_id, record_version, record, agent, status, created_ms, owner)
+             VALUES (?1, ?2, ?3, ?4, 'idle', ?5, ?6)",
+            params![
+                session.session_id,
+                session.record_version,
+                session.record,
+                session.agent,
+                session.created_ms,
+                owner
+            ],
+        );
+        match created {
+            Ok(_) => {}
+            Err(e) if is_unique_violation(&e) => {
+                return Err(StoreError::Exists(session.session_id.clone()));
+            }
+            Err(e) => return Err(outage(e)),
+        }
+        let sid = tx.last_insert_rowid();
+        let mut last = 0;
+        {
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO events (sid, sequence, version, type, time_us, body, raw)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(outage)?;
+            for row in events {
+                insert
+                    .execute(params![
+                        sid,
+                        row.sequence as i64,
+                        row.version,
+                        row.event_type,
+                        row.time_us,
+                        row.body,
+                        row.raw
+                    ])
+                    .map_err(outage)?;
+                last = row.sequence;
+            }
+        }
+        match state {
+            Some(state) => save_state(&tx, sid, last, state),
+            None => tx.execute(
+                "UPDATE sessions SET last_sequence = ?2 WHERE sid = ?1",
+                params![sid, last as i64],
+            ),
+        }
+        .map_err(outage)?;
+        tx.commit().map_err(outage)?;
+        Ok(sid)
+    }
+}
