@@ -178,28 +178,55 @@ async fn idle_agents_stop_and_come_back_on_the_next_message() {
     })
     .await;
     let sessions = daemon.server.sessions().clone();
+    let stopped = || async {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while sessions.agent_running("i").await {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the idle agent keeps running"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
     daemon.mock_session("i").await;
-    daemon.client.send_message("i", "hello").await.unwrap();
+    daemon.client.send_message("i", "permission").await.unwrap();
+    daemon
+        .answer_first_permission("i", PermissionReply::Always)
+        .await;
     daemon.wait_turn_ended("i", 1).await;
     assert!(sessions.agent_running("i").await);
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while sessions.agent_running("i").await {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the idle agent keeps running"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    stopped().await;
+
+    // The next message brings the agent back through the driver's restore; the daemon's
+    // own answers (an `always` approval it gives itself) reach the new agent.
+    daemon
+        .client
+        .send_message("i", "tool permission")
+        .await
+        .unwrap();
+    let events = daemon.wait_turn_ended("i", 2).await;
+    let last_turn = &events[events
+        .iter()
+        .rposition(|e| matches!(e.payload, EventPayload::TurnStarted(_)))
+        .unwrap()..];
+    assert!(
+        last_turn
+            .iter()
+            .any(|e| matches!(&e.payload, EventPayload::PermissionResolved(r) if r.automatic)),
+        "{:?}",
+        types(last_turn)
+    );
+
+    // Idle again: let go of, then loaded and restored by the next message.
+    stopped().await;
     assert_eq!(sessions.evict_unused(), 1, "an idle session is let go");
     assert_eq!(sessions.loaded_count(), 0);
     assert_eq!(
         daemon.client.get_session("i").await.unwrap().status,
         SessionStatus::Idle
     );
-
-    // The next message brings the agent back through the driver's restore.
     daemon.client.send_message("i", "tool").await.unwrap();
-    let events = daemon.wait_turn_ended("i", 2).await;
+    let events = daemon.wait_turn_ended("i", 3).await;
     assert_contiguous(&events, "i");
     let items: Vec<&str> = events
         .iter()

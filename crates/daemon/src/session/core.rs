@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use chrono::Utc;
 use sandbox_agents::{AgentEvent, EventConsumer};
@@ -90,7 +90,8 @@ pub struct SessionCore {
     log: Arc<SessionLog>,
     live: Mutex<Live>,
     ids: AtomicU64,
-    signals: OnceLock<mpsc::UnboundedSender<CoreSignal>>,
+    /// The running actor's signal channel (replaced when the agent is restored).
+    signals: Mutex<Option<mpsc::UnboundedSender<CoreSignal>>>,
 }
 
 impl SessionCore {
@@ -107,16 +108,16 @@ impl SessionCore {
                 since_snapshot: 0,
                 last_event: tokio::time::Instant::now(),
             }),
-            signals: OnceLock::new(),
+            signals: Mutex::new(None),
         });
         let hooks: Arc<dyn crate::log::LogHooks> = core.clone();
         core.log.set_hooks(Arc::downgrade(&hooks));
         core
     }
 
-    /// Connects the core to its actor.
+    /// Connects the core to its (new) actor.
     pub fn connect_actor(&self, signals: mpsc::UnboundedSender<CoreSignal>) {
-        let _ = self.signals.set(signals);
+        *self.signals.lock().expect("signals lock") = Some(signals);
     }
 
     /// The session's log.
@@ -139,7 +140,7 @@ impl SessionCore {
     }
 
     pub(super) fn signal(&self, signal: CoreSignal) {
-        if let Some(tx) = self.signals.get() {
+        if let Some(tx) = self.signals.lock().expect("signals lock").as_ref() {
             let _ = tx.send(signal);
         }
     }
