@@ -57,7 +57,8 @@ pub struct SseQuery {
     responses(
         (status = 200, body = EventsResponse),
         (status = 400, description = "Bad offset or limit", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 404, body = ProblemDetails, content_type = "application/problem+json")
+        (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn get_events(

@@ -30,7 +30,7 @@ use crate::extract::{ApiJson, ApiPath, BodyLimit, parse_optional_json};
     responses(
         (status = 204, description = "Answered"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
@@ -63,7 +63,7 @@ pub async fn reply_permission(
         (status = 204, description = "Answered"),
         (status = 400, description = "Answers do not fit the questions", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
@@ -95,7 +95,7 @@ pub async fn reply_question(
     responses(
         (status = 204, description = "Rejected"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )

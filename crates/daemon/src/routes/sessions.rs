@@ -169,7 +169,7 @@ pub async fn end_session(
     responses(
         (status = 202, description = "Turn started", body = SendMessageResponse),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "A turn is running", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A turn is running, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent could not take the message", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable, or the session is being restored", body = ProblemDetails, content_type = "application/problem+json"),
@@ -197,7 +197,7 @@ pub async fn send_message(
     responses(
         (status = 202, description = "Cancelling", body = CancelResponse),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "No turn is running", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "No turn is running, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )

@@ -10,6 +10,8 @@ mod writes;
 pub(crate) use reads::PgReads;
 pub(crate) use writes::PgWrites;
 
+use std::time::Duration;
+
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio::sync::{broadcast, oneshot};
 use tokio_postgres::error::SqlState;
@@ -38,10 +40,22 @@ fn pool_outage(error: deadpool_postgres::PoolError) -> StoreError {
     StoreError::Unavailable(error.to_string())
 }
 
+/// How long connecting to the database may take before the store reports it unavailable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
 fn config(url: &str) -> Result<tokio_postgres::Config, StoreError> {
-    url.parse().map_err(|e| {
+    let mut config: tokio_postgres::Config = url.parse().map_err(|e| {
         StoreError::Unavailable(format!("invalid PostgreSQL URL {}: {e}", redact(url)))
-    })
+    })?;
+    // A database that stops answering is noticed, instead of hanging a request (the URL's
+    // own `connect_timeout` wins).
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    config
+        .keepalives(true)
+        .keepalives_idle(Duration::from_secs(15));
+    Ok(config)
 }
 
 async fn connect(config: &tokio_postgres::Config) -> Result<Client, StoreError> {
@@ -68,6 +82,9 @@ pub(super) async fn open(url: &str) -> Result<(PgReads, PgWrites), StoreError> {
     );
     let pool = Pool::builder(manager)
         .max_size(READERS)
+        .runtime(deadpool_postgres::Runtime::Tokio1)
+        .wait_timeout(Some(CONNECT_TIMEOUT))
+        .create_timeout(Some(CONNECT_TIMEOUT))
         .build()
         .map_err(|e| StoreError::Unavailable(e.to_string()))?;
     let (notifications, _) = broadcast::channel(1024);
