@@ -405,16 +405,33 @@ async fn scale(binary: &Path, backend: &str, stored: u64, open: u64) {
         daemon.rss_mib(),
         daemon.fds()
     );
+    // Ending them all lets them go (after 10 s unused; memory is trimmed every 5 s).
+    futures::stream::iter(0..stored)
+        .for_each_concurrent(16, |i| {
+            let client = client.clone();
+            async move {
+                client.end_session(&format!("s{i}")).await.unwrap();
+            }
+        })
+        .await;
+    tokio::time::sleep(Duration::from_secs(17)).await;
+    println!(
+        "[{backend}] all {stored} ended, 17 s later: RSS {:.1} MiB",
+        daemon.rss_mib()
+    );
     daemon.stop();
     let daemon = Daemon::spawn(binary, dir.path(), store.as_deref(), Some(1024));
     let client = daemon.client();
     let idle = daemon.rss_mib();
+    // Re-create (ended ones are purged) and open `open` of them.
     futures::stream::iter(0..open)
         .for_each_concurrent(16, |i| {
             let client = client.clone();
             let url = daemon.url.clone();
             async move {
                 let id = format!("s{i}");
+                client.purge_session(&id).await.unwrap();
+                create(&client, &id).await;
                 let reader = read_sse(&url, &id, 1, Until::TurnEnded);
                 client.send_message(&id, "hello").await.unwrap();
                 reader.await;

@@ -521,3 +521,35 @@ async fn a_dead_daemons_sessions_are_taken_over_and_it_can_no_longer_write_them(
         "A wrote nothing after the takeover"
     );
 }
+
+#[tokio::test]
+async fn ended_sessions_are_let_go() {
+    let daemon = TestDaemon::start_with(Options {
+        evict_after: Some(Duration::ZERO),
+        ..Options::default()
+    })
+    .await;
+    let sessions = daemon.server.sessions().clone();
+    for i in 0..20 {
+        let id = format!("e{i}");
+        daemon.mock_session(&id).await;
+        daemon.client.send_message(&id, "tool").await.unwrap();
+        daemon.wait_turn_ended(&id, 1).await;
+        daemon.client.end_session(&id).await.unwrap();
+    }
+    assert_eq!(
+        sessions.evict_unused(),
+        20,
+        "ended sessions cost nothing once let go"
+    );
+    assert_eq!(sessions.loaded_count(), 0);
+    // They stay readable from the store.
+    let info = daemon.client.get_session("e7").await.unwrap();
+    assert_eq!(info.status, SessionStatus::Ended);
+    assert!(info.event_count > 5);
+    assert_eq!(
+        sessions.loaded_count(),
+        0,
+        "reading does not load them back"
+    );
+}
