@@ -46,7 +46,7 @@ postgres_tests() {
   fi
   SANDBOX_TEST_STORE=postgres cargo test -p sandbox-daemon \
     --test mock_sessions --test mock_hitl --test sse --test restart --test concurrency \
-    --test api_errors --test store --test faults
+    --test api_errors --test store --test faults --test connections
 }
 step "tests: the daemon on a PostgreSQL store" postgres_tests
 

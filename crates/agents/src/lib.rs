@@ -15,6 +15,7 @@ pub mod mock;
 pub mod process;
 pub mod registry;
 pub mod sink;
+pub mod user;
 pub mod validate;
 
 pub use driver::{

@@ -129,19 +129,10 @@ impl BinaryLocator {
     }
 }
 
-/// Runs `<path> --version` (5 s limit) and extracts the first version-looking word.
+/// Runs `<path> --version` (5 s limit) as agents run (allow-listed environment, private
+/// HOME, the agent user) and extracts the first version-looking word.
 async fn read_version(path: &Path) -> Option<String> {
-    let output = tokio::time::timeout(
-        Duration::from_secs(5),
-        tokio::process::Command::new(path)
-            .arg("--version")
-            .stdin(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .output(),
-    )
-    .await
-    .ok()?
-    .ok()?;
+    let output = crate::process::probe(path, &["--version"], Duration::from_secs(5)).await?;
     let text = String::from_utf8_lossy(&output.stdout);
     parse_version(&text)
 }

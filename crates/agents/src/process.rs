@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
@@ -70,6 +71,71 @@ pub struct ProcessSpec {
     pub env: BTreeMap<String, String>,
 }
 
+/// The umask agent processes start with (the daemon keeps 077 for itself).
+static AGENT_UMASK: AtomicU32 = AtomicU32::new(0o022);
+
+/// Sets the umask agent processes start with: the one the daemon was started with, so files
+/// agents write in the workspace look as the user expects (the daemon adds 022, so others
+/// can never write them).
+pub fn set_agent_umask(mask: u32) {
+    AGENT_UMASK.store(mask & 0o777, Ordering::Relaxed);
+}
+
+/// The command of `spec`: its program, arguments, working directory and exactly its
+/// environment, run as the agent user when there is one (`--agent-user`; its HOME is made
+/// that user's first), with the agents' umask.
+fn command(spec: &ProcessSpec) -> std::io::Result<Command> {
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .current_dir(&spec.cwd)
+        .env_clear()
+        .envs(&spec.env);
+    if let Some(user) = crate::user::agent_user() {
+        if let Some(home) = spec.env.get("HOME") {
+            user.own_tree(Path::new(home))?;
+        }
+        command.uid(user.uid).gid(user.gid);
+    }
+    let mask = AGENT_UMASK.load(Ordering::Relaxed) as libc::mode_t;
+    // SAFETY: umask is async-signal-safe and touches nothing but the child's mask.
+    unsafe {
+        command.pre_exec(move || {
+            libc::umask(mask);
+            Ok(())
+        });
+    }
+    Ok(command)
+}
+
+/// Runs a short command (e.g. `<agent> --version`) the way agents run — allow-listed
+/// environment, a private throw-away HOME, the agent user — and answers its output, or
+/// `None` when it fails or takes longer than `limit`.
+pub async fn probe(
+    program: &Path,
+    args: &[&str],
+    limit: std::time::Duration,
+) -> Option<std::process::Output> {
+    let home = tempfile::tempdir().ok()?;
+    let spec = ProcessSpec {
+        program: program.to_path_buf(),
+        args: args.iter().map(OsString::from).collect(),
+        cwd: home.path().to_path_buf(),
+        env: base_env(home.path()),
+    };
+    let mut command = command(&spec).ok()?;
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .kill_on_drop(true);
+    tokio::time::timeout(limit, command.output())
+        .await
+        .ok()?
+        .ok()
+}
+
 /// How a process ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExitInfo {
@@ -104,12 +170,8 @@ impl AgentProcess {
     /// Spawns `spec` in its own process group with piped stdio. Returns the process and its
     /// stdout as lines.
     pub fn spawn(spec: &ProcessSpec) -> std::io::Result<(Self, Lines<BufReader<ChildStdout>>)> {
-        let mut command = Command::new(&spec.program);
+        let mut command = command(spec)?;
         command
-            .args(&spec.args)
-            .current_dir(&spec.cwd)
-            .env_clear()
-            .envs(&spec.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

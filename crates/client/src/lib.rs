@@ -29,7 +29,7 @@ pub enum ClientError {
     Http(#[from] reqwest::Error),
     /// The daemon answered with problem details.
     #[error("{} ({}): {}", .0.title, .0.status, .0.detail)]
-    Problem(ProblemDetails),
+    Problem(Box<ProblemDetails>),
     /// The daemon answered something unexpected.
     #[error("unexpected response {status}: {body}")]
     Unexpected {
@@ -113,7 +113,12 @@ impl Client {
     }
 
     fn request(&self, method: Method, segments: &[&str]) -> RequestBuilder {
-        let builder = self.http.request(method, self.url(segments));
+        // A daemon without a token accepts only JSON POSTs (bodiless ones too).
+        let json = method == Method::POST;
+        let mut builder = self.http.request(method, self.url(segments));
+        if json {
+            builder = builder.header(reqwest::header::CONTENT_TYPE, "application/json");
+        }
         match &self.token {
             Some(token) => builder.bearer_auth(token),
             None => builder,
@@ -213,18 +218,14 @@ impl Client {
         Self::send(self.request(Method::GET, &["sessions", id])).await
     }
 
-    /// `DELETE /sessions/{id}`: ends the session (its events stay readable).
+    /// `POST /sessions/{id}/end`: ends the session (its events stay readable).
     pub async fn end_session(&self, id: &str) -> Result<SessionInfo, ClientError> {
-        Self::send(self.request(Method::DELETE, &["sessions", id])).await
+        Self::send(self.request(Method::POST, &["sessions", id, "end"])).await
     }
 
-    /// `DELETE /sessions/{id}?purge=true`: removes the session and its events.
-    pub async fn purge_session(&self, id: &str) -> Result<(), ClientError> {
-        Self::send_empty(
-            self.request(Method::DELETE, &["sessions", id])
-                .query(&[("purge", true)]),
-        )
-        .await
+    /// `DELETE /sessions/{id}`: removes the session and its events.
+    pub async fn delete_session(&self, id: &str) -> Result<(), ClientError> {
+        Self::send_empty(self.request(Method::DELETE, &["sessions", id])).await
     }
 
     /// `POST /sessions/{id}/messages`.
@@ -361,7 +362,7 @@ async fn checked(response: reqwest::Response) -> Result<reqwest::Response, Clien
     }
     let body = response.text().await.unwrap_or_default();
     match serde_json::from_str::<ProblemDetails>(&body) {
-        Ok(problem) => Err(ClientError::Problem(problem)),
+        Ok(problem) => Err(ClientError::Problem(Box::new(problem))),
         Err(_) => Err(ClientError::Unexpected { status, body }),
     }
 }

@@ -167,8 +167,11 @@ impl Daemon {
 
     /// SIGTERM, then SIGKILL if it has not exited within 10 s.
     fn stop(mut self) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        // kill(1) rather than a raw signal: agents' processes are the only ones the
+        // daemon's code signals itself (through `AgentProcess`).
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -430,7 +433,7 @@ async fn scale(binary: &Path, backend: &str, stored: u64, open: u64) {
             let url = daemon.url.clone();
             async move {
                 let id = format!("s{i}");
-                client.purge_session(&id).await.unwrap();
+                client.delete_session(&id).await.unwrap();
                 create(&client, &id).await;
                 let reader = read_sse(&url, &id, 1, Until::TurnEnded);
                 client.send_message(&id, "hello").await.unwrap();

@@ -1,5 +1,6 @@
 //! Assembling the axum application: routes, auth, body limit, fallbacks.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,12 +13,16 @@ use tower_http::cors::{AllowOrigin, CorsLayer};
 use crate::auth::{AuthConfig, require_token};
 use crate::error::ApiError;
 use crate::extract::BodyLimit;
+use crate::guard::{BrowserGuard, guard, json_only};
 use crate::problem_instance::add_instance;
 use crate::routes::{AppState, api_router};
+use crate::serve::ConnectionTimeouts;
 use crate::session::SessionManager;
 
 /// Default limit on request bodies.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// Default limit on the time a request body takes to arrive.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(60);
 /// Default interval of SSE keep-alive comments.
 pub const DEFAULT_SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
@@ -32,6 +37,13 @@ pub struct HttpSettings {
     pub sse_keep_alive: Duration,
     /// Browser origins allowed to call the API (CORS); `*` allows any. Empty: no CORS headers.
     pub cors_origins: Vec<String>,
+    /// Host names a `--no-token` daemon answers to besides the loopback names and its own
+    /// address.
+    pub allowed_hosts: Vec<String>,
+    /// Connection timeouts (head, idle).
+    pub timeouts: ConnectionTimeouts,
+    /// A request body must arrive within this.
+    pub body_timeout: Duration,
 }
 
 impl Default for HttpSettings {
@@ -41,27 +53,49 @@ impl Default for HttpSettings {
             body_limit: DEFAULT_BODY_LIMIT,
             sse_keep_alive: DEFAULT_SSE_KEEP_ALIVE,
             cors_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            timeouts: ConnectionTimeouts::default(),
+            body_timeout: DEFAULT_BODY_TIMEOUT,
         }
     }
 }
 
-/// The complete application.
-pub fn build_app(sessions: Arc<SessionManager>, settings: &HttpSettings) -> Router {
+/// The complete application, served at `bound`.
+pub fn build_app(
+    sessions: Arc<SessionManager>,
+    settings: &HttpSettings,
+    bound: Option<SocketAddr>,
+) -> Router {
     let state = AppState {
         sessions,
         sse_keep_alive: settings.sse_keep_alive,
+        token_required: settings.auth.is_enabled(),
     };
+    let browser_guard = BrowserGuard::new(
+        !settings.auth.is_enabled(),
+        bound,
+        &settings.allowed_hosts,
+        &settings.cors_origins,
+    );
     let (router, _) = api_router().split_for_parts();
     let router = router
+        .route_layer(middleware::from_fn_with_state(
+            browser_guard.clone(),
+            json_only,
+        ))
         .fallback(|uri: Uri| async move { ApiError::RouteNotFound(uri.path().to_string()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .with_state(state)
         .layer(DefaultBodyLimit::max(settings.body_limit))
-        .layer(axum::Extension(BodyLimit(settings.body_limit)))
+        .layer(axum::Extension(BodyLimit(
+            settings.body_limit,
+            settings.body_timeout,
+        )))
         .layer(middleware::from_fn_with_state(
             settings.auth.clone(),
             require_token,
         ))
+        .layer(middleware::from_fn_with_state(browser_guard, guard))
         .layer(middleware::from_fn(add_instance));
     let router = match cors_layer(&settings.cors_origins) {
         Some(cors) => router.layer(cors),

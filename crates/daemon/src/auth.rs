@@ -29,6 +29,11 @@ impl AuthConfig {
         Self { token: None }
     }
 
+    /// Whether requests need a token.
+    pub fn is_enabled(&self) -> bool {
+        self.token.is_some()
+    }
+
     /// Whether the presented header value carries the right token. The comparison takes
     /// the same time wherever the first difference is.
     pub fn accepts(&self, authorization: Option<&str>) -> bool {

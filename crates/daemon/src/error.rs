@@ -25,6 +25,32 @@ pub enum ApiError {
         /// The limit in bytes.
         limit: usize,
     },
+    /// The request URL is too long.
+    #[error("the request URL is longer than the limit of {limit} bytes")]
+    UriTooLong {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The request headers are too large.
+    #[error("the request headers are larger than the limit of {limit} bytes")]
+    HeadersTooLarge {
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The body did not arrive in time.
+    #[error("the request body did not arrive within {seconds} s")]
+    RequestTimeout {
+        /// The limit in seconds.
+        seconds: u64,
+    },
+    /// `--no-token`: the Host header names a host this daemon does not serve.
+    #[error(
+        "host `{0}` is not one this daemon serves without a token (loopback names and its own address; add others with --allow-host)"
+    )]
+    ForbiddenHost(String),
+    /// `--no-token`: the request comes from a web origin that is not allowed.
+    #[error("origin `{0}` is not allowed (allow it with --cors-origin)")]
+    ForbiddenOrigin(String),
     /// A query parameter, header or path segment is invalid.
     #[error("{0}")]
     InvalidParameter(String),
@@ -40,6 +66,9 @@ pub enum ApiError {
     /// The agent is known but this build cannot drive it.
     #[error("{0}")]
     AgentUnsupported(String),
+    /// The agent's binary is not installed.
+    #[error("{0}")]
+    AgentNotInstalled(String),
     /// Installing this agent is not available.
     #[error("{0}")]
     InstallUnavailable(String),
@@ -99,6 +128,15 @@ pub enum ApiError {
         /// Why.
         detail: String,
     },
+    /// The session's files or cwd are no longer what they were (changed while the daemon
+    /// was down): its agent is not started.
+    #[error("session `{session}` cannot start its agent: {detail}")]
+    SessionUnusable {
+        /// The session.
+        session: String,
+        /// Why.
+        detail: String,
+    },
     /// The session is still being restored (imported from an older data dir).
     #[error("session `{0}` is still being restored; retry shortly")]
     SessionRestoring(String),
@@ -140,24 +178,34 @@ impl ApiError {
             Self::InvalidBody(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
+            Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            Self::ForbiddenHost(_) | Self::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
             Self::UnknownAgent(_)
             | Self::SessionNotFound(_)
             | Self::PermissionNotFound { .. }
             | Self::QuestionNotFound { .. }
             | Self::RouteNotFound(_) => StatusCode::NOT_FOUND,
-            Self::AgentUnsupported(_) | Self::InstallUnavailable(_) => StatusCode::NOT_IMPLEMENTED,
+            // The daemon works; the agent is missing or out of this build's reach.
+            Self::AgentUnsupported(_) | Self::AgentNotInstalled(_) | Self::InstallUnavailable(_) => {
+                StatusCode::CONFLICT
+            }
             Self::SessionExists(_)
             | Self::TurnInProgress { .. }
             | Self::NoActiveTurn(_)
             | Self::PermissionResolved(_)
             | Self::QuestionResolved(_)
-            | Self::SessionOwnedElsewhere(_) => StatusCode::CONFLICT,
+            | Self::SessionOwnedElsewhere(_)
+            | Self::SessionUnusable { .. }
+            // An ended session still exists (its events stay readable): a state conflict.
+            | Self::SessionEnded(_) => StatusCode::CONFLICT,
             Self::SessionUnreadable { .. } => StatusCode::INTERNAL_SERVER_ERROR,
             Self::SessionRestoring(_) | Self::StoreUnavailable(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             Self::StoreFull(_) => StatusCode::INSUFFICIENT_STORAGE,
-            Self::SessionEnded(_) => StatusCode::GONE,
+            Self::Agent(AgentError::TokenError { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::Agent(_) => StatusCode::BAD_GATEWAY,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -172,11 +220,17 @@ impl ApiError {
             Self::InvalidBody(_) => "invalid-body",
             Self::UnsupportedMediaType => "unsupported-media-type",
             Self::PayloadTooLarge { .. } => "payload-too-large",
+            Self::UriTooLong { .. } => "uri-too-long",
+            Self::HeadersTooLarge { .. } => "headers-too-large",
+            Self::RequestTimeout { .. } => "request-timeout",
+            Self::ForbiddenHost(_) => "forbidden-host",
+            Self::ForbiddenOrigin(_) => "forbidden-origin",
             Self::InvalidParameter(_) => "invalid-parameter",
             Self::InvalidSessionConfig(_) => "invalid-session-config",
             Self::InvalidAnswers(_) => "invalid-answers",
             Self::UnknownAgent(_) => "unknown-agent",
             Self::AgentUnsupported(_) => "agent-unsupported",
+            Self::AgentNotInstalled(_) => "agent-not-installed",
             Self::InstallUnavailable(_) => "install-unavailable",
             Self::SessionNotFound(_) => "session-not-found",
             Self::SessionExists(_) => "session-exists",
@@ -188,10 +242,12 @@ impl ApiError {
             Self::QuestionNotFound { .. } => "question-not-found",
             Self::QuestionResolved(_) => "question-resolved",
             Self::SessionOwnedElsewhere(_) => "session-owned-elsewhere",
+            Self::SessionUnusable { .. } => "session-unusable",
             Self::SessionUnreadable { .. } => "session-unreadable",
             Self::SessionRestoring(_) => "session-restoring",
             Self::StoreFull(_) => "store-full",
             Self::StoreUnavailable(_) => "store-unavailable",
+            Self::Agent(AgentError::TokenError { .. }) => "agent-credential-rejected",
             Self::Agent(_) => "agent-error",
             Self::Unauthorized => "unauthorized",
             Self::RouteNotFound(_) => "not-found",
@@ -207,11 +263,17 @@ impl ApiError {
             Self::InvalidBody(_) => "Invalid request body",
             Self::UnsupportedMediaType => "Unsupported media type",
             Self::PayloadTooLarge { .. } => "Request body too large",
+            Self::UriTooLong { .. } => "URL too long",
+            Self::HeadersTooLarge { .. } => "Request headers too large",
+            Self::RequestTimeout { .. } => "Request body too slow",
+            Self::ForbiddenHost(_) => "Host not allowed",
+            Self::ForbiddenOrigin(_) => "Origin not allowed",
             Self::InvalidParameter(_) => "Invalid parameter",
             Self::InvalidSessionConfig(_) => "Invalid session configuration",
             Self::InvalidAnswers(_) => "Answers do not fit the questions",
             Self::UnknownAgent(_) => "Unknown agent",
             Self::AgentUnsupported(_) => "Agent not supported by this build",
+            Self::AgentNotInstalled(_) => "Agent not installed",
             Self::InstallUnavailable(_) => "Install not available",
             Self::SessionNotFound(_) => "Session not found",
             Self::SessionExists(_) => "Session already exists",
@@ -223,10 +285,12 @@ impl ApiError {
             Self::QuestionNotFound { .. } => "Question request not found",
             Self::QuestionResolved(_) => "Question request already resolved",
             Self::SessionOwnedElsewhere(_) => "Session owned by another daemon",
+            Self::SessionUnusable { .. } => "Session cannot start its agent",
             Self::SessionUnreadable { .. } => "Session record unreadable",
             Self::SessionRestoring(_) => "Session being restored",
             Self::StoreFull(_) => "Session store full",
             Self::StoreUnavailable(_) => "Session store unavailable",
+            Self::Agent(AgentError::TokenError { .. }) => "Agent credential rejected",
             Self::Agent(_) => "Agent error",
             Self::Unauthorized => "Unauthorized",
             Self::RouteNotFound(_) => "Not found",
@@ -244,13 +308,34 @@ impl ApiError {
             status: status.as_u16(),
             detail: self.to_string(),
             instance: None,
+            agent_error: self.agent_error(),
+        }
+    }
+
+    /// The agent's own error behind this problem, if an agent is what failed.
+    fn agent_error(&self) -> Option<AgentError> {
+        match self {
+            Self::Agent(error) => Some(error.clone()),
+            Self::AgentNotInstalled(message) => Some(AgentError::NotInstalled {
+                message: message.clone(),
+            }),
+            Self::AgentUnsupported(message) => Some(AgentError::UnsupportedAgent {
+                message: message.clone(),
+            }),
+            _ => None,
         }
     }
 }
 
 impl From<AgentError> for ApiError {
+    /// An agent that is missing or unsupported is a 409 problem, a rejected credential a 422;
+    /// anything else the agent failed at is a 502.
     fn from(error: AgentError) -> Self {
-        Self::Agent(error)
+        match error {
+            AgentError::NotInstalled { message } => Self::AgentNotInstalled(message),
+            AgentError::UnsupportedAgent { message } => Self::AgentUnsupported(message),
+            other => Self::Agent(other),
+        }
     }
 }
 

@@ -21,20 +21,36 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let limit = req
-            .extensions()
-            .get::<BodyLimit>()
-            .map_or(0, |limit| limit.0);
-        match Json::<T>::from_request(req, state).await {
+        let limits = BodyLimit::of(&req);
+        match limits.in_time(Json::<T>::from_request(req, state)).await? {
             Ok(Json(value)) => Ok(Self(value)),
-            Err(rejection) => Err(json_rejection(rejection, limit)),
+            Err(rejection) => Err(json_rejection(rejection, limits.0)),
         }
     }
 }
 
-/// The configured body limit, stored in request extensions so rejections can name it.
+/// The configured body size and time limits, stored in request extensions so extractors
+/// can apply them and rejections can name them.
 #[derive(Debug, Clone, Copy)]
-pub struct BodyLimit(pub usize);
+pub struct BodyLimit(pub usize, pub std::time::Duration);
+
+impl BodyLimit {
+    fn of(req: &Request) -> Self {
+        req.extensions()
+            .get::<BodyLimit>()
+            .copied()
+            .unwrap_or(BodyLimit(0, std::time::Duration::from_secs(60)))
+    }
+
+    /// Runs a body read, failing with 408 when the body takes longer than the limit.
+    async fn in_time<T>(self, read: impl Future<Output = T>) -> Result<T, ApiError> {
+        tokio::time::timeout(self.1, read)
+            .await
+            .map_err(|_| ApiError::RequestTimeout {
+                seconds: self.1.as_secs(),
+            })
+    }
+}
 
 fn json_rejection(rejection: JsonRejection, limit: usize) -> ApiError {
     match rejection {
@@ -46,6 +62,63 @@ fn json_rejection(rejection: JsonRejection, limit: usize) -> ApiError {
         }
         other => ApiError::InvalidBody(other.body_text()),
     }
+}
+
+/// The body of an operation that takes none: empty, or `{}` (with a JSON content type).
+/// Anything else is refused, so a request the schema does not describe is never accepted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiEmpty;
+
+/// The shape of [`ApiEmpty`]: an empty JSON object.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmptyObject {}
+
+impl<S> FromRequest<S> for ApiEmpty
+where
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let limits = BodyLimit::of(&req);
+        let json = req
+            .headers()
+            .get(axum::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(is_json);
+        let body = limits
+            .in_time(axum::body::Bytes::from_request(req, state))
+            .await?
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::PayloadTooLarge { limit: limits.0 }
+                } else {
+                    ApiError::InvalidBody(rejection.body_text())
+                }
+            })?;
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Self);
+        }
+        if !json {
+            return Err(ApiError::UnsupportedMediaType);
+        }
+        let EmptyObject {} = parse_optional_json(&body)?;
+        Ok(Self)
+    }
+}
+
+/// Whether a `Content-Type` value is JSON (`application/json`, with parameters or a
+/// `+json` suffix).
+pub fn is_json(content_type: &str) -> bool {
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 /// Parses an optional JSON body given as bytes (empty means `T::default()`), with the same

@@ -7,6 +7,7 @@ use sandbox_daemon::cli::{Cli, run};
 
 fn main() -> ExitCode {
     sandbox_daemon::memory::limit_arenas();
+    sandbox_daemon::secrets::protect_process();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SANDBOX_DAEMON_LOG")

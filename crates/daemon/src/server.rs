@@ -97,7 +97,7 @@ fn daemon_id(data_dir: &std::path::Path) -> std::io::Result<String> {
         Ok(id) if !id.trim().is_empty() => Ok(id.trim().to_string()),
         Ok(_) | Err(_) => {
             let id = uuid::Uuid::new_v4().to_string();
-            std::fs::write(&path, format!("{id}\n"))?;
+            crate::private::write_file(&path, format!("{id}\n").as_bytes())?;
             Ok(id)
         }
     }
@@ -192,6 +192,9 @@ async fn background(sessions: Arc<SessionManager>, import: bool) {
 
 /// Binds and serves in a background task until [`RunningServer::stop`].
 pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
+    let dir_mode = crate::session::files::dir_mode(config.sessions.agent_user.as_ref());
+    crate::private::ensure_dir(&config.sessions.data_dir, dir_mode)?;
+    crate::private::ensure_dir(&config.sessions.data_dir.join("sessions"), dir_mode)?;
     let data_lock = DataDirLock::acquire(&config.sessions.data_dir)?;
     raise_open_files_limit();
     let host = config.host.clone();
@@ -201,15 +204,12 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
     let import = legacy::begin(&sessions);
     let listener = TcpListener::bind((host.as_str(), port)).await?;
     let addr = listener.local_addr()?;
-    let app = build_app(sessions.clone(), &http);
+    let app = build_app(sessions.clone(), &http, Some(addr));
     let (shutdown, stop) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stop.await;
-            })
-            .await
-    });
+    let timeouts = http.timeouts;
+    let task = tokio::spawn(crate::serve::serve(listener, app, timeouts, async move {
+        let _ = stop.await;
+    }));
     let background = tokio::spawn(background(sessions.clone(), import));
     Ok(RunningServer {
         addr,
@@ -264,12 +264,13 @@ struct DataDirLock {
 impl DataDirLock {
     fn acquire(data_dir: &std::path::Path) -> std::io::Result<Self> {
         use std::os::fd::AsRawFd;
-        std::fs::create_dir_all(data_dir)?;
+        use std::os::unix::fs::OpenOptionsExt;
         let path = data_dir.join("daemon.lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
+            .mode(0o600)
             .open(&path)?;
         // SAFETY: flock on a file descriptor we own; the lock lives as long as the file.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {

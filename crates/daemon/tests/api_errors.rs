@@ -176,6 +176,7 @@ async fn unknown_agents_sessions_and_routes() {
     for (method, path, payload) in [
         (Method::GET, "/sessions/nope", None),
         (Method::DELETE, "/sessions/nope", None),
+        (Method::POST, "/sessions/nope/end", None),
         (
             Method::POST,
             "/sessions/nope/messages",
@@ -331,9 +332,8 @@ async fn unhealthy_starts_leave_the_id_free() {
         body(json!({"agent": "mock", "token": "bad-key", "validateToken": true})),
     )
     .await;
-    assert_eq!(bad_token.0, 200);
-    assert_eq!(bad_token.2["healthy"], false);
-    assert_eq!(bad_token.2["error"]["type"], "tokenError");
+    assert_problem(&bad_token, 422, "agent-credential-rejected");
+    assert_eq!(bad_token.2["agentError"]["type"], "tokenError");
     assert!(daemon.client.get_session("s1").await.is_err());
     // Not validated: the same token is accepted, and the id is usable.
     let ok = raw(
@@ -354,9 +354,9 @@ async fn unhealthy_starts_leave_the_id_free() {
         body(json!({"agent": "amp"})),
     )
     .await;
-    assert_eq!(unsupported.0, 200);
-    assert_eq!(unsupported.2["healthy"], false);
-    assert_eq!(unsupported.2["error"]["type"], "unsupportedAgent");
+    assert_problem(&unsupported, 409, "agent-unsupported");
+    assert_eq!(unsupported.2["agentError"]["type"], "unsupportedAgent");
+    assert!(daemon.client.get_session("s2").await.is_err());
 }
 
 #[tokio::test]
@@ -390,7 +390,7 @@ async fn agents_models_modes_and_install() {
         None,
     )
     .await;
-    assert_problem(&amp_install, 501, "install-unavailable");
+    assert_problem(&amp_install, 409, "install-unavailable");
     assert!(
         amp_install.2["detail"]
             .as_str()
@@ -405,7 +405,7 @@ async fn agents_models_modes_and_install() {
         None,
     )
     .await;
-    assert_problem(&amp_models, 501, "agent-unsupported");
+    assert_problem(&amp_models, 409, "agent-unsupported");
 }
 
 #[tokio::test]

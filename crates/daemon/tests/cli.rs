@@ -15,19 +15,21 @@ fn bin() -> Command {
 
 #[test]
 fn every_route_has_a_cli_subcommand() {
-    let doc = sandbox_daemon::routes::openapi::document();
-    let mut operations: Vec<String> = doc
-        .paths
-        .paths
+    let doc =
+        sandbox_daemon::routes::openapi::document(sandbox_daemon::routes::openapi::DocAuth::Token);
+    let mut operations: Vec<String> = doc["paths"]
+        .as_object()
+        .unwrap()
         .values()
         .flat_map(|item| {
-            [&item.get, &item.post, &item.put, &item.delete, &item.patch]
-                .into_iter()
-                .flatten()
+            item.as_object()
+                .unwrap()
+                .values()
                 .map(|op| {
-                    op.operation_id
-                        .clone()
+                    op["operationId"]
+                        .as_str()
                         .expect("every route has an operationId")
+                        .to_string()
                 })
                 .collect::<Vec<_>>()
         })
@@ -291,7 +293,7 @@ fn the_server_demands_a_token_choice() {
 fn the_server_starts_and_answers_with_a_token() {
     use std::io::{BufRead, BufReader};
     let data = tempfile::tempdir().unwrap();
-    let mut child = bin()
+    let child = bin()
         .args([
             "--token",
             "t0k",
@@ -305,11 +307,24 @@ fn the_server_starts_and_answers_with_a_token() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let url = line.trim().rsplit(' ').next().unwrap().to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    let mut child = KillOnDrop(child);
+    let mut stderr = BufReader::new(child.0.stderr.take().unwrap());
+    let mut seen = String::new();
+    let url = loop {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            panic!("the server exited before listening: {seen}");
+        }
+        seen.push_str(&line);
+        let last = line.trim().rsplit(' ').next().unwrap_or_default();
+        if last.starts_with("http://127.0.0.1:") {
+            break last.to_string();
+        }
+    };
+    assert!(
+        seen.contains("--token-file"),
+        "a token on the command line warns and names --token-file: {seen}"
+    );
     let health = bin().args(["health", "--endpoint", &url]).output().unwrap();
     assert!(health.status.success());
     let denied = bin()
@@ -324,9 +339,22 @@ fn the_server_starts_and_answers_with_a_token() {
         .unwrap();
     assert!(allowed.status.success());
     Command::new("kill")
-        .arg(child.id().to_string())
+        .arg(child.0.id().to_string())
         .status()
         .unwrap();
-    let status = child.wait().unwrap();
+    let status = child.0.wait().unwrap();
     assert!(status.success(), "SIGTERM shuts down cleanly: {status:?}");
+}
+
+/// Kills the child when a test panics before stopping it, so a failed
+/// assertion never leaves a daemon holding the test harness's pipes.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }

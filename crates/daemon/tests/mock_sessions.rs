@@ -224,7 +224,7 @@ async fn crash_ends_the_session_with_an_error() {
         Some(br#"{"message":"hi"}"#.to_vec()),
     )
     .await;
-    assert_problem(&later, 410, "session-ended");
+    assert_problem(&later, 409, "session-ended");
     let info = daemon.client.get_session("s").await.unwrap();
     assert_eq!(info.status, SessionStatus::Ended);
     assert_eq!(info.end_reason, Some(SessionEndReason::Error));
@@ -248,7 +248,6 @@ async fn ending_a_session_keeps_its_log() {
             "/sessions/s/messages",
             Some(br#"{"message":"hi"}"#.to_vec()),
         ),
-        (Method::DELETE, "/sessions/s", None),
         (Method::POST, "/sessions/s/cancel", None),
     ] {
         let response = raw(
@@ -259,8 +258,12 @@ async fn ending_a_session_keeps_its_log() {
             body,
         )
         .await;
-        assert_problem(&response, 410, "session-ended");
+        assert_problem(&response, 409, "session-ended");
     }
+    // Ending again is idempotent: the session is answered as it is, nothing is logged.
+    let again = daemon.client.end_session("s").await.unwrap();
+    assert_eq!(again, ended);
+    assert_eq!(daemon.events("s").await, events);
     // The stream of an ended session replays and closes.
     let replay = daemon
         .wait_for("s", |e| matches!(e.payload, EventPayload::SessionEnded(_)))

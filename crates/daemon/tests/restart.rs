@@ -127,7 +127,7 @@ async fn sessions_survive_a_restart() {
     assert_eq!(done.status, SessionStatus::Ended);
     assert_eq!(done.end_reason, Some(SessionEndReason::Terminated));
     let error = daemon.client.send_message("done", "hi").await.unwrap_err();
-    assert_eq!(error.problem().unwrap().status, 410);
+    assert_eq!(error.problem().unwrap().status, 409);
     assert_eq!(
         daemon
             .client
@@ -168,8 +168,11 @@ async fn a_failed_start_leaves_nothing_on_disk() {
         validate_token: Some(true),
         ..Default::default()
     };
-    let created = daemon.client.create_session("s", &request).await.unwrap();
-    assert!(!created.healthy);
+    let refused = daemon.client.create_session("s", &request).await;
+    assert!(
+        matches!(&refused, Err(sandbox_client::ClientError::Problem(p)) if p.status == 422),
+        "{refused:?}"
+    );
     assert!(!daemon.data_dir.path().join("sessions/s").exists());
     let daemon = daemon.restart().await;
     assert!(

@@ -102,7 +102,7 @@ async fn purge_removes_the_session_its_events_and_files_and_frees_the_id() {
     assert!(dir.join("agent").is_dir());
     let old_sid = daemon.query_sql(&format!("SELECT {}", sid("p"))).await[0][0].clone();
 
-    daemon.client.purge_session("p").await.unwrap();
+    daemon.client.delete_session("p").await.unwrap();
     assert_eq!(
         daemon
             .client
@@ -124,7 +124,7 @@ async fn purge_removes_the_session_its_events_and_files_and_frees_the_id() {
     .await;
     assert_problem(&events, 404, "session-not-found");
     assert!(!dir.exists(), "its files are gone");
-    let purged_again = daemon.client.purge_session("p").await.unwrap_err();
+    let purged_again = daemon.client.delete_session("p").await.unwrap_err();
     assert_eq!(purged_again.problem().unwrap().status, 404);
 
     // The id is free again, for a brand-new log.
@@ -146,7 +146,7 @@ async fn purge_removes_the_session_its_events_and_files_and_frees_the_id() {
     // A running session is ended first: its agent stops, its turn is over.
     daemon.mock_session("busy").await;
     daemon.client.send_message("busy", "slow").await.unwrap();
-    daemon.client.purge_session("busy").await.unwrap();
+    daemon.client.delete_session("busy").await.unwrap();
     assert!(!daemon.server.sessions().agent_running("busy").await);
     let listed = daemon.client.list_all_sessions().await.unwrap();
     assert_eq!(ids(&listed.sessions), ["p"]);
@@ -362,7 +362,7 @@ async fn an_unreadable_record_is_listed_and_its_id_stays_taken() {
     let message = daemon.client.send_message("v", "hi").await.unwrap_err();
     assert_eq!(message.problem().unwrap().status, 500);
     // Purging is how an operator clears it.
-    daemon.client.purge_session("u").await.unwrap();
+    daemon.client.delete_session("u").await.unwrap();
     daemon.mock_session("u").await;
 }
 
@@ -446,7 +446,7 @@ async fn daemons_sharing_a_database_read_everything_and_write_only_their_own() {
     };
     owned(b.client.send_message("s", "mine now").await.unwrap_err());
     owned(b.client.end_session("s").await.unwrap_err());
-    owned(b.client.purge_session("s").await.unwrap_err());
+    owned(b.client.delete_session("s").await.unwrap_err());
     let taken = b
         .client
         .create_session(

@@ -111,6 +111,7 @@ pub struct CreateSessionRequest {
     pub agent_version: Option<String>,
     /// Working directory (absolute, existing). Defaults to the daemon's working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^/")]
     pub cwd: Option<String>,
 }
 
@@ -118,12 +119,10 @@ pub struct CreateSessionRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CreateSessionResponse {
-    /// True when the agent started and the session is ready for messages.
+    /// Always true: the agent started and the session is ready for messages. An agent that
+    /// cannot start is a problem response instead (its `agentError` says why; nothing is
+    /// kept and the id may be used again).
     pub healthy: bool,
-    /// Why the agent could not start (only when `healthy` is false; the session is then not
-    /// kept and its id may be used again).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<AgentError>,
     /// The agent's own session id, when known at start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub native_session_id: Option<String>,
@@ -284,4 +283,8 @@ pub struct ProblemDetails {
     /// The request path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<String>,
+    /// The agent's own error, when the problem is that an agent could not do what was
+    /// asked (missing, unsupported, credential rejected, failed to start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_error: Option<AgentError>,
 }

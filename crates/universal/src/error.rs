@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// An agent-level error, tagged by `type`. Appears in `error` events and in
-/// `healthy:false` session-creation answers. Every variant has a human `message`.
+/// An agent-level error, tagged by `type`. Appears in `error` events and as the
+/// `agentError` of problem responses. Every variant has a human `message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum AgentError {

@@ -23,6 +23,7 @@ pub const OPERATIONS: &[(&str, &[&str])] = &[
     ("createSession", &["sessions", "create"]),
     ("getSession", &["sessions", "get"]),
     ("endSession", &["sessions", "end"]),
+    ("deleteSession", &["sessions", "delete"]),
     ("sendMessage", &["sessions", "send-message"]),
     ("cancelTurn", &["sessions", "cancel"]),
     ("getEvents", &["sessions", "get-messages"]),
@@ -105,14 +106,17 @@ pub enum SessionsCommand {
         #[command(flatten)]
         client: ClientArgs,
     },
-    /// DELETE /sessions/{id}: end the session (its events stay readable); with --purge,
-    /// remove it and its events.
+    /// POST /sessions/{id}/end: end the session (its events stay readable).
     End {
         /// Session id.
         id: String,
-        /// Remove the session and all its events (the id becomes free).
-        #[arg(long)]
-        purge: bool,
+        #[command(flatten)]
+        client: ClientArgs,
+    },
+    /// DELETE /sessions/{id}: remove the session and all its events (the id becomes free).
+    Delete {
+        /// Session id.
+        id: String,
         #[command(flatten)]
         client: ClientArgs,
     },
@@ -370,6 +374,7 @@ fn sessions_client_args(command: &SessionsCommand) -> &ClientArgs {
         SessionsCommand::Create(args) => &args.client,
         SessionsCommand::Get { client, .. }
         | SessionsCommand::End { client, .. }
+        | SessionsCommand::Delete { client, .. }
         | SessionsCommand::SendMessage { client, .. }
         | SessionsCommand::Cancel { client, .. }
         | SessionsCommand::GetMessages { client, .. }
@@ -429,15 +434,13 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             finish(client.create_session(&args.id, &request).await)
         }
         SessionsCommand::Get { id, .. } => finish(client.get_session(&id).await),
-        SessionsCommand::End {
-            id, purge: true, ..
-        } => finish(
-            client
-                .purge_session(&id)
-                .await
-                .map(|()| serde_json::json!({"purged": id})),
-        ),
         SessionsCommand::End { id, .. } => finish(client.end_session(&id).await),
+        SessionsCommand::Delete { id, .. } => finish(
+            client
+                .delete_session(&id)
+                .await
+                .map(|()| serde_json::json!({"deleted": id})),
+        ),
         SessionsCommand::SendMessage { id, message, .. } => {
             finish(client.send_message(&id, &message).await)
         }

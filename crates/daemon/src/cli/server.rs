@@ -8,8 +8,11 @@ use clap::Args;
 use sandbox_agents::ProviderEnv;
 use sandbox_agents::locate::BinaryLocator;
 
+use sandbox_agents::user::AgentUser;
+
 use crate::app::{DEFAULT_BODY_LIMIT, HttpSettings};
 use crate::auth::AuthConfig;
+use crate::serve::ConnectionTimeouts;
 use crate::server::{ServerConfig, default_data_dir, serve};
 use crate::session::SessionSettings;
 use crate::store::{StoreConfig, StoreOptions};
@@ -26,12 +29,37 @@ fn parse_duration(value: &str) -> Result<Duration, String> {
 /// Options of the server.
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
-    /// Require `Authorization: Bearer <TOKEN>` on every route but /health.
-    #[arg(long, env = "SANDBOX_DAEMON_TOKEN", conflicts_with = "no_token")]
+    /// Require `Authorization: Bearer <TOKEN>` on every route but /health. Prefer
+    /// `--token-file` or `SANDBOX_DAEMON_TOKEN`: every local user can read a command line.
+    #[arg(long, env = "SANDBOX_DAEMON_TOKEN", hide_env_values = true, conflicts_with_all = ["no_token", "token_file"])]
     pub token: Option<String>,
-    /// Run without authentication (only on a trusted network).
+    /// Read the bearer token from this file (keep it mode 0600).
+    #[arg(long, env = "SANDBOX_DAEMON_TOKEN_FILE", conflicts_with = "no_token")]
+    pub token_file: Option<PathBuf>,
+    /// Run without authentication (only on a trusted network). Requests must then name an
+    /// allowed host, come from an allowed origin and send JSON.
     #[arg(long)]
     pub no_token: bool,
+    /// With --no-token: a host name the daemon answers to besides the loopback names and
+    /// its own address (repeat for several).
+    #[arg(long = "allow-host")]
+    pub allowed_hosts: Vec<String>,
+    /// Run agents (and every process the daemon starts) as this user, so they cannot read
+    /// the daemon's memory, token or store. Their homes and the session's workspace are
+    /// handed to that user.
+    #[arg(long, env = "SANDBOX_DAEMON_AGENT_USER")]
+    pub agent_user: Option<String>,
+    /// Close a connection whose request head has not arrived within this (also how long
+    /// an idle keep-alive connection waits for its next request).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub header_read_timeout: Duration,
+    /// Refuse (408) a request whose body has not arrived within this.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub request_body_timeout: Duration,
+    /// Close a connection on which nothing has moved either way for this long (SSE
+    /// keep-alives count, so streams stay open).
+    #[arg(long, default_value = "2m", value_parser = parse_duration)]
+    pub connection_idle_timeout: Duration,
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
@@ -76,15 +104,34 @@ pub struct ServerArgs {
 impl ServerArgs {
     /// The server configuration, or why the arguments are not enough.
     pub fn config(&self) -> Result<ServerConfig, String> {
-        let auth = match (&self.token, self.no_token) {
+        let token = match &self.token_file {
+            Some(path) => Some(read_token_file(path)?),
+            None => self.token.clone(),
+        };
+        let auth = match (token, self.no_token) {
             (Some(token), false) if !token.is_empty() => AuthConfig::token(token.as_str()),
-            (Some(_), false) => return Err("--token must not be empty".into()),
+            (Some(_), false) => return Err("the token must not be empty".into()),
             (None, true) => AuthConfig::disabled(),
             (None, false) => {
-                return Err("pass --token <TOKEN> to require a bearer token on every request, or --no-token to run without authentication".into());
+                return Err("pass --token-file <FILE> (or SANDBOX_DAEMON_TOKEN) to require a bearer token on every request, or --no-token to run without authentication".into());
             }
-            (Some(_), true) => return Err("--token and --no-token exclude each other".into()),
+            (Some(_), true) => return Err("a token and --no-token exclude each other".into()),
         };
+        for timeout in [
+            self.header_read_timeout,
+            self.request_body_timeout,
+            self.connection_idle_timeout,
+        ] {
+            if timeout.is_zero() {
+                return Err("connection timeouts must be longer than 0".into());
+            }
+        }
+        let agent_user = self
+            .agent_user
+            .as_deref()
+            .map(AgentUser::lookup)
+            .transpose()
+            .map_err(|e| format!("--agent-user: {e}"))?;
         if self.sse_keep_alive_secs == 0 {
             return Err("--sse-keep-alive-secs must be at least 1".into());
         }
@@ -99,12 +146,19 @@ impl ServerArgs {
                 body_limit: self.max_body_bytes,
                 sse_keep_alive: Duration::from_secs(self.sse_keep_alive_secs),
                 cors_origins: self.cors_origins.clone(),
+                allowed_hosts: self.allowed_hosts.clone(),
+                timeouts: ConnectionTimeouts {
+                    header_read: self.header_read_timeout,
+                    idle: self.connection_idle_timeout,
+                },
+                body_timeout: self.request_body_timeout,
             },
             locator: BinaryLocator::from_process_env(Some(data_dir.join("agents"))),
             sessions: SessionSettings {
                 workspace_root: self.workspace_root.clone(),
                 idle_timeout: (!self.idle_timeout.is_zero()).then_some(self.idle_timeout),
                 retain_ended: self.retain_ended,
+                agent_user,
                 ..SessionSettings::new(data_dir, default_cwd)
             },
             store: self.store.as_deref().map(StoreConfig::parse).transpose()?,
@@ -117,8 +171,28 @@ impl ServerArgs {
     }
 }
 
+/// Reads a token file: its content, trimmed. Warns when others can read it.
+fn read_token_file(path: &std::path::Path) -> Result<String, String> {
+    use std::os::unix::fs::MetadataExt;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("--token-file {shown}: {e}"))?;
+    if meta.mode() & 0o077 != 0 {
+        eprintln!(
+            "warning: the token file {shown} can be read by other users (mode {:o}); chmod 600 it",
+            meta.mode() & 0o777
+        );
+    }
+    let token = std::fs::read_to_string(path).map_err(|e| format!("--token-file {shown}: {e}"))?;
+    Ok(token.trim().to_string())
+}
+
 /// Starts the daemon and serves until Ctrl-C / SIGTERM.
 pub async fn run(args: ServerArgs) -> ExitCode {
+    if std::env::args_os().any(|a| a == "--token" || a.to_string_lossy().starts_with("--token=")) {
+        eprintln!(
+            "warning: a token given with --token is visible to every local user (ps, /proc/<pid>/cmdline); pass it with --token-file or SANDBOX_DAEMON_TOKEN"
+        );
+    }
     let config = match args.config() {
         Ok(config) => config,
         Err(message) => {
@@ -126,6 +200,17 @@ pub async fn run(args: ServerArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(user) = &config.sessions.agent_user
+        && let Err(user) = sandbox_agents::user::run_agents_as(user.clone())
+    {
+        eprintln!("error: agents already run as {}", user.name);
+        return ExitCode::FAILURE;
+    }
+    if sandbox_agents::user::agents_run_as_root() {
+        eprintln!(
+            "warning: agents run as root, so they can read this daemon's memory, its token and its store; pass --agent-user <name> to run them as another user"
+        );
+    }
     match serve(config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

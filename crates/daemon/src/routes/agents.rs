@@ -13,7 +13,7 @@ use sandbox_universal::{
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::extract::ApiPath;
+use crate::extract::{ApiEmpty, ApiPath};
 
 fn driver(state: &AppState, name: &str) -> Result<Arc<dyn AgentDriver>, ApiError> {
     let agent: AgentId = name
@@ -41,8 +41,7 @@ fn supported(driver: Arc<dyn AgentDriver>) -> Result<Arc<dyn AgentDriver>, ApiEr
     tag = "agents",
     security(("bearer" = [])),
     responses(
-        (status = 200, body = AgentsResponse),
-        (status = 401, body = ProblemDetails, content_type = "application/problem+json")
+        (status = 200, body = AgentsResponse)
     )
 )]
 pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> {
@@ -75,7 +74,7 @@ pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> 
     responses(
         (status = 200, body = ModelsResponse),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 501, description = "Agent not supported by this build", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The agent is not installed, or not supported by this build", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent failed to list its models", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
@@ -98,7 +97,7 @@ pub async fn agent_models(
     responses(
         (status = 200, body = ModesResponse),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 501, description = "Agent not supported by this build", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 409, description = "The agent is not supported by this build", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn agent_modes(
@@ -110,7 +109,7 @@ pub async fn agent_modes(
 }
 
 /// Installs an agent. An agent whose binary is already present answers at once; downloading
-/// agents is not available in this build yet (501 problem naming how to provide the binary).
+/// agents is not available in this build yet (409 problem naming how to provide the binary).
 #[utoipa::path(
     post,
     path = "/agents/{agent}/install",
@@ -121,12 +120,13 @@ pub async fn agent_modes(
     responses(
         (status = 200, body = InstallResponse),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 501, description = "Installing is not available", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 409, description = "Installing is not available", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn install_agent(
     State(state): State<AppState>,
     ApiPath(agent): ApiPath<String>,
+    _body: ApiEmpty,
 ) -> Result<Json<InstallResponse>, ApiError> {
     let driver = driver(&state, &agent)?;
     let status = driver.status().await;

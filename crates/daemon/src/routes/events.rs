@@ -6,7 +6,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use sandbox_universal::{EventsResponse, ProblemDetails, UniversalEvent};
+use sandbox_universal::{EventsResponse, ProblemDetails};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -14,6 +14,7 @@ use super::AppState;
 use super::sse::Follower;
 use crate::error::ApiError;
 use crate::extract::{ApiPath, ApiQuery};
+use crate::session::SessionId;
 use crate::session::View;
 use crate::store::StoredEvent;
 
@@ -30,6 +31,7 @@ pub struct EventsQuery {
     /// Return events with `sequence > offset` (default 0).
     pub offset: Option<u64>,
     /// At most this many events (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u64>,
     /// Include each event's native JSON as `raw`.
     pub include_raw: Option<bool>,
@@ -63,7 +65,7 @@ pub struct SseQuery {
 )]
 pub async fn get_events(
     State(state): State<AppState>,
-    ApiPath(session_id): ApiPath<String>,
+    ApiPath(session_id): ApiPath<SessionId>,
     ApiQuery(query): ApiQuery<EventsQuery>,
 ) -> Result<Response, ApiError> {
     let limit = query.limit.unwrap_or(DEFAULT_LIMIT);
@@ -72,7 +74,7 @@ pub async fn get_events(
             "limit must be between 1 and {MAX_LIMIT}, got {limit}"
         )));
     }
-    let offset = query.offset.unwrap_or(0);
+    let offset = sequence(query.offset.unwrap_or(0), "offset")?;
     let include_raw = query.include_raw.unwrap_or(false);
     let page = state
         .sessions
@@ -122,7 +124,7 @@ fn events_body(events: &[Arc<StoredEvent>], has_more: bool, include_raw: bool) -
         SseQuery
     ),
     responses(
-        (status = 200, description = "An SSE stream of events", content_type = "text/event-stream", body = UniversalEvent),
+        (status = 200, description = "A stream of Server-Sent Events, one frame per event: `id: <sequence>`, `event: <type>` and `data: <the event as JSON, a UniversalEvent>` lines, then an empty line. Comment lines (`:` ...) are keep-alives, or say why events wait (the store cannot write). The stream ends after `sessionEnded`, or when the daemon stops (reconnect with `Last-Event-ID`).", content_type = "text/event-stream", body = String),
         (status = 400, description = "Bad offset or Last-Event-ID", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
@@ -130,7 +132,7 @@ fn events_body(events: &[Arc<StoredEvent>], has_more: bool, include_raw: bool) -
 )]
 pub async fn stream_events(
     State(state): State<AppState>,
-    ApiPath(session_id): ApiPath<String>,
+    ApiPath(session_id): ApiPath<SessionId>,
     ApiQuery(query): ApiQuery<SseQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -140,23 +142,25 @@ pub async fn stream_events(
             value
                 .to_str()
                 .ok()
-                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|v| (1..=18).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|v| v.parse::<u64>().ok())
                 .ok_or_else(|| {
                     ApiError::InvalidParameter(
-                        "Last-Event-ID must be an event sequence number".into(),
+                        "Last-Event-ID must be an event sequence number (1 to 18 digits)".into(),
                     )
                 })?,
         ),
     };
+    let offset = sequence(query.offset.unwrap_or(0), "offset")?;
     let sid = match state.sessions.view(&session_id).await? {
         View::Live(handle) => handle.sid,
         View::Stored(row) => row.sid,
     };
     let follower = Follower::new(
         state.sessions.clone(),
-        session_id,
+        session_id.to_string(),
         sid,
-        last_event_id.or(query.offset).unwrap_or(0),
+        last_event_id.unwrap_or(offset),
         query.include_raw.unwrap_or(false),
         state.sse_keep_alive,
     );
@@ -169,4 +173,16 @@ pub async fn stream_events(
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     Ok(response)
+}
+
+/// A sequence number as the store keeps it (a signed 64-bit integer, as the spec's
+/// `int64` says): anything larger is a 400, not a silently empty page.
+fn sequence(value: u64, name: &str) -> Result<u64, ApiError> {
+    if value > i64::MAX as u64 {
+        return Err(ApiError::InvalidParameter(format!(
+            "{name} must be at most {}, got {value}",
+            i64::MAX
+        )));
+    }
+    Ok(value)
 }

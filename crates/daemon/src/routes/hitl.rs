@@ -1,9 +1,6 @@
 //! Human in the loop: answering permission requests and questions.
 
-use axum::Extension;
-use axum::body::Bytes;
 use axum::extract::State;
-use axum::extract::rejection::BytesRejection;
 use axum::http::StatusCode;
 use sandbox_agents::QuestionAnswer;
 use sandbox_universal::{
@@ -12,7 +9,8 @@ use sandbox_universal::{
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::extract::{ApiJson, ApiPath, BodyLimit, parse_optional_json};
+use crate::extract::{ApiEmpty, ApiJson, ApiPath};
+use crate::session::SessionId;
 
 /// Answers a permission request with `once`, `always` (remembered for the session) or
 /// `reject`.
@@ -30,14 +28,13 @@ use crate::extract::{ApiJson, ApiPath, BodyLimit, parse_optional_json};
     responses(
         (status = 204, description = "Answered"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reply_permission(
     State(state): State<AppState>,
-    ApiPath((session_id, permission_id)): ApiPath<(String, String)>,
+    ApiPath((session_id, permission_id)): ApiPath<(SessionId, String)>,
     ApiJson(request): ApiJson<PermissionReplyRequest>,
 ) -> Result<StatusCode, ApiError> {
     let session = state.sessions.open(&session_id).await?;
@@ -63,14 +60,13 @@ pub async fn reply_permission(
         (status = 204, description = "Answered"),
         (status = 400, description = "Answers do not fit the questions", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reply_question(
     State(state): State<AppState>,
-    ApiPath((session_id, question_id)): ApiPath<(String, String)>,
+    ApiPath((session_id, question_id)): ApiPath<(SessionId, String)>,
     ApiJson(request): ApiJson<QuestionReplyRequest>,
 ) -> Result<StatusCode, ApiError> {
     let session = state.sessions.open(&session_id).await?;
@@ -95,25 +91,15 @@ pub async fn reply_question(
     responses(
         (status = 204, description = "Rejected"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reject_question(
     State(state): State<AppState>,
-    ApiPath((session_id, question_id)): ApiPath<(String, String)>,
-    Extension(limit): Extension<BodyLimit>,
-    body: Result<Bytes, BytesRejection>,
+    ApiPath((session_id, question_id)): ApiPath<(SessionId, String)>,
+    _body: ApiEmpty,
 ) -> Result<StatusCode, ApiError> {
-    let body = body.map_err(|rejection| {
-        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::PayloadTooLarge { limit: limit.0 }
-        } else {
-            ApiError::InvalidBody(rejection.body_text())
-        }
-    })?;
-    let QuestionRejectRequest {} = parse_optional_json(&body)?;
     let session = state.sessions.open(&session_id).await?;
     session
         .reply_question(question_id, QuestionAnswer::Rejected)

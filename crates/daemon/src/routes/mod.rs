@@ -23,6 +23,8 @@ pub struct AppState {
     pub sessions: Arc<SessionManager>,
     /// Interval of SSE keep-alive comments.
     pub sse_keep_alive: Duration,
+    /// Whether requests need a bearer token (the served OpenAPI document says so).
+    pub token_required: bool,
 }
 
 /// Every documented route, with its OpenAPI description.
@@ -38,8 +40,9 @@ pub fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(
             sessions::create_session,
             sessions::get_session,
-            sessions::end_session
+            sessions::delete_session
         ))
+        .routes(routes!(sessions::end_session))
         .routes(routes!(sessions::send_message))
         .routes(routes!(sessions::cancel_turn))
         .routes(routes!(events::get_events))

@@ -1,11 +1,21 @@
-//! The OpenAPI document, generated from the route annotations.
+//! The OpenAPI document, generated from the route annotations and completed with what
+//! every operation shares: the problems any request can meet (bad parameters or body,
+//! authentication, limits, internal faults), the constraints of path parameters, and the
+//! links between operations. The daemon serves the document that matches how it runs (with
+//! a token, or `--no-token`); `spec/openapi.json` is the one with a token.
 
 use std::sync::OnceLock;
 
+use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use sandbox_universal::AgentId;
+use serde_json::{Value, json};
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+
+use super::AppState;
+use crate::session::{MAX_SESSION_ID_LEN, SESSION_ID_PATTERN};
 
 /// Title, version, tags and the bearer security scheme; paths are added by the router.
 #[derive(OpenApi)]
@@ -44,13 +54,37 @@ pub fn base_document() -> utoipa::openapi::OpenApi {
     doc
 }
 
-/// The complete OpenAPI document of the daemon.
-pub fn document() -> &'static utoipa::openapi::OpenApi {
-    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
-    DOC.get_or_init(|| super::api_router().split_for_parts().1)
+/// How the daemon authenticates requests, which shapes its document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocAuth {
+    /// `Authorization: Bearer <token>` on every route but `/health` (401 without it).
+    Token,
+    /// `--no-token`: no credentials, but requests must name an allowed host, come from an
+    /// allowed origin and declare JSON bodies (403 / 415 otherwise).
+    NoToken,
 }
 
-/// The OpenAPI document of this API.
+/// Operations that take no body: an empty body or `{}` is accepted; `--no-token` requires
+/// the JSON content type on them too.
+const EMPTY_BODY_OPERATIONS: &[&str] = &["cancelTurn", "endSession", "installAgent"];
+
+/// The complete OpenAPI document of the daemon.
+pub fn document(auth: DocAuth) -> &'static Value {
+    static TOKEN: OnceLock<Value> = OnceLock::new();
+    static NO_TOKEN: OnceLock<Value> = OnceLock::new();
+    let cell = match auth {
+        DocAuth::Token => &TOKEN,
+        DocAuth::NoToken => &NO_TOKEN,
+    };
+    cell.get_or_init(|| {
+        let generated = super::api_router().split_for_parts().1;
+        let mut doc = serde_json::to_value(&generated).expect("OpenAPI serializes");
+        complete(&mut doc, auth);
+        doc
+    })
+}
+
+/// The OpenAPI document of this API, as this daemon runs (with or without a token).
 #[utoipa::path(
     get,
     path = "/openapi.json",
@@ -59,13 +93,245 @@ pub fn document() -> &'static utoipa::openapi::OpenApi {
     security(("bearer" = [])),
     responses((status = 200, description = "The OpenAPI document", content_type = "application/json"))
 )]
-pub async fn openapi_json() -> Response {
-    static JSON: OnceLock<String> = OnceLock::new();
-    let body = JSON.get_or_init(|| document().to_pretty_json().expect("OpenAPI serializes"));
+pub async fn openapi_json(State(state): State<AppState>) -> Response {
+    static JSON: [OnceLock<String>; 2] = [OnceLock::new(), OnceLock::new()];
+    let auth = if state.token_required {
+        DocAuth::Token
+    } else {
+        DocAuth::NoToken
+    };
+    let body = JSON[auth as usize]
+        .get_or_init(|| serde_json::to_string_pretty(document(auth)).expect("OpenAPI serializes"));
     let mut response = body.clone().into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
     response
+}
+
+fn problem(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}
+    })
+}
+
+fn with_header(mut response: Value, name: &str, description: &str) -> Value {
+    response["headers"][name] = json!({"description": description, "schema": {"type": "string"}});
+    response
+}
+
+/// Adds what every operation shares to the generated document.
+fn complete(doc: &mut Value, auth: DocAuth) {
+    let paths = doc["paths"].as_object_mut().expect("paths");
+    for item in paths.values_mut() {
+        let item = item.as_object_mut().expect("a path item");
+        for (method, operation) in item.iter_mut() {
+            complete_operation(method, operation, auth);
+        }
+    }
+    if auth == DocAuth::NoToken {
+        doc["components"]
+            .as_object_mut()
+            .expect("components")
+            .remove("securitySchemes");
+    }
+    add_links(doc);
+    name_agents(doc);
+    describe_frames(doc);
+}
+
+/// The SSE route answers a stream of frames, not one JSON body: each frame (as Open API
+/// 3.2's `itemSchema` describes a sequential media type) carries the event's sequence as
+/// `id`, its type as `event` and the event itself as JSON in `data`.
+fn describe_frames(doc: &mut Value) {
+    let Some(media) = doc.pointer_mut(
+        "/paths/~1sessions~1{sessionId}~1events~1sse/get/responses/200/content/text~1event-stream",
+    ) else {
+        return;
+    };
+    let media = media.as_object_mut().expect("a media type");
+    media.remove("schema");
+    media.insert(
+        "itemSchema".into(),
+        json!({
+            "type": "object",
+            "required": ["id", "event", "data"],
+            "properties": {
+                "id": {"type": "string", "pattern": "^[0-9]{1,18}$", "description": "The event's sequence (resume with `Last-Event-ID`)."},
+                "event": {"type": "string", "description": "The event's `type`."},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": "#/components/schemas/UniversalEvent"},
+                    "description": "The event, as JSON."
+                }
+            }
+        }),
+    );
+}
+
+/// What the create request's schema alone cannot say: `agent` is one of the agents this
+/// build knows, and `bypass` needs `dangerouslySkipPermissions: true`.
+fn name_agents(doc: &mut Value) {
+    let Some(request) = doc.pointer_mut("/components/schemas/CreateSessionRequest") else {
+        return;
+    };
+    request["properties"]["agent"]["enum"] =
+        json!(AgentId::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>());
+    request["if"] = json!({
+        "properties": {"permissionMode": {"const": "bypass"}},
+        "required": ["permissionMode"],
+    });
+    request["then"] = json!({
+        "properties": {"dangerouslySkipPermissions": {"const": true}},
+        "required": ["dangerouslySkipPermissions"],
+    });
+    request["examples"] = json!([{"agent": "mock"}]);
+}
+
+fn complete_operation(method: &str, operation: &mut Value, auth: DocAuth) {
+    let id = operation["operationId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let mut has_params = false;
+    if let Some(params) = operation
+        .get_mut("parameters")
+        .and_then(Value::as_array_mut)
+    {
+        for param in params {
+            has_params = true;
+            constrain(param);
+        }
+    }
+    if EMPTY_BODY_OPERATIONS.contains(&id.as_str()) {
+        operation["requestBody"] = json!({
+            "description": "Nothing, or an empty JSON object",
+            "required": auth == DocAuth::NoToken,
+            "content": {"application/json": {"schema": {"type": "object", "maxProperties": 0}}}
+        });
+    }
+    let has_body = operation.get("requestBody").is_some();
+    let secured = operation["security"]
+        .as_array()
+        .is_some_and(|s| !s.is_empty());
+    let responses = operation["responses"].as_object_mut().expect("responses");
+    let mut add = |status: &str, response: Value| {
+        responses.entry(status.to_string()).or_insert(response);
+    };
+    if has_params || has_body {
+        add(
+            "400",
+            problem("Invalid path or query parameter, or malformed JSON body"),
+        );
+    }
+    match auth {
+        DocAuth::Token if secured => add(
+            "401",
+            with_header(
+                problem("Missing or wrong bearer token"),
+                "WWW-Authenticate",
+                "`Bearer`",
+            ),
+        ),
+        DocAuth::Token => {}
+        DocAuth::NoToken => add(
+            "403",
+            problem(
+                "The Host header names a host this daemon does not serve, or the Origin is not allowed (`--allow-host`, `--cors-origin`)",
+            ),
+        ),
+    }
+    if has_body {
+        add("413", problem("The body is larger than the limit"));
+        add(
+            "415",
+            problem("The body is not declared as `application/json`"),
+        );
+        add("422", problem("The body does not match the schema"));
+    }
+    add("500", problem("A fault of the daemon"));
+    for status in ["503", "507"] {
+        if let Some(response) = responses.get_mut(status) {
+            *response = with_header(
+                response.clone(),
+                "Retry-After",
+                "Seconds to wait before retrying",
+            );
+        }
+    }
+    if auth == DocAuth::NoToken {
+        operation
+            .as_object_mut()
+            .expect("operation")
+            .remove("security");
+    }
+    let _ = method;
+}
+
+/// The schema constraints of path and header parameters the daemon enforces.
+fn constrain(param: &mut Value) {
+    let schema = match (param["in"].as_str(), param["name"].as_str()) {
+        (Some("path"), Some("sessionId")) => json!({
+            "type": "string",
+            "pattern": SESSION_ID_PATTERN,
+            "minLength": 1,
+            "maxLength": MAX_SESSION_ID_LEN,
+        }),
+        (Some("path"), Some("agent")) => json!({
+            "type": "string",
+            "enum": AgentId::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
+        }),
+        (Some("path"), _) => json!({"type": "string", "minLength": 1}),
+        (Some("header"), Some("Last-Event-ID")) => {
+            json!({"type": "string", "pattern": "^[0-9]{1,18}$"})
+        }
+        _ => return,
+    };
+    param["schema"] = schema;
+}
+
+/// Links from a created session to what can be done with it (stateful clients and
+/// testers follow them).
+fn add_links(doc: &mut Value) {
+    let Some(created) = doc.pointer_mut("/paths/~1sessions~1{sessionId}/post/responses/201") else {
+        return;
+    };
+    let session = json!({"sessionId": "$request.path.sessionId"});
+    let mut links = serde_json::Map::new();
+    for operation in [
+        "getSession",
+        "sendMessage",
+        "cancelTurn",
+        "getEvents",
+        "streamEvents",
+        "endSession",
+        "deleteSession",
+    ] {
+        links.insert(
+            operation.to_string(),
+            json!({"operationId": operation, "parameters": session}),
+        );
+    }
+    created["links"] = Value::Object(links);
+    // A session's pending requests lead to their answers.
+    let Some(info) = doc.pointer_mut("/paths/~1sessions~1{sessionId}/get/responses/200") else {
+        return;
+    };
+    let pending = |operation: &str, id: &str, list: &str| {
+        json!({
+            "operationId": operation,
+            "parameters": {
+                "sessionId": "$request.path.sessionId",
+                id: format!("$response.body#/{list}/0/{id}"),
+            }
+        })
+    };
+    info["links"] = json!({
+        "replyPermission": pending("replyPermission", "permissionId", "pendingPermissions"),
+        "replyQuestion": pending("replyQuestion", "questionId", "pendingQuestions"),
+        "rejectQuestion": pending("rejectQuestion", "questionId", "pendingQuestions"),
+    });
 }

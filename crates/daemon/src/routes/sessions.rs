@@ -3,7 +3,6 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use sandbox_universal::{
     CancelResponse, CreateSessionRequest, CreateSessionResponse, ProblemDetails,
     SendMessageRequest, SendMessageResponse, SessionInfo, SessionListResponse, SessionStatus,
@@ -13,7 +12,8 @@ use utoipa::IntoParams;
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::extract::{ApiEmpty, ApiJson, ApiPath, ApiQuery};
+use crate::session::SessionId;
 
 /// Query of `GET /sessions`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -21,6 +21,7 @@ use crate::extract::{ApiJson, ApiPath, ApiQuery};
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// The `nextCursor` of the previous page.
+    #[param(pattern = "^[0-9]{1,18}$")]
     pub cursor: Option<String>,
     /// Page size (1–1000, default 100).
     #[param(minimum = 1, maximum = 1000)]
@@ -56,9 +57,9 @@ pub async fn list_sessions(
     ))
 }
 
-/// Creates a session with a client-chosen id and starts its agent. `201` with
-/// `healthy: true` when ready; `200` with `healthy: false` and an `AgentError` when the agent
-/// could not start (the id stays free).
+/// Creates a session with a client-chosen id and starts its agent: `201` with
+/// `healthy: true` when ready. An agent that cannot start is a problem whose `agentError`
+/// says why (the id stays free).
 #[utoipa::path(
     post,
     path = "/sessions/{sessionId}",
@@ -69,27 +70,22 @@ pub async fn list_sessions(
     request_body = CreateSessionRequest,
     responses(
         (status = 201, description = "Session ready", body = CreateSessionResponse),
-        (status = 200, description = "The agent could not start", body = CreateSessionResponse),
         (status = 400, description = "Bad id or configuration", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "The id is taken (by any stored session, ended or unreadable ones too)", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 422, description = "Body of the wrong shape", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The id is taken (by any stored session, ended or unreadable ones too), or the agent is not installed or not supported by this build (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 422, description = "Body of the wrong shape, or the provider rejected the credential (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 502, description = "The agent failed to start (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable, or the id is still being restored", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn create_session(
     State(state): State<AppState>,
-    ApiPath(session_id): ApiPath<String>,
+    ApiPath(session_id): ApiPath<SessionId>,
     ApiJson(request): ApiJson<CreateSessionRequest>,
 ) -> Result<(StatusCode, Json<CreateSessionResponse>), ApiError> {
     let response = state.sessions.create(&session_id, request).await?;
-    let status = if response.healthy {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    Ok((status, Json(response)))
+    Ok((StatusCode::CREATED, Json(response)))
 }
 
 /// One session: agent, status, pending permissions and questions, event count.
@@ -109,51 +105,58 @@ pub async fn create_session(
 )]
 pub async fn get_session(
     State(state): State<AppState>,
-    ApiPath(session_id): ApiPath<String>,
+    ApiPath(session_id): ApiPath<SessionId>,
 ) -> Result<Json<SessionInfo>, ApiError> {
     Ok(Json(state.sessions.info(&session_id).await?))
 }
 
-/// Query of `DELETE /sessions/{sessionId}`.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct EndQuery {
-    /// Also remove the session and all its events (any session, ended or not; the id
-    /// becomes free).
-    pub purge: Option<bool>,
-}
-
-/// Ends a session: stops the agent, cancels what is pending and logs `sessionEnded`; its
-/// events stay readable. With `purge=true`, removes the session and its events instead
-/// (ending it first if needed): 204.
+/// Ends a session: stops the agent, cancels what is pending and logs `sessionEnded`. The
+/// session and its events stay readable (`DELETE` removes them). Ending an ended session
+/// answers it as it is.
 #[utoipa::path(
-    delete,
-    path = "/sessions/{sessionId}",
+    post,
+    path = "/sessions/{sessionId}/end",
     operation_id = "endSession",
     tag = "sessions",
     security(("bearer" = [])),
-    params(("sessionId" = String, Path, description = "Session id"), EndQuery),
+    params(("sessionId" = String, Path, description = "Session id")),
     responses(
         (status = 200, description = "The ended session", body = SessionInfo),
-        (status = 204, description = "Purged"),
-        (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Owned by another daemon sharing the store", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "Already ended (without `purge`)", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn end_session(
     State(state): State<AppState>,
-    ApiPath(session_id): ApiPath<String>,
-    ApiQuery(query): ApiQuery<EndQuery>,
-) -> Result<Response, ApiError> {
-    if query.purge.unwrap_or(false) {
-        state.sessions.purge(&session_id).await?;
-        return Ok(StatusCode::NO_CONTENT.into_response());
-    }
-    Ok(Json(state.sessions.end(&session_id).await?).into_response())
+    ApiPath(session_id): ApiPath<SessionId>,
+    _body: ApiEmpty,
+) -> Result<Json<SessionInfo>, ApiError> {
+    Ok(Json(state.sessions.end(&session_id).await?))
+}
+
+/// Removes a session and all its events (ending it first if it runs); its id becomes free.
+#[utoipa::path(
+    delete,
+    path = "/sessions/{sessionId}",
+    operation_id = "deleteSession",
+    tag = "sessions",
+    security(("bearer" = [])),
+    params(("sessionId" = String, Path, description = "Session id")),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
+    )
+)]
+pub async fn delete_session(
+    State(state): State<AppState>,
+    ApiPath(session_id): ApiPath<SessionId>,
+) -> Result<StatusCode, ApiError> {
+    state.sessions.purge(&session_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Sends a user message, starting a turn (202). While a turn runs, another message is
@@ -169,8 +172,7 @@ pub async fn end_session(
     responses(
         (status = 202, description = "Turn started", body = SendMessageResponse),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "A turn is running, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent could not take the message", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable, or the session is being restored", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
@@ -178,7 +180,7 @@ pub async fn end_session(
 )]
 pub async fn send_message(
     State(state): State<AppState>,
-    ApiPath(session_id): ApiPath<String>,
+    ApiPath(session_id): ApiPath<SessionId>,
     ApiJson(request): ApiJson<SendMessageRequest>,
 ) -> Result<(StatusCode, Json<SendMessageResponse>), ApiError> {
     let session = state.sessions.open(&session_id).await?;
@@ -197,14 +199,14 @@ pub async fn send_message(
     responses(
         (status = 202, description = "Cancelling", body = CancelResponse),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "No turn is running, or another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 410, description = "The session has ended", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "No turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn cancel_turn(
     State(state): State<AppState>,
-    ApiPath(session_id): ApiPath<String>,
+    ApiPath(session_id): ApiPath<SessionId>,
+    _body: ApiEmpty,
 ) -> Result<(StatusCode, Json<CancelResponse>), ApiError> {
     let session = state.sessions.open(&session_id).await?;
     let turn_id = session.cancel().await?;

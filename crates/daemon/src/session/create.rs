@@ -76,16 +76,11 @@ impl SessionManager {
                 }
                 Ok(CreateSessionResponse {
                     healthy: true,
-                    error: None,
                     native_session_id,
                 })
             }
             (Ok(_), None) => Err(ApiError::SessionExists(id.to_string())),
-            (Err(StartFailure::Agent(error)), _) => Ok(CreateSessionResponse {
-                healthy: false,
-                error: Some(error),
-                native_session_id: None,
-            }),
+            (Err(StartFailure::Agent(error)), _) => Err(ApiError::from(error)),
             (Err(StartFailure::Api(error)), _) => Err(error),
         }
     }
@@ -108,7 +103,7 @@ impl SessionManager {
                 ApiError::Internal(detail)
             })
         };
-        files::create_dir(&dir).map_err(io)?;
+        files::create_dir(&dir, self.settings.agent_user.as_ref()).map_err(io)?;
         if let Some(token) = request.token.as_deref().filter(|t| !t.is_empty()) {
             files::save_token(&dir, token).map_err(io)?;
         }
@@ -147,7 +142,7 @@ impl SessionManager {
             core,
             driver,
             dir,
-            self.settings.idle_timeout,
+            self.settings.clone(),
         ));
         *handle.actor.lock().await = Some(handle.spawn_actor(agent_session));
         Ok(handle)
@@ -175,7 +170,7 @@ struct Started {
 enum StartFailure {
     /// A request or daemon error.
     Api(ApiError),
-    /// The agent failed to start (`healthy: false`).
+    /// The agent failed to start (a problem response; nothing is kept).
     Agent(sandbox_universal::AgentError),
 }
 

@@ -1,41 +1,50 @@
-//! A session's local files, under `<data dir>/sessions/<id>/` (mode 0700): `agent/` (the
-//! agent's private HOME and config, given to the driver as `state_dir`) and `token` (the
-//! session's credential override, mode 0600). The credential never goes to the store, so a
-//! database shared by a fleet never holds one.
+//! A session's local files, under `<data dir>/sessions/<id>/` (mode 0700; 0711 with an
+//! agent user, who may then traverse it but not list it): `agent/` (the agent's private
+//! HOME and config, given to the driver as `state_dir`; the agent user's own, mode 0700)
+//! and `token` (the session's credential override, mode 0600). The credential never goes
+//! to the store, so a database shared by a fleet never holds one.
 
-use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
+
+use sandbox_agents::user::AgentUser;
+
+use crate::private;
 
 /// Directory given to the agent as its private state.
 pub const AGENT_DIR: &str = "agent";
 /// File holding the session's `token`.
 pub const TOKEN_FILE: &str = "token";
 
-/// Creates an empty session directory only the daemon's user can read, with its agent
-/// subdirectory, replacing any leftover of an earlier session with the same id (the caller
-/// has checked that the store holds no session with this id).
-pub fn create_dir(dir: &Path) -> std::io::Result<()> {
+/// The mode of the daemon's directories on the way to agent homes: private, or
+/// traversable (not listable) by the agent user.
+pub fn dir_mode(agent_user: Option<&AgentUser>) -> u32 {
+    if agent_user.is_some() { 0o711 } else { 0o700 }
+}
+
+/// Creates an empty session directory, with its agent subdirectory owned by the agent user
+/// (or the daemon's), replacing any leftover of an earlier session with the same id (the
+/// caller has checked that the store holds no session with this id).
+pub fn create_dir(dir: &Path, agent_user: Option<&AgentUser>) -> std::io::Result<()> {
     if dir.exists() {
         std::fs::remove_dir_all(dir)?;
     }
-    std::fs::create_dir_all(dir.join(AGENT_DIR))?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    private::ensure_dir(dir, dir_mode(agent_user))?;
+    let agent = dir.join(AGENT_DIR);
+    private::ensure_dir(&agent, 0o700)?;
+    if let Some(user) = agent_user {
+        user.own_tree(&agent)?;
+    }
     Ok(())
+}
+
+/// Fails unless the session directory is the daemon's alone (see [`private::check_dir`]).
+pub fn check_dir(dir: &Path) -> std::io::Result<()> {
+    private::check_dir(dir)
 }
 
 /// Keeps the session's credential override, readable only by the daemon's user.
 pub fn save_token(dir: &Path, token: &str) -> std::io::Result<()> {
-    let temp = dir.join(format!("{TOKEN_FILE}.tmp"));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temp)?;
-    file.write_all(token.as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(temp, dir.join(TOKEN_FILE))
+    private::write_file(&dir.join(TOKEN_FILE), token.as_bytes())
 }
 
 /// The session's credential override, if it has one.
@@ -58,12 +67,13 @@ pub fn remove_dir(dir: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn tokens_are_private_and_survive() {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("s");
-        create_dir(&dir).unwrap();
+        create_dir(&dir, None).unwrap();
         assert_eq!(load_token(&dir).unwrap(), None);
         save_token(&dir, "sk-secret").unwrap();
         assert_eq!(load_token(&dir).unwrap().as_deref(), Some("sk-secret"));

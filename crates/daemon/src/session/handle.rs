@@ -10,6 +10,7 @@ use sandbox_agents::{AgentDriver, EventSink, QuestionAnswer};
 use sandbox_universal::{PermissionReply, SessionEndReason, SessionEnded, SessionInfo};
 use tokio::sync::{mpsc, oneshot};
 
+use super::SessionSettings;
 use super::actor::{ActorSlot, Command, Respond, run_actor};
 use super::core::{EventMeta, SessionCore};
 use super::files;
@@ -28,7 +29,7 @@ pub struct SessionHandle {
     pub(super) actor: Arc<ActorSlot>,
     driver: Arc<dyn AgentDriver>,
     dir: PathBuf,
-    idle_timeout: Option<Duration>,
+    settings: Arc<SessionSettings>,
     last_used: Mutex<Instant>,
 }
 
@@ -39,7 +40,7 @@ impl SessionHandle {
         core: Arc<SessionCore>,
         driver: Arc<dyn AgentDriver>,
         dir: PathBuf,
-        idle_timeout: Option<Duration>,
+        settings: Arc<SessionSettings>,
     ) -> Self {
         Self {
             record,
@@ -48,7 +49,7 @@ impl SessionHandle {
             actor: Arc::new(tokio::sync::Mutex::new(None)),
             driver,
             dir,
-            idle_timeout,
+            settings,
             last_used: Mutex::new(Instant::now()),
         }
     }
@@ -85,7 +86,7 @@ impl SessionHandle {
             command_rx,
             signal_rx,
             self.actor.clone(),
-            self.idle_timeout,
+            self.settings.idle_timeout,
         ));
         commands
     }
@@ -93,6 +94,21 @@ impl SessionHandle {
     /// Brings the agent back through the driver's `restore`. When it cannot come back the
     /// session ends with the error.
     async fn restore_agent(&self) -> Result<mpsc::UnboundedSender<Command>, ApiError> {
+        // Checked again exactly as at creation: the daemon may have been down while its
+        // files or the cwd changed.
+        let unusable = |detail: String| ApiError::SessionUnusable {
+            session: self.id().to_string(),
+            detail,
+        };
+        if self.dir.exists() {
+            files::check_dir(&self.dir).map_err(|e| unusable(e.to_string()))?;
+        } else {
+            // A session taken over from another daemon sharing the store (or whose files
+            // were removed): its agent starts from a fresh private dir here.
+            files::create_dir(&self.dir, self.settings.agent_user.as_ref())
+                .map_err(|e| unusable(e.to_string()))?;
+        }
+        super::validate::recheck_cwd(&self.settings, &self.record.cwd).map_err(unusable)?;
         let token = files::load_token(&self.dir).map_err(|e| {
             ApiError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
         })?;
@@ -111,7 +127,7 @@ impl SessionHandle {
                     },
                     EventMeta::daemon(true),
                 );
-                Err(ApiError::Agent(error))
+                Err(ApiError::from(error))
             }
         }
     }

@@ -99,6 +99,17 @@ pub async fn import_all(manager: &SessionManager) {
     }
     let mut complete = true;
     for legacy in found {
+        // A directory someone else owns (or can write) is never imported: what it says
+        // could make the daemon run an agent where an attacker chose. Said at every start.
+        if let Err(error) = crate::private::check_dir(&legacy.dir) {
+            complete = false;
+            tracing::error!(session = %legacy.id, %error, "not importing a JSON-lines session");
+            if let Some(pending) = imports.pending.lock().expect("imports lock").as_mut() {
+                pending.remove(&legacy.id);
+            }
+            imports.bump();
+            continue;
+        }
         match import_one(manager.store(), &legacy).await {
             Ok(events) => {
                 tracing::info!(session = %legacy.id, events, "imported a JSON-lines session")
@@ -115,7 +126,7 @@ pub async fn import_all(manager: &SessionManager) {
     }
     if complete
         && let Err(error) = std::fs::create_dir_all(&sessions_dir)
-            .and_then(|()| std::fs::write(sessions_dir.join(MARKER), b"imported\n"))
+            .and_then(|()| crate::private::write_file(&sessions_dir.join(MARKER), b"imported\n"))
     {
         tracing::warn!(%error, "could not mark the JSON-lines import done");
     }

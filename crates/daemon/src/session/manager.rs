@@ -52,7 +52,7 @@ pub enum View {
 /// Creates, loads, finds, ends and purges sessions.
 pub struct SessionManager {
     pub(super) registry: AgentRegistry,
-    pub(super) settings: SessionSettings,
+    pub(super) settings: Arc<SessionSettings>,
     pub(super) store: Arc<Store>,
     pub(super) heads: Arc<Heads>,
     pub(super) loaded: Mutex<HashMap<String, Slot>>,
@@ -66,7 +66,7 @@ impl SessionManager {
     pub fn new(registry: AgentRegistry, settings: SessionSettings, store: Arc<Store>) -> Self {
         Self {
             registry,
-            settings,
+            settings: Arc::new(settings),
             store,
             heads: Arc::new(Heads::default()),
             loaded: Mutex::default(),
@@ -212,7 +212,7 @@ impl SessionManager {
             core,
             self.registry.get(record.agent),
             self.sessions_dir().join(id),
-            self.settings.idle_timeout,
+            self.settings.clone(),
         )))
     }
 
@@ -347,8 +347,12 @@ impl SessionManager {
     /// Ends a session (its events stay readable); answers it as it ended.
     pub async fn end(&self, id: &str) -> Result<SessionInfo, ApiError> {
         let handle = self.open(id).await?;
-        handle.end().await?;
-        Ok(handle.info())
+        // Ending is idempotent: a session that has ended (before, or concurrently) is
+        // simply answered as it is.
+        match handle.end().await {
+            Ok(()) | Err(ApiError::SessionEnded(_)) => Ok(handle.info()),
+            Err(error) => Err(error),
+        }
     }
 
     /// Removes a session and its events (ending it first if needed).

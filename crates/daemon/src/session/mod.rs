@@ -23,7 +23,7 @@ pub use self::core::SessionCore;
 pub use handle::SessionHandle;
 pub use manager::{DEFAULT_LIST_LIMIT, EventPage, MAX_LIST_LIMIT, SessionManager, View};
 pub use state::STATE_VERSION;
-pub use validate::{MAX_SESSION_ID_LEN, validate_session_id};
+pub use validate::{MAX_SESSION_ID_LEN, SESSION_ID_PATTERN, SessionId, validate_session_id};
 
 /// A loaded session with no agent running is let go after this long unused.
 pub const DEFAULT_EVICT_AFTER: Duration = Duration::from_secs(10);
@@ -47,6 +47,8 @@ pub struct SessionSettings {
     pub retain_ended: Option<Duration>,
     /// A loaded session with no agent running is let go after this long unused.
     pub evict_after: Duration,
+    /// The user agents run as (`--agent-user`); `None`: the daemon's own.
+    pub agent_user: Option<sandbox_agents::user::AgentUser>,
 }
 
 impl SessionSettings {
@@ -59,6 +61,7 @@ impl SessionSettings {
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
             retain_ended: None,
             evict_after: DEFAULT_EVICT_AFTER,
+            agent_user: None,
         }
     }
 }

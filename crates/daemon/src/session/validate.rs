@@ -79,17 +79,61 @@ pub(super) fn resolve_cwd(
             requested.display()
         )));
     }
-    if let Some(root) = &settings.workspace_root {
-        let root = root.canonicalize().unwrap_or_else(|_| root.clone());
-        if !canonical.starts_with(&root) {
-            return Err(ApiError::InvalidSessionConfig(format!(
-                "cwd `{}` is outside the workspace root `{}`",
-                requested.display(),
-                root.display()
-            )));
+    let root = settings
+        .workspace_root
+        .as_ref()
+        .map(|root| root.canonicalize().unwrap_or_else(|_| root.clone()));
+    if let Some(root) = &root
+        && !canonical.starts_with(root)
+    {
+        return Err(ApiError::InvalidSessionConfig(format!(
+            "cwd `{}` is outside the workspace root `{}`",
+            requested.display(),
+            root.display()
+        )));
+    }
+    if let Some(user) = &settings.agent_user
+        && !user.can_write(&canonical)
+    {
+        // The workspace root is the daemon's to hand over; anything else is the user's call.
+        match &root {
+            Some(root) if canonical.starts_with(root) => {
+                user.own_tree(&canonical).map_err(|e| {
+                    ApiError::Internal(format!(
+                        "giving `{}` to the agent user `{}`: {e}",
+                        canonical.display(),
+                        user.name
+                    ))
+                })?;
+            }
+            _ => {
+                return Err(ApiError::InvalidSessionConfig(format!(
+                    "cwd `{}` is not writable by the agent user `{}`: give it to that user (e.g. `chown -R {} {}`), or use a directory under --workspace-root, which the daemon hands over itself",
+                    canonical.display(),
+                    user.name,
+                    user.name,
+                    canonical.display()
+                )));
+            }
         }
     }
     Ok(canonical)
+}
+
+/// Checks a stored session's cwd again, exactly as at creation, before its agent starts: it
+/// must still resolve to the same directory (a symlink swapped in meanwhile is refused),
+/// inside the workspace root, usable by the agent user.
+pub(super) fn recheck_cwd(settings: &SessionSettings, stored: &Path) -> Result<(), String> {
+    let stored_text = stored.to_str().ok_or("the stored cwd is not UTF-8")?;
+    let resolved = resolve_cwd(settings, Some(stored_text)).map_err(|e| e.to_string())?;
+    if resolved != stored {
+        return Err(format!(
+            "cwd `{}` now leads to `{}` (a symbolic link changed)",
+            stored.display(),
+            resolved.display()
+        ));
+    }
+    Ok(())
 }
 
 /// The permission mode a request asks for; `bypass` needs `dangerouslySkipPermissions`.
@@ -109,5 +153,28 @@ pub(super) fn resolve_permission_mode(
             )))
         }
         (mode, _) => Ok(mode.unwrap_or_default()),
+    }
+}
+
+/// The session ids clients may choose, as a regular expression (for the OpenAPI document).
+pub const SESSION_ID_PATTERN: &str = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$";
+
+/// A valid session id, as taken from a request path (400 otherwise).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionId(String);
+
+impl std::ops::Deref for SessionId {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for SessionId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(deserializer)?;
+        validate_session_id(&id).map_err(serde::de::Error::custom)?;
+        Ok(Self(id))
     }
 }

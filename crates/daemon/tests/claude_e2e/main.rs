@@ -123,20 +123,21 @@ async fn credentials(ctx: Arc<Ctx>) -> Observed {
         validate_token: Some(true),
         ..ctx.request("bad-key")
     };
-    let created = ctx.create("bad-key", request).await;
-    assert!(!created.healthy);
+    let refused = ctx.refused("bad-key", request).await;
+    assert_eq!(refused.status, 422, "{refused:?}");
     assert!(
-        matches!(created.error, Some(AgentError::TokenError { .. })),
-        "{created:?}"
+        matches!(refused.agent_error, Some(AgentError::TokenError { .. })),
+        "{refused:?}"
     );
     let request = CreateSessionRequest {
         agent_version: Some("0.0.1".into()),
         ..ctx.request("old")
     };
-    let created = ctx.create("old", request).await;
+    let refused = ctx.refused("old", request).await;
+    assert_eq!(refused.status, 409, "{refused:?}");
     assert!(
-        matches!(created.error, Some(AgentError::NotInstalled { .. })),
-        "{created:?}"
+        matches!(refused.agent_error, Some(AgentError::NotInstalled { .. })),
+        "{refused:?}"
     );
     let token = "sk-ant-session-override";
     let request = CreateSessionRequest {

@@ -55,6 +55,18 @@ impl Ctx {
             .unwrap()
     }
 
+    /// Creates a session the daemon must refuse, and returns its problem.
+    pub async fn refused(
+        &self,
+        name: &str,
+        request: CreateSessionRequest,
+    ) -> sandbox_universal::ProblemDetails {
+        match self.daemon.client.create_session(name, &request).await {
+            Err(sandbox_client::ClientError::Problem(problem)) => *problem,
+            other => panic!("{name}: expected a problem, got {other:?}"),
+        }
+    }
+
     pub async fn session(&self, name: &str) -> CreateSessionResponse {
         self.healthy(name, self.request(name)).await
     }

@@ -228,7 +228,7 @@ async fn validate_token_checks_the_key() {
             },
         )
         .await;
-    // A rejected key answers healthy:false with a tokenError, and no session is kept.
+    // A rejected key answers a 422 problem with a tokenError, and no session is kept.
     let rejected = codex
         .daemon
         .client
@@ -241,10 +241,12 @@ async fn validate_token_checks_the_key() {
                 ..CreateSessionRequest::default()
             },
         )
-        .await
-        .unwrap();
-    assert!(!rejected.healthy);
-    let error = rejected.error.expect("an error");
+        .await;
+    let Err(sandbox_client::ClientError::Problem(problem)) = rejected else {
+        panic!("a rejected key is a problem: {rejected:?}");
+    };
+    assert_eq!(problem.status, 422, "{problem:?}");
+    let error = problem.agent_error.expect("an agentError");
     assert_eq!(error.kind(), "tokenError", "{error}");
     assert!(codex.daemon.client.get_session("rejected").await.is_err());
     let checks: Vec<_> = codex

@@ -79,6 +79,12 @@ pub struct Options {
     pub retain_ended: Option<Duration>,
     /// How long an unused session without agent stays loaded (default 10 s).
     pub evict_after: Option<Duration>,
+    /// `--allow-host`.
+    pub allowed_hosts: Vec<String>,
+    /// Connection timeouts.
+    pub timeouts: sandbox_daemon::serve::ConnectionTimeouts,
+    /// `--request-body-timeout`.
+    pub body_timeout: Duration,
 }
 
 /// The store test daemons use: SQLite in the data dir, or with `SANDBOX_TEST_STORE=postgres`
@@ -113,6 +119,9 @@ impl Default for Options {
             idle_timeout: None,
             retain_ended: None,
             evict_after: None,
+            allowed_hosts: Vec::new(),
+            timeouts: Default::default(),
+            body_timeout: sandbox_daemon::app::DEFAULT_BODY_TIMEOUT,
         }
     }
 }
@@ -170,6 +179,9 @@ impl TestDaemon {
                 body_limit: options.body_limit,
                 sse_keep_alive: options.sse_keep_alive,
                 cors_origins: options.cors_origins.clone(),
+                allowed_hosts: options.allowed_hosts.clone(),
+                timeouts: options.timeouts,
+                body_timeout: options.body_timeout,
             },
             sessions: SessionSettings {
                 workspace_root: options.workspace_root.clone(),
@@ -363,10 +375,14 @@ pub async fn raw(
     content_type: Option<&str>,
     body: Option<Vec<u8>>,
 ) -> (u16, String, serde_json::Value) {
+    let method_is_post = method == reqwest::Method::POST;
     let mut request = reqwest::Client::new().request(method, url);
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
+    // Bodiless POSTs declare JSON, as every client must for a daemon without a token.
+    let content_type =
+        content_type.or((method_is_post && body.is_none()).then_some("application/json"));
     if let Some(content_type) = content_type {
         request = request.header("content-type", content_type);
     }

@@ -1,0 +1,226 @@
+//! What keeps requests a web page could forge away from the API, and what bounds a
+//! request's head.
+//!
+//! Without a token (`--no-token`) anything that reaches the port is trusted, so the daemon
+//! refuses what a browser could be tricked into sending: a `Host` that is not one of its
+//! names (DNS rebinding: 403 `forbidden-host`), an `Origin` the `--cors-origin` list does not
+//! allow (403 `forbidden-origin`), and a `POST` whose content type is not JSON (a form or
+//! `text/plain` request needs no CORS preflight; 415). `DELETE` cannot be sent cross-site
+//! without a preflight at all. With a token these checks are not needed: a browser never
+//! sends the bearer token on its own.
+//!
+//! Always: a URL longer than [`MAX_URI_BYTES`] gets 414, request headers over
+//! [`MAX_HEADER_BYTES`] get 431 (problem details, where hyper would answer with an empty
+//! body).
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+use crate::extract::is_json;
+
+/// Longest accepted request URL (path and query), in bytes.
+pub const MAX_URI_BYTES: usize = 8 << 10;
+/// Largest accepted request headers, in bytes.
+pub const MAX_HEADER_BYTES: usize = 64 << 10;
+
+/// The host names and origins a `--no-token` daemon accepts.
+#[derive(Debug, Clone)]
+pub struct BrowserGuard {
+    enabled: bool,
+    hosts: Arc<HashSet<String>>,
+    any_origin: bool,
+    origins: Arc<HashSet<String>>,
+}
+
+impl BrowserGuard {
+    /// The checks of a daemon bound to `bound` (`enabled` without a token): its own
+    /// address, the loopback names and `extra_hosts` are allowed hosts; `cors_origins` are
+    /// allowed origins (`*` for any).
+    pub fn new(
+        enabled: bool,
+        bound: Option<SocketAddr>,
+        extra_hosts: &[String],
+        cors_origins: &[String],
+    ) -> Self {
+        let mut hosts: HashSet<String> = ["localhost", "127.0.0.1", "::1"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        if let Some(addr) = bound {
+            hosts.insert(addr.ip().to_string());
+        }
+        hosts.extend(extra_hosts.iter().map(|h| normalize_host(h)));
+        Self {
+            enabled,
+            hosts: Arc::new(hosts),
+            any_origin: cors_origins.iter().any(|o| o == "*"),
+            origins: Arc::new(
+                cors_origins
+                    .iter()
+                    .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
+                    .collect(),
+            ),
+        }
+    }
+
+    fn check(&self, request: &Request) -> Result<(), ApiError> {
+        let uri_len = request
+            .uri()
+            .path_and_query()
+            .map_or(0, |p| p.as_str().len());
+        if uri_len > MAX_URI_BYTES {
+            return Err(ApiError::UriTooLong {
+                limit: MAX_URI_BYTES,
+            });
+        }
+        let header_bytes: usize = request
+            .headers()
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len() + 4)
+            .sum();
+        if header_bytes > MAX_HEADER_BYTES {
+            return Err(ApiError::HeadersTooLarge {
+                limit: MAX_HEADER_BYTES,
+            });
+        }
+        if !self.enabled {
+            return Ok(());
+        }
+        let host = request
+            .headers()
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+            .or_else(|| request.uri().authority().map(|a| a.to_string()));
+        if let Some(host) = host
+            && !self.hosts.contains(&normalize_host(&host))
+        {
+            return Err(ApiError::ForbiddenHost(host));
+        }
+        if let Some(origin) = request.headers().get(header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or_default();
+            let allowed = self.any_origin
+                || self
+                    .origins
+                    .contains(&origin.trim_end_matches('/').to_ascii_lowercase());
+            if !allowed {
+                return Err(ApiError::ForbiddenOrigin(origin.to_string()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Without a token, a state-changing request must say it is JSON (checked on the
+    /// routes that exist, so an unknown method still gets its 405).
+    fn check_content_type(&self, request: &Request) -> Result<(), ApiError> {
+        if !self.enabled || request.method() != Method::POST {
+            return Ok(());
+        }
+        let json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(is_json);
+        if json {
+            Ok(())
+        } else {
+            Err(ApiError::UnsupportedMediaType)
+        }
+    }
+}
+
+/// `Host: Example.COM:2468` → `example.com`; `[::1]:80` → `::1`.
+fn normalize_host(host: &str) -> String {
+    let host = host.trim().to_ascii_lowercase();
+    if let Some(rest) = host.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or_default().to_string();
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name.to_string(),
+        _ => host,
+    }
+}
+
+/// Middleware applying the [`BrowserGuard`]'s host, origin and size checks (every request).
+pub async fn guard(State(guard): State<BrowserGuard>, request: Request, next: Next) -> Response {
+    match guard.check(&request) {
+        Ok(()) => next.run(request).await,
+        Err(error) => error.into_response(),
+    }
+}
+
+/// Route middleware applying the [`BrowserGuard`]'s JSON rule to matched routes.
+pub async fn json_only(
+    State(guard): State<BrowserGuard>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match guard.check_content_type(&request) {
+        Ok(()) => next.run(request).await,
+        Err(error) => error.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(method: Method, headers: &[(&str, &str)]) -> Request {
+        let mut builder = Request::builder().method(method).uri("/sessions");
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        builder.body(axum::body::Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn hosts_origins_and_content_types() {
+        let guard = BrowserGuard::new(
+            true,
+            Some("10.0.0.5:2468".parse().unwrap()),
+            &["sandbox.internal".into()],
+            &["http://localhost:5173".into()],
+        );
+        let ok = |h: &[(&str, &str)]| guard.check(&request(Method::GET, h)).is_ok();
+        assert!(ok(&[("host", "localhost:2468")]));
+        assert!(ok(&[("host", "127.0.0.1")]));
+        assert!(ok(&[("host", "[::1]:2468")]));
+        assert!(ok(&[("host", "10.0.0.5:2468")]));
+        assert!(ok(&[("host", "Sandbox.Internal:80")]));
+        assert!(!ok(&[("host", "evil.example:2468")]));
+        assert!(ok(&[
+            ("host", "localhost"),
+            ("origin", "http://localhost:5173")
+        ]));
+        assert!(!ok(&[
+            ("host", "localhost"),
+            ("origin", "http://evil.example")
+        ]));
+        let post = |h: &[(&str, &str)]| {
+            let request = request(Method::POST, h);
+            guard.check(&request).is_ok() && guard.check_content_type(&request).is_ok()
+        };
+        assert!(post(&[
+            ("host", "localhost"),
+            ("content-type", "application/json")
+        ]));
+        assert!(!post(&[
+            ("host", "localhost"),
+            ("content-type", "text/plain")
+        ]));
+        assert!(!post(&[("host", "localhost")]));
+
+        let open = BrowserGuard::new(false, None, &[], &[]);
+        assert!(
+            open.check(&request(Method::POST, &[("host", "evil.example")]))
+                .is_ok()
+        );
+    }
+}
