@@ -5,7 +5,9 @@
 # skip loudly otherwise; SANDBOX_REQUIRE_AGENTS=1 SANDBOX_REQUIRE_NETNS=1 make them mandatory.
 # The store tests run on SQLite, then again on PostgreSQL when a server is installed here
 # (scripts/test-postgres.sh starts a throw-away cluster); without one they skip loudly, and
-# SANDBOX_REQUIRE_POSTGRES=1 makes them mandatory.
+# SANDBOX_REQUIRE_POSTGRES=1 makes them mandatory. The Schemathesis conformance run
+# (scripts/conformance.sh) skips loudly when it cannot install Schemathesis, unless
+# SANDBOX_REQUIRE_CONFORMANCE=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +29,9 @@ step "tests: daemon, agents, client, universal" \
   cargo test --workspace --exclude sandbox-testkit
 step "tests: test kit (fake provider, real-agent smoke tests)" \
   cargo test -p sandbox-testkit
+
+step "API conformance (Schemathesis, all checks and phases, token and --no-token)" \
+  scripts/conformance.sh
 
 # The daemon's API and store tests once more, on a PostgreSQL store.
 postgres_tests() {

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# API conformance: Schemathesis (pinned, from PyPI) against the daemon's own OpenAPI
+# document, with every check and every phase (examples, coverage, fuzzing, stateful), once
+# with a token and once with --no-token. Any failure fails this script.
+#
+# Usage: scripts/conformance.sh [path/to/sandbox-daemon]   (default: builds target/debug)
+# Schemathesis is installed into a virtualenv under ~/.cache/sandbox-daemon (pip uses its
+# own configured index). When it cannot be installed the run is skipped loudly, unless
+# SANDBOX_REQUIRE_CONFORMANCE=1 (CI) makes that a failure.
+# SCHEMATHESIS_EXAMPLES (default 40) and SCHEMATHESIS_SEED (default fixed, so CI is
+# repeatable) tune the run; give another seed to explore.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=4.32.5
+examples="${SCHEMATHESIS_EXAMPLES:-40}"
+seed="${SCHEMATHESIS_SEED:-20261122}"
+venv="${XDG_CACHE_HOME:-$HOME/.cache}/sandbox-daemon/schemathesis-$version"
+
+skip_or_fail() {
+  if [ "${SANDBOX_REQUIRE_CONFORMANCE:-}" = 1 ]; then
+    echo "schemathesis is required (SANDBOX_REQUIRE_CONFORMANCE=1): $1" >&2
+    exit 1
+  fi
+  printf '\n!! SKIPPED: the Schemathesis conformance run (%s)\n' "$1"
+  exit 0
+}
+
+if [ ! -x "$venv/bin/schemathesis" ] || [ "$("$venv/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $version" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv" >/dev/null 2>&1 || skip_or_fail "python3 -m venv failed"
+  "$venv/bin/pip" install --quiet "schemathesis==$version" || skip_or_fail "pip could not install schemathesis==$version"
+fi
+
+daemon="${1:-}"
+if [ -z "$daemon" ]; then
+  cargo build --quiet -p sandbox-daemon
+  daemon=target/debug/sandbox-daemon
+fi
+
+work=$(mktemp -d)
+pid=
+cleanup() {
+  if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Starts the daemon with the given flags on a free port; sets $url.
+start() {
+  local name="$1"; shift
+  mkdir -p "$work/$name"
+  "$daemon" --port 0 --data-dir "$work/$name/data" --sse-keep-alive-secs 1 "$@" \
+    2>"$work/$name/stderr" &
+  pid=$!
+  url=
+  for _ in $(seq 100); do
+    url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/$name/stderr" | head -1 || true)
+    [ -n "$url" ] && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  cat "$work/$name/stderr" >&2
+  echo "the daemon ($name) did not start" >&2
+  exit 1
+}
+
+stop() {
+  kill "$pid" && wait "$pid" || true
+  pid=
+}
+
+# SSE reads end at the request timeout (a live session's stream never ends by itself).
+run() {
+  (cd "$work" && "$venv/bin/schemathesis" --config-file "$OLDPWD/scripts/schemathesis.toml" \
+    run "$url/openapi.json" --checks all --phases examples,coverage,fuzzing,stateful \
+    --max-examples "$examples" --seed "$seed" --request-timeout 3 --no-color "$@")
+}
+
+printf 'token\n' >"$work/bearer"
+chmod 600 "$work/bearer"
+start token --token-file "$work/bearer"
+echo "== schemathesis $version, with a token ($url)"
+run -H "Authorization: Bearer token"
+stop
+
+start no-token --no-token
+echo "== schemathesis $version, with --no-token ($url)"
+run
+stop
