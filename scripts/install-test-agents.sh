@@ -6,22 +6,28 @@
 #   SANDBOX_TEST_AGENTS_DIR=/x scripts/...    # another cache directory
 #
 # Default cache: $HOME/.cache/sandbox-daemon/test-agents. npm uses its own configured
-# registry. The pins must match crates/testkit/src/agents/mod.rs.
+# registry. Pins: scripts/test-agents.tsv (generated from the agents' manifest).
 set -euo pipefail
 
 CACHE="${SANDBOX_TEST_AGENTS_DIR:-$HOME/.cache/sandbox-daemon/test-agents}"
 NPM_DIR="$CACHE/npm"
 NM="$NPM_DIR/node_modules"
 
-# package@version, one per agent (Claude 2.1.330 declares node>=22; on Node 20 npm warns
-# EBADENGINE and installs it anyway, which is fine: the CLI is a native binary).
-PINS=(
-  "@anthropic-ai/claude-code@2.1.330"
-  "@openai/codex@0.169.0"
-  "opencode-ai@1.18.33"
-  "@mariozechner/pi-coding-agent@0.73.1"
-  "@ampcode/cli@0.0.1790142911-g7618fb"
-)
+# The pins and where each package keeps its real executable come from the agents'
+# manifest (crates/agents/src/manifest.rs) through the generated scripts/test-agents.tsv:
+# `agent <TAB> package@version <TAB> candidate...`, a `!` candidate only when it is a native
+# binary. (Claude 2.1.330 declares node>=22; on Node 20 npm warns EBADENGINE and installs it
+# anyway, which is fine: the CLI is a native binary.)
+TSV="$(dirname "$0")/test-agents.tsv"
+AGENTS=()
+PINS=()
+declare -A CANDIDATES
+while IFS=$'\t' read -r agent pin candidates; do
+  case "$agent" in '#'* | '') continue ;; esac
+  AGENTS+=("$agent")
+  PINS+=("$pin")
+  CANDIDATES[$agent]="$candidates"
+done <"$TSV"
 
 case "$(uname -m)" in
   x86_64 | amd64) ARCH=x64; TRIPLE=x86_64-unknown-linux-musl ;;
@@ -31,23 +37,24 @@ esac
 
 is_elf() { [ -f "$1" ] && [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
 
-# Prints the real executable of one agent (same rules as the Rust `agents` module).
+# Prints the real executable of one agent: its first candidate that qualifies, else the
+# last (the same rule as sandbox_agents::manifest::npm_executable).
 executable() {
-  case "$1" in
-    claude)
-      if is_elf "$NM/@anthropic-ai/claude-code/bin/claude.exe"; then
-        echo "$NM/@anthropic-ai/claude-code/bin/claude.exe"
-      else
-        echo "$NM/@anthropic-ai/claude-code-linux-$ARCH/claude"
-      fi ;;
-    codex) echo "$NM/@openai/codex-linux-$ARCH/vendor/$TRIPLE/bin/codex" ;;
-    opencode) echo "$NM/opencode-linux-$ARCH/bin/opencode" ;;
-    pi) echo "$NM/@mariozechner/pi-coding-agent/dist/cli.js" ;;
-    amp) echo "$NM/@ampcode/cli-linux-$ARCH/amp" ;;
-  esac
+  local candidate path last=""
+  IFS=$'\t' read -r -a list <<<"${CANDIDATES[$1]}"
+  for candidate in "${list[@]}"; do
+    path="${candidate#!}"
+    path="$NM/${path//\{arch\}/$ARCH}"
+    path="${path//\{triple\}/$TRIPLE}"
+    last="$path"
+    if [ "${candidate:0:1}" = '!' ]; then
+      is_elf "$path" && { echo "$path"; return; }
+    elif [ -f "$path" ]; then
+      echo "$path"; return
+    fi
+  done
+  echo "$last"
 }
-
-AGENTS=(claude codex opencode pi amp)
 
 all_present() {
   [ -f "$NPM_DIR/.pins" ] && [ "$(cat "$NPM_DIR/.pins")" = "${PINS[*]}" ] || return 1

@@ -1,5 +1,6 @@
 //! The driver trait every agent implements, and what a session start needs.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use async_trait::async_trait;
@@ -10,50 +11,66 @@ use sandbox_universal::{
 
 use crate::EventSink;
 
-/// Provider credentials and endpoints taken from the daemon's own environment
-/// (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`, `CLAUDE_CODE_OAUTH_TOKEN`, `OPENAI_API_KEY`,
-/// `OPENAI_BASE_URL`). A session's `token` overrides the key for that session.
+/// Provider credentials and endpoints taken from the daemon's own environment: every
+/// variable the agents' manifest names (`credential_vars`, `endpoint_vars`), by name. A
+/// session's `token` overrides the key for that session.
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct ProviderEnv {
-    /// `ANTHROPIC_API_KEY`.
-    pub anthropic_api_key: Option<String>,
-    /// `ANTHROPIC_BASE_URL`.
-    pub anthropic_base_url: Option<String>,
-    /// `CLAUDE_CODE_OAUTH_TOKEN`.
-    pub claude_code_oauth_token: Option<String>,
-    /// `OPENAI_API_KEY`.
-    pub openai_api_key: Option<String>,
-    /// `OPENAI_BASE_URL`.
-    pub openai_base_url: Option<String>,
+    vars: BTreeMap<String, String>,
 }
 
 impl ProviderEnv {
-    /// Reads the standard variables from the process environment (empty values count as unset).
+    /// Reads every variable the manifest names from the process environment (empty values
+    /// count as unset).
     pub fn from_process_env() -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        Self {
-            anthropic_api_key: var("ANTHROPIC_API_KEY"),
-            anthropic_base_url: var("ANTHROPIC_BASE_URL"),
-            claude_code_oauth_token: var("CLAUDE_CODE_OAUTH_TOKEN"),
-            openai_api_key: var("OPENAI_API_KEY"),
-            openai_base_url: var("OPENAI_BASE_URL"),
+        let mut env = Self::default();
+        for spec in &crate::manifest::MANIFEST {
+            for name in spec.credential_vars.iter().chain(spec.endpoint_vars) {
+                if let Some(value) = std::env::var(name).ok().filter(|v| !v.is_empty()) {
+                    env.vars.insert(name.to_string(), value);
+                }
+            }
         }
+        env
+    }
+
+    /// This environment with `name` set to `value` (for embedding and tests).
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.vars.insert(name.to_string(), value.into());
+        self
+    }
+
+    /// The value of `name`, when set.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
+    /// The session's `token` if it has one, else the first of `vars` that is set.
+    pub fn credential(&self, token: Option<&str>, vars: &[&str]) -> Option<String> {
+        token
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .or_else(|| vars.iter().find_map(|v| self.get(v)).map(str::to_string))
     }
 }
 
 impl std::fmt::Debug for ProviderEnv {
+    /// Names every variable; credentials' values are hidden.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let set = |v: &Option<String>| if v.is_some() { "<set>" } else { "<unset>" };
-        f.debug_struct("ProviderEnv")
-            .field("anthropic_api_key", &set(&self.anthropic_api_key))
-            .field("anthropic_base_url", &self.anthropic_base_url)
-            .field(
-                "claude_code_oauth_token",
-                &set(&self.claude_code_oauth_token),
-            )
-            .field("openai_api_key", &set(&self.openai_api_key))
-            .field("openai_base_url", &self.openai_base_url)
-            .finish()
+        let secret = |name: &str| {
+            crate::manifest::MANIFEST
+                .iter()
+                .any(|s| s.credential_vars.contains(&name))
+        };
+        let mut map = f.debug_map();
+        for (name, value) in &self.vars {
+            if secret(name) {
+                map.entry(name, &"<set>");
+            } else {
+                map.entry(name, value);
+            }
+        }
+        map.finish()
     }
 }
 
@@ -215,29 +232,29 @@ pub trait AgentSession: Send {
     async fn shutdown(&mut self);
 }
 
-impl ProviderEnv {
-    /// The Anthropic credential for a session: its `token` (an OAuth token when it starts
-    /// with `sk-ant-oat`), else `ANTHROPIC_API_KEY`, else `CLAUDE_CODE_OAUTH_TOKEN`.
-    pub fn anthropic_credentials(&self, token: Option<&str>) -> Credentials {
-        match token.filter(|t| !t.is_empty()) {
-            Some(t) if t.starts_with("sk-ant-oat") => Credentials::OAuthToken(t.to_string()),
-            Some(t) => Credentials::ApiKey(t.to_string()),
-            None => match (&self.anthropic_api_key, &self.claude_code_oauth_token) {
-                (Some(key), _) => Credentials::ApiKey(key.clone()),
-                (None, Some(oauth)) => Credentials::OAuthToken(oauth.clone()),
-                (None, None) => Credentials::None,
-            },
-        }
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// The OpenAI credential for a session: its `token`, else `OPENAI_API_KEY`.
-    pub fn openai_credentials(&self, token: Option<&str>) -> Credentials {
-        match token.filter(|t| !t.is_empty()) {
-            Some(t) => Credentials::ApiKey(t.to_string()),
-            None => self
-                .openai_api_key
-                .clone()
-                .map_or(Credentials::None, Credentials::ApiKey),
-        }
+    #[test]
+    fn provider_env_is_keyed_and_hides_credentials() {
+        let env = ProviderEnv::default()
+            .with("OPENAI_API_KEY", "sk-secret")
+            .with("OPENAI_BASE_URL", "http://127.0.0.1:9/v1");
+        assert_eq!(env.get("OPENAI_BASE_URL"), Some("http://127.0.0.1:9/v1"));
+        assert_eq!(env.get("ANTHROPIC_API_KEY"), None);
+        assert_eq!(
+            env.credential(None, &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]),
+            Some("sk-secret".into())
+        );
+        assert_eq!(
+            env.credential(Some("tok"), &["OPENAI_API_KEY"]),
+            Some("tok".into())
+        );
+        let shown = format!("{env:?}");
+        assert!(
+            !shown.contains("sk-secret") && shown.contains("127.0.0.1"),
+            "{shown}"
+        );
     }
 }

@@ -11,6 +11,7 @@ pub mod codex;
 pub mod driver;
 pub mod items;
 pub mod locate;
+pub mod manifest;
 pub mod mock;
 pub mod process;
 pub mod registry;

@@ -62,28 +62,14 @@ impl AgentRegistry {
     }
 }
 
-/// The binary names each agent is installed under.
+/// The binary names each agent is installed under (from the manifest).
 pub fn binary_names(agent: AgentId) -> &'static [&'static str] {
-    match agent {
-        AgentId::Claude => &["claude"],
-        AgentId::Codex => &["codex"],
-        AgentId::Opencode => &["opencode"],
-        AgentId::Amp => &["amp"],
-        AgentId::Pi => &["pi"],
-        AgentId::Mock => &[],
-    }
+    crate::manifest::spec(agent).binary_names
 }
 
-/// Display names.
+/// Display names (from the manifest).
 pub fn display_name(agent: AgentId) -> &'static str {
-    match agent {
-        AgentId::Claude => "Claude Code",
-        AgentId::Codex => "Codex",
-        AgentId::Opencode => "OpenCode",
-        AgentId::Amp => "Amp",
-        AgentId::Pi => "Pi",
-        AgentId::Mock => "Mock agent",
-    }
+    crate::manifest::spec(agent).display_name
 }
 
 /// A known agent this build cannot drive yet: it reports whether the binary is installed,

@@ -34,10 +34,7 @@ fn fixture() -> Fixture {
     std::fs::create_dir_all(&state_dir).unwrap();
     let context = DriverContext {
         locator: BinaryLocator::new(HashMap::from([(AgentId::Claude, fake_cli())]), None, None),
-        provider_env: ProviderEnv {
-            anthropic_api_key: Some("sk-ant-test".into()),
-            ..ProviderEnv::default()
-        },
+        provider_env: ProviderEnv::default().with("ANTHROPIC_API_KEY", "sk-ant-test"),
     };
     let config = SessionConfig {
         session_id: "s".into(),

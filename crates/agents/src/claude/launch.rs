@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use sandbox_universal::PermissionMode;
 
 use crate::process::{ProcessSpec, base_env};
-use crate::{Credentials, SessionConfig};
+use crate::{Credentials, ProviderEnv, SessionConfig};
 
 /// Variables that turn off everything but model calls: telemetry, error reports, the
 /// auto-updater, the `/bug` command and other non-essential traffic.
@@ -194,6 +194,28 @@ impl LaunchPlan {
     }
 }
 
+/// Claude's credential for a session: its `token` (an OAuth token when it starts with
+/// `sk-ant-oat`), else `ANTHROPIC_API_KEY`, else `CLAUDE_CODE_OAUTH_TOKEN`.
+pub fn credentials(provider: &ProviderEnv, token: Option<&str>) -> Credentials {
+    match token.filter(|t| !t.is_empty()) {
+        Some(t) if t.starts_with("sk-ant-oat") => Credentials::OAuthToken(t.to_string()),
+        Some(t) => Credentials::ApiKey(t.to_string()),
+        None => match (
+            provider.get("ANTHROPIC_API_KEY"),
+            provider.get("CLAUDE_CODE_OAUTH_TOKEN"),
+        ) {
+            (Some(key), _) => Credentials::ApiKey(key.to_string()),
+            (None, Some(oauth)) => Credentials::OAuthToken(oauth.to_string()),
+            (None, None) => Credentials::None,
+        },
+    }
+}
+
+/// The Anthropic endpoint from the daemon's environment, when set.
+pub fn base_url(provider: &ProviderEnv) -> Option<&str> {
+    provider.get("ANTHROPIC_BASE_URL")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,5 +333,36 @@ mod tests {
         );
         assert!(!not_root.env.contains_key("IS_SANDBOX"));
         assert!(!not_root.env.contains_key("ANTHROPIC_BASE_URL"));
+    }
+
+    #[test]
+    fn credentials_prefer_the_session_token_then_the_key_then_oauth() {
+        let none = ProviderEnv::default();
+        assert_eq!(credentials(&none, None), Credentials::None);
+        let oauth = none
+            .clone()
+            .with("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat-env");
+        assert_eq!(
+            credentials(&oauth, None),
+            Credentials::OAuthToken("sk-ant-oat-env".into())
+        );
+        let both = oauth.with("ANTHROPIC_API_KEY", "sk-ant-key");
+        assert_eq!(
+            credentials(&both, None),
+            Credentials::ApiKey("sk-ant-key".into())
+        );
+        assert_eq!(
+            credentials(&both, Some("sk-ant-oat-session")),
+            Credentials::OAuthToken("sk-ant-oat-session".into())
+        );
+        assert_eq!(
+            credentials(&both, Some("sk-ant-session")),
+            Credentials::ApiKey("sk-ant-session".into())
+        );
+        // An empty token is no token.
+        assert_eq!(
+            credentials(&both, Some("")),
+            Credentials::ApiKey("sk-ant-key".into())
+        );
     }
 }

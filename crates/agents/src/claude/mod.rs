@@ -29,9 +29,6 @@ use crate::registry::{DriverContext, binary_names};
 use crate::validate::{ProviderApi, validate};
 use crate::{AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, SessionConfig};
 
-/// The Claude Code version the adapter is tested against.
-pub const PINNED_VERSION: &str = "2.1.330";
-
 /// The built-in agents of the pinned CLI (`--agent <name>`), offered as agent modes. A
 /// test compares them with what the installed CLI reports.
 pub const AGENT_MODES: &[(&str, &str)] = &[
@@ -94,7 +91,7 @@ impl ClaudeDriver {
     fn plan(&self, config: &SessionConfig) -> Result<LaunchPlan, AgentError> {
         let program = self.binary()?;
         let provider = &self.context.provider_env;
-        let credentials = provider.anthropic_credentials(config.token.as_deref());
+        let credentials = launch::credentials(provider, config.token.as_deref());
         std::fs::create_dir_all(launch::home_dir(&config.state_dir)).map_err(|e| {
             AgentError::SpawnFailed {
                 message: format!("creating the session's private HOME: {e}"),
@@ -104,7 +101,7 @@ impl ClaudeDriver {
             program,
             config,
             &credentials,
-            provider.anthropic_base_url.as_deref(),
+            launch::base_url(provider),
             launch::running_as_root(),
         ))
     }
@@ -210,11 +207,11 @@ impl AgentDriver for ClaudeDriver {
         }
         if config.validate_token {
             let provider = &self.context.provider_env;
-            let credentials = provider.anthropic_credentials(config.token.as_deref());
+            let credentials = launch::credentials(provider, config.token.as_deref());
             validate(
                 ProviderApi::Anthropic,
                 &credentials,
-                provider.anthropic_base_url.as_deref(),
+                launch::base_url(provider),
             )
             .await?;
         }

@@ -67,9 +67,17 @@ impl CodexDriver {
     fn base_url(&self) -> String {
         self.context
             .provider_env
-            .openai_base_url
-            .clone()
-            .unwrap_or_else(|| config::DEFAULT_OPENAI_BASE_URL.to_string())
+            .get("OPENAI_BASE_URL")
+            .unwrap_or(config::DEFAULT_OPENAI_BASE_URL)
+            .to_string()
+    }
+
+    /// The session's `token`, else the manifest's credential variables (`OPENAI_API_KEY`).
+    fn credentials(&self, token: Option<&str>) -> Credentials {
+        self.context
+            .provider_env
+            .credential(token, crate::manifest::spec(AgentId::Codex).credential_vars)
+            .map_or(Credentials::None, Credentials::ApiKey)
     }
 }
 
@@ -141,10 +149,7 @@ impl AgentDriver for CodexDriver {
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
         if session.validate_token {
-            let credentials = self
-                .context
-                .provider_env
-                .openai_credentials(session.token.as_deref());
+            let credentials = self.credentials(session.token.as_deref());
             validate(ProviderApi::OpenAi, &credentials, Some(&self.base_url())).await?;
         }
         let prepared = self.prepare(&session, sink.clone(), false)?;
@@ -219,11 +224,7 @@ impl CodexDriver {
         })?;
         let policy = config::policy(session.permission_mode);
         let cwd = session.cwd.display().to_string();
-        let api_key = match self
-            .context
-            .provider_env
-            .openai_credentials(session.token.as_deref())
-        {
+        let api_key = match self.credentials(session.token.as_deref()) {
             Credentials::ApiKey(key) | Credentials::OAuthToken(key) => Some(key),
             Credentials::None => None,
         };

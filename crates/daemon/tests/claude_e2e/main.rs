@@ -365,13 +365,11 @@ async fn claude_code_end_to_end_over_http() {
     let provider = FakeProvider::start().await.unwrap();
     let daemon = TestDaemon::start_with(Options {
         token: Some(DAEMON_TOKEN.into()),
-        provider_env: ProviderEnv {
-            anthropic_api_key: Some(API_KEY.into()),
-            anthropic_base_url: Some(provider.base_url()),
-            claude_code_oauth_token: None,
-            openai_api_key: Some(OPENAI_SECRET.into()),
-            openai_base_url: Some(format!("{}/v1", provider.base_url())),
-        },
+        provider_env: ProviderEnv::default()
+            .with("ANTHROPIC_API_KEY", API_KEY)
+            .with("ANTHROPIC_BASE_URL", provider.base_url())
+            .with("OPENAI_API_KEY", OPENAI_SECRET)
+            .with("OPENAI_BASE_URL", format!("{}/v1", provider.base_url())),
         agent_paths: HashMap::from([(AgentId::Claude, claude.clone())]),
         event_timeout: Duration::from_secs(90),
         ..Options::default()

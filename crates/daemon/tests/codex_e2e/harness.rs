@@ -52,12 +52,10 @@ impl Codex {
             .unwrap();
         let base = provider.base_url();
         let daemon = TestDaemon::start_with(Options {
-            provider_env: ProviderEnv {
-                openai_api_key: Some(KEY.into()),
-                openai_base_url: Some(format!("{base}/v1")),
-                anthropic_base_url: Some(base),
-                ..ProviderEnv::default()
-            },
+            provider_env: ProviderEnv::default()
+                .with("OPENAI_API_KEY", KEY)
+                .with("OPENAI_BASE_URL", format!("{base}/v1"))
+                .with("ANTHROPIC_BASE_URL", base),
             agent_paths: HashMap::from([(AgentId::Codex, binary.clone())]),
             event_timeout: Duration::from_secs(60),
             ..Options::default()

@@ -2,12 +2,20 @@
 //!
 //! `scripts/install-test-agents.sh` installs the pinned npm packages into the cache
 //! directory (`$SANDBOX_TEST_AGENTS_DIR`, default `$HOME/.cache/sandbox-daemon/test-agents`)
-//! and writes `<cache>/agents.env`. This module finds the same executables by the same
-//! rules; `SANDBOX_DAEMON_<AGENT>_PATH` overrides one agent's path.
+//! and writes `<cache>/agents.env`. Packages, pins and where the executables are come from
+//! the agents' manifest (`sandbox_agents::manifest`), which the script reads through the
+//! generated `scripts/test-agents.tsv`; `SANDBOX_DAEMON_<AGENT>_PATH` overrides one agent's
+//! path.
 
 use std::path::{Path, PathBuf};
 
+use sandbox_agents::manifest::{self, AgentSpec, Platform};
+use sandbox_universal::AgentId;
+
 use crate::loud;
+
+/// Where the install script reads the manifest (generated; `testkit pins --write`).
+pub const TEST_AGENTS_TSV: &str = "scripts/test-agents.tsv";
 
 /// Environment variable naming the cache directory of the installed test agents.
 pub const AGENTS_DIR_ENV: &str = "SANDBOX_TEST_AGENTS_DIR";
@@ -57,26 +65,36 @@ impl Agent {
         Agent::ALL.into_iter().find(|a| a.id() == id)
     }
 
-    /// The npm package.
-    pub fn package(self) -> &'static str {
+    /// The daemon's id of this agent.
+    pub fn agent_id(self) -> AgentId {
         match self {
-            Agent::Claude => "@anthropic-ai/claude-code",
-            Agent::Codex => "@openai/codex",
-            Agent::OpenCode => "opencode-ai",
-            Agent::Pi => "@mariozechner/pi-coding-agent",
-            Agent::Amp => "@ampcode/cli",
+            Agent::Claude => AgentId::Claude,
+            Agent::Codex => AgentId::Codex,
+            Agent::OpenCode => AgentId::Opencode,
+            Agent::Pi => AgentId::Pi,
+            Agent::Amp => AgentId::Amp,
         }
     }
 
-    /// The pinned version (keep in sync with `scripts/install-test-agents.sh`).
+    /// Its manifest entry.
+    pub fn spec(self) -> &'static AgentSpec {
+        manifest::spec(self.agent_id())
+    }
+
+    /// The npm package.
+    pub fn package(self) -> &'static str {
+        self.spec()
+            .npm
+            .expect("every test agent has a package")
+            .name
+    }
+
+    /// The pinned version.
     pub fn version(self) -> &'static str {
-        match self {
-            Agent::Claude => "2.1.330",
-            Agent::Codex => "0.169.0",
-            Agent::OpenCode => "1.18.33",
-            Agent::Pi => "0.73.1",
-            Agent::Amp => "0.0.1790142911-g7618fb",
-        }
+        self.spec()
+            .npm
+            .expect("every test agent has a package")
+            .version
     }
 
     /// The variable through which the daemon finds this agent's binary,
@@ -119,46 +137,11 @@ pub fn node_modules() -> PathBuf {
     cache_dir().join("npm/node_modules")
 }
 
-fn platform() -> (&'static str, &'static str) {
-    if cfg!(target_arch = "aarch64") {
-        ("arm64", "aarch64-unknown-linux-musl")
-    } else {
-        ("x64", "x86_64-unknown-linux-musl")
-    }
-}
-
-fn is_elf(path: &Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && magic == *b"\x7fELF"
-}
-
 /// Where the real executable of `agent` lives inside `node_modules`, skipping the node
-/// launchers: Claude's native `claude.exe` (or the platform package's binary when npm
-/// skipped the install script that links it), Codex's musl binary under `vendor/`,
-/// OpenCode's Bun binary, Pi's `dist/cli.js` (a node script with a shebang), Amp's
-/// native binary.
+/// launchers (the manifest's candidates, first match wins).
 pub fn expected_path(agent: Agent, node_modules: &Path) -> PathBuf {
-    let (arch, triple) = platform();
-    match agent {
-        Agent::Claude => {
-            let linked = node_modules.join("@anthropic-ai/claude-code/bin/claude.exe");
-            if is_elf(&linked) {
-                linked
-            } else {
-                node_modules.join(format!("@anthropic-ai/claude-code-linux-{arch}/claude"))
-            }
-        }
-        Agent::Codex => node_modules.join(format!(
-            "@openai/codex-linux-{arch}/vendor/{triple}/bin/codex"
-        )),
-        Agent::OpenCode => node_modules.join(format!("opencode-linux-{arch}/bin/opencode")),
-        Agent::Pi => node_modules.join("@mariozechner/pi-coding-agent/dist/cli.js"),
-        Agent::Amp => node_modules.join(format!("@ampcode/cli-linux-{arch}/amp")),
-    }
+    manifest::npm_executable(agent.agent_id(), node_modules, Platform::current())
+        .expect("every test agent has a package")
 }
 
 /// The installed executable of `agent`: `$SANDBOX_DAEMON_<AGENT>_PATH` when set, else
@@ -219,11 +202,16 @@ mod tests {
     }
 
     #[test]
-    fn install_script_pins_the_same_versions() {
-        let script = include_str!("../../../../scripts/install-test-agents.sh");
+    fn the_install_script_reads_the_manifest() {
+        let committed = include_str!("../../../../scripts/test-agents.tsv");
+        assert_eq!(
+            committed,
+            manifest::test_agents_tsv(),
+            "{TEST_AGENTS_TSV} is stale: cargo run -p sandbox-testkit --bin testkit -- pins --write"
+        );
         for agent in Agent::ALL {
-            let pin = format!("\"{}@{}\"", agent.package(), agent.version());
-            assert!(script.contains(&pin), "install script lacks {pin}");
+            let pin = format!("{}@{}", agent.package(), agent.version());
+            assert!(committed.contains(&pin), "{TEST_AGENTS_TSV} lacks {pin}");
         }
     }
 

@@ -4,6 +4,7 @@
 //! testkit list
 //! testkit record --agent claude --scenario tool-allow
 //! testkit record --all
+//! testkit pins --write      # regenerate scripts/test-agents.tsv from the manifest
 //! ```
 //! `record` re-executes itself inside a loopback-only network namespace. With
 //! `RUST_LOG=agent-stderr=debug` the agents' stderr is shown.
@@ -29,6 +30,13 @@ struct Cli {
 enum Command {
     /// Lists the scenarios.
     List,
+    /// Prints the pinned test agents as `scripts/install-test-agents.sh` reads them
+    /// (`scripts/test-agents.tsv`), generated from the agents' manifest.
+    Pins {
+        /// Write `scripts/test-agents.tsv` instead of printing.
+        #[arg(long)]
+        write: bool,
+    },
     /// Runs scenarios and writes their native transcripts to `<out>/<agent>/<scenario>.jsonl`.
     Record {
         /// Agent id (claude, codex, opencode, pi).
@@ -50,13 +58,17 @@ enum Command {
     },
 }
 
-fn repo_fixtures() -> PathBuf {
+fn repo_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     manifest
         .ancestors()
         .nth(2)
         .unwrap_or(manifest)
-        .join("fixtures")
+        .to_path_buf()
+}
+
+fn repo_fixtures() -> PathBuf {
+    repo_root().join("fixtures")
 }
 
 fn selected(
@@ -119,6 +131,23 @@ fn main() -> ExitCode {
                 println!("{:<9} {:<18} {}", s.agent.id(), s.name, s.about);
             }
             ExitCode::SUCCESS
+        }
+        Command::Pins { write: false } => {
+            print!("{}", sandbox_agents::manifest::test_agents_tsv());
+            ExitCode::SUCCESS
+        }
+        Command::Pins { write: true } => {
+            let path = repo_root().join(sandbox_testkit::agents::TEST_AGENTS_TSV);
+            match std::fs::write(&path, sandbox_agents::manifest::test_agents_tsv()) {
+                Ok(()) => {
+                    println!("wrote {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("testkit: {}: {e}", path.display());
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::Record {
             agent,
