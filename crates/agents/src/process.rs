@@ -158,6 +158,37 @@ impl ExitInfo {
     }
 }
 
+/// Signals one agent process group (see [`AgentProcess::signaller`]); the only code that
+/// signals processes is here.
+#[derive(Clone)]
+pub struct Signaller {
+    pid: u32,
+    exit: watch::Receiver<Option<ExitInfo>>,
+}
+
+impl Signaller {
+    /// The process id (also the group id).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Sends `signal` to the process group, unless the process has exited (its group id
+    /// may then belong to someone else).
+    pub fn send(&self, signal: i32) {
+        if self.pid != 0 && self.exit.borrow().is_none() {
+            // SAFETY: kill(2) with a negative pid signals the process group we created.
+            unsafe {
+                libc::kill(-(self.pid as i32), signal);
+            }
+        }
+    }
+
+    /// SIGKILL to the group.
+    pub fn kill(&self) {
+        self.send(libc::SIGKILL);
+    }
+}
+
 /// A running agent process.
 pub struct AgentProcess {
     pid: u32,
@@ -263,11 +294,15 @@ impl AgentProcess {
 
     /// Sends a signal to the whole process group.
     pub fn signal(&self, signal: i32) {
-        if self.pid != 0 && self.exited().is_none() {
-            // SAFETY: kill(2) with a negative pid signals the process group we created.
-            unsafe {
-                libc::kill(-(self.pid as i32), signal);
-            }
+        self.signaller().send(signal);
+    }
+
+    /// A handle that signals this process's group from anywhere (a task, a `Drop`) without
+    /// holding the process itself.
+    pub fn signaller(&self) -> Signaller {
+        Signaller {
+            pid: self.pid,
+            exit: self.exit.clone(),
         }
     }
 

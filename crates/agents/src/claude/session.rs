@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use super::convert::{self, Converter, PendingKind};
 use super::launch::{Conversation, LaunchPlan};
 use super::native::ControlResponseBody;
-use crate::process::{AgentProcess, ExitInfo};
+use crate::process::{AgentProcess, ExitInfo, Signaller};
 use crate::{AgentSession, EventSink, QuestionAnswer};
 
 /// How long a new process may take to answer `initialize`.
@@ -44,7 +44,7 @@ type Process = Arc<tokio::sync::Mutex<AgentProcess>>;
 
 struct Running {
     process: Process,
-    pid: u32,
+    signaller: Signaller,
     exit: tokio::sync::watch::Receiver<Option<ExitInfo>>,
     expected_exit: Arc<AtomicBool>,
     reader: JoinHandle<()>,
@@ -111,7 +111,10 @@ impl ClaudeSession {
 
     /// The pid of the current process, if one runs.
     pub fn pid(&self) -> Option<u32> {
-        self.running.as_ref().filter(|r| !r.exited()).map(|r| r.pid)
+        self.running
+            .as_ref()
+            .filter(|r| !r.exited())
+            .map(|r| r.signaller.pid())
     }
 
     fn next_request_id(&mut self, prefix: &str) -> String {
@@ -136,7 +139,7 @@ impl ClaudeSession {
         let (process, lines) = AgentProcess::spawn(&spec).map_err(|e| AgentError::SpawnFailed {
             message: format!("starting {} failed: {e}", spec.program.display()),
         })?;
-        let pid = process.pid();
+        let signaller = process.signaller();
         let exit = process.exit_watch();
         let process: Process = Arc::new(tokio::sync::Mutex::new(process));
         // Quiet until `initialize` is answered: a failed start is reported by `spawn`.
@@ -150,7 +153,7 @@ impl ClaudeSession {
         ));
         self.running = Some(Running {
             process,
-            pid,
+            signaller,
             exit,
             expected_exit,
             reader,
@@ -280,10 +283,7 @@ impl Drop for ClaudeSession {
             && !running.exited()
         {
             running.expected_exit.store(true, Ordering::SeqCst);
-            // SAFETY: kill(2) on the process group this session created.
-            unsafe {
-                libc::kill(-(running.pid as i32), libc::SIGKILL);
-            }
+            running.signaller.kill();
         }
     }
 }
@@ -332,7 +332,7 @@ impl AgentSession for ClaudeSession {
             return Ok(());
         };
         self.shared.converter().cancel_requested();
-        let pid = running.pid;
+        let signaller = running.signaller.clone();
         let request_id = self.next_request_id("interrupt");
         self.write(&json!({"type": "control_request", "request_id": request_id,
             "request": {"subtype": "interrupt"}}))
@@ -343,11 +343,11 @@ impl AgentSession for ClaudeSession {
         tokio::spawn(async move {
             tokio::time::sleep(CANCEL_GRACE).await;
             if shared.converter().current_turn() == Some(turn.as_str()) {
-                tracing::warn!(pid, "Claude Code ignored the interrupt; killing it");
-                // SAFETY: kill(2) on the process group the session created.
-                unsafe {
-                    libc::kill(-(pid as i32), libc::SIGKILL);
-                }
+                tracing::warn!(
+                    pid = signaller.pid(),
+                    "Claude Code ignored the interrupt; killing it"
+                );
+                signaller.kill();
             }
         });
         Ok(())
