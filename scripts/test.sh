@@ -49,9 +49,9 @@ postgres_tests() {
       return 0
     fi
   fi
-  SANDBOX_TEST_STORE=postgres cargo test -p sandbox-daemon \
-    --test mock_sessions --test mock_hitl --test sse --test restart --test concurrency \
-    --test api_errors --test store --test faults --test connections
+  SANDBOX_TEST_STORE=postgres cargo test -p sandbox-daemon --test all -- \
+    mock_sessions:: mock_hitl:: sse:: restart:: concurrency:: api_errors:: store:: faults:: \
+    connections::
 }
 step "tests: the daemon on a PostgreSQL store" postgres_tests
 

@@ -91,7 +91,7 @@ impl AgentDriver for CodexDriver {
         "Codex"
     }
 
-    /// Every `true` flag is observed against the real CLI in `crates/daemon/tests/codex_e2e.rs`.
+    /// Every `true` flag is observed against the real CLI in `crates/daemon/tests/all/codex_e2e/`.
     fn capabilities(&self) -> AgentCapabilities {
         AgentCapabilities {
             text_messages: true,

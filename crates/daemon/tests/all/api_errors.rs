@@ -1,6 +1,6 @@
 //! Every endpoint's error cases over a real socket: problem details with stable types.
 
-mod common;
+use crate::common;
 
 use common::{Options, TestDaemon, assert_problem, raw};
 use reqwest::Method;

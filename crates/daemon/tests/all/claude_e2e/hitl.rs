@@ -11,7 +11,7 @@ use sandbox_universal::{
     PermissionKind, PermissionMode, PermissionOutcome, PermissionReply, StopReason,
 };
 
-use crate::support::{Ctx, Observed, command, expect, items, stop_reason, tool_turn};
+use super::support::{Ctx, Observed, command, expect, items, stop_reason, tool_turn};
 
 pub async fn tool_once(ctx: Arc<Ctx>) -> Observed {
     ctx.session("once").await;

@@ -1,7 +1,7 @@
 //! Sessions survive a daemon restart: the log, ids, `always` approvals, ended sessions,
 //! and a turn interrupted by the shutdown.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

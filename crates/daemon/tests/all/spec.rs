@@ -30,7 +30,7 @@ fn the_schema_describes_events_and_bodies() {
     }
 }
 
-mod common;
+use crate::common;
 
 use common::TestDaemon;
 use sandbox_universal::EventPayload;

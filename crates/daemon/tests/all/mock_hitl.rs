@@ -1,7 +1,7 @@
 //! Human in the loop with the mock agent over HTTP: permissions (once, reject, always)
 //! and questions (answered, rejected, validated).
 
-mod common;
+use crate::common;
 
 use common::{TestDaemon, assert_problem, completed, first, raw};
 use reqwest::Method;

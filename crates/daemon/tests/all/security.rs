@@ -7,7 +7,7 @@
 //! root to create them; elsewhere they skip loudly, and `SANDBOX_REQUIRE_USERS=1` (CI)
 //! makes them mandatory.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;

@@ -5,8 +5,8 @@ use sandbox_universal::{
     PermissionReply, StopReason,
 };
 
+use super::harness::*;
 use crate::common::skeleton;
-use crate::harness::*;
 
 #[tokio::test]
 async fn text_reasoning_three_turns_and_variant() {

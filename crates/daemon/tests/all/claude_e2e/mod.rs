@@ -4,8 +4,7 @@
 //! daemon restarts and a session resumes; finally `GET /agents` must claim exactly the
 //! capabilities the scenarios observed.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod hitl;
 mod plan;
 mod support;

@@ -2,7 +2,7 @@
 //! database that goes away, corrupted and newer records, and the migration from a
 //! JSON-lines data dir. Nothing stored is lost, renumbered or served twice.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -5,7 +5,7 @@ use sandbox_universal::{
     StopReason,
 };
 
-use crate::harness::*;
+use super::harness::*;
 
 #[tokio::test]
 async fn kill_9_then_resume() {

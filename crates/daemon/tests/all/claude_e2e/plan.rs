@@ -14,7 +14,7 @@ use sandbox_universal::{
     PermissionKind, PermissionMode, PermissionReply, PermissionRequest, StopReason, UniversalEvent,
 };
 
-use crate::support::{Ctx, Observed, claude_pid, command, expect, items, stop_reason, tool_turn};
+use super::support::{Ctx, Observed, claude_pid, command, expect, items, stop_reason, tool_turn};
 
 /// A `status` item.
 const STATUS: [&str; 2] = ["itemStarted:status", "itemCompleted:status"];

@@ -6,7 +6,7 @@ use sandbox_universal::{
 };
 use serde_json::{Value, json};
 
-use crate::harness::*;
+use super::harness::*;
 
 async fn tool_turn(codex: &Codex, n: usize, reply: Option<PermissionReply>) -> Vec<UniversalEvent> {
     let turn_id = codex

@@ -1,6 +1,6 @@
 //! Many sessions at once: no cross-talk, no lost events.
 
-mod common;
+use crate::common;
 
 use common::{TestDaemon, assert_contiguous, skeleton};
 use sandbox_universal::EventPayload;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::CLAIMS;
+use super::CLAIMS;
 use crate::common::{Options, TestDaemon, assert_contiguous, skeleton};
 use sandbox_agents::ProviderEnv;
 use sandbox_testkit::agents::{self, Agent};

@@ -3,7 +3,7 @@
 //! kept alive), problem details for what is refused before any handler, and a session's
 //! cwd checked again after a restart.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

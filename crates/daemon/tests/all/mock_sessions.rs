@@ -1,7 +1,7 @@
 //! Full mock-agent sessions over HTTP: turns, tools, cancel, crash, end, paging.
 //! Permissions and questions are in `mock_hitl.rs`.
 
-mod common;
+use crate::common;
 
 use common::{
     TestDaemon, assert_contiguous, assert_problem, completed, deltas, first, raw, skeleton, types,

@@ -1,7 +1,7 @@
 //! The session store through the API, on the backend `SANDBOX_TEST_STORE` picks: paging,
 //! purge and retention, idle agents, and records this build cannot read.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! The SSE stream: frame format, resume with Last-Event-ID, keep-alive, slow readers,
 //! closing after sessionEnded.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! The CLI: a subcommand for every route, driven as a real process against a real daemon.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

@@ -6,8 +6,7 @@
 //! Each test claims the capability flags it proves (`CLAIMS`); `capabilities_are_truthful`
 //! checks that the flags `GET /agents` reports are exactly the claimed ones.
 
-#[path = "../common/mod.rs"]
-mod common;
+use crate::common;
 mod harness;
 mod hitl;
 mod lifecycle;

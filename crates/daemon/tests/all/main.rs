@@ -1,0 +1,25 @@
+//! The daemon's integration tests, in one test binary (one link, one place to filter):
+//! `cargo test -p sandbox-daemon --test all -- <module>::` runs one area, e.g. `store::`,
+//! `codex_e2e::` or `security::`.
+//!
+//! - API tests over a real socket against the mock agent: `api_errors`, `mock_sessions`,
+//!   `mock_hitl`, `sse`, `concurrency`, `restart`, `store`, `connections`, `spec`, `cli`.
+//! - The real binary under faults and attacks: `faults`, `security`.
+//! - End to end with the real pinned CLIs: `claude_e2e`, `codex_e2e`.
+
+mod common;
+
+mod api_errors;
+mod claude_e2e;
+mod cli;
+mod codex_e2e;
+mod concurrency;
+mod connections;
+mod faults;
+mod mock_hitl;
+mod mock_sessions;
+mod restart;
+mod security;
+mod spec;
+mod sse;
+mod store;
