@@ -16,6 +16,7 @@ pub mod mock;
 pub mod process;
 pub mod registry;
 pub mod sink;
+pub mod transport;
 pub mod user;
 pub mod validate;
 

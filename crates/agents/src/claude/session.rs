@@ -18,6 +18,7 @@ use super::convert::{self, Converter, PendingKind};
 use super::launch::{Conversation, LaunchPlan};
 use super::native::ControlResponseBody;
 use crate::process::{AgentProcess, ExitInfo, Signaller};
+use crate::transport::{JsonLines, Line, wait_exit};
 use crate::{AgentSession, EventSink, QuestionAnswer};
 
 /// How long a new process may take to answer `initialize`.
@@ -68,21 +69,11 @@ pub struct ClaudeSession {
 }
 
 fn exited_error(info: &ExitInfo, doing: &str) -> AgentError {
-    AgentError::ProcessExited {
-        message: format!("Claude Code exited ({}) {doing}", info.describe()),
-        exit_code: info.code,
-        signal: info.signal,
-        stderr_tail: (!info.stderr_tail.is_empty()).then(|| info.stderr_tail.clone()),
-    }
+    info.error(format!("Claude Code exited ({}) {doing}", info.describe()))
 }
 
 fn io_error(error: std::io::Error) -> AgentError {
-    AgentError::ProcessExited {
-        message: format!("writing to Claude Code failed: {error}"),
-        exit_code: None,
-        signal: None,
-        stderr_tail: None,
-    }
+    crate::transport::not_running(format!("writing to Claude Code failed: {error}"))
 }
 
 impl ClaudeSession {
@@ -397,25 +388,18 @@ impl AgentSession for ClaudeSession {
 /// Reads stdout until the process ends: answers to our control requests go to their
 /// waiters, everything else through the converter into the sink.
 async fn read_loop(
-    mut lines: Lines<BufReader<ChildStdout>>,
+    lines: Lines<BufReader<ChildStdout>>,
     shared: Arc<Shared>,
     process: Process,
     expected_exit: Arc<AtomicBool>,
     mut exit: tokio::sync::watch::Receiver<Option<ExitInfo>>,
 ) {
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value = match serde_json::from_str(&line) {
-            Ok(value) => value,
-            Err(error) => {
-                let events = crate::items::unparsed_item(
-                    &shared.sink,
-                    &Value::String(line),
-                    format!("not JSON: {error}"),
-                );
-                shared.sink.emit_all(events);
+    let mut lines = JsonLines::new(lines);
+    while let Some(line) = lines.next().await {
+        let value = match line {
+            Line::Json(value) => value,
+            not_json => {
+                shared.sink.emit_all(not_json.unparsed(&shared.sink));
                 continue;
             }
         };
@@ -445,10 +429,7 @@ async fn read_loop(
             }
         }
     }
-    let info = match exit.wait_for(Option::is_some).await {
-        Ok(info) => info.clone().unwrap_or_default(),
-        Err(_) => ExitInfo::default(),
-    };
+    let info = wait_exit(&mut exit).await;
     shared.waiters.lock().expect("waiters lock").clear();
     let mut converter = shared.converter();
     let events = converter.process_exited(&info, expected_exit.load(Ordering::SeqCst));

@@ -16,6 +16,7 @@ use super::convert::Converter;
 use super::native::{Incoming, InitializeResult, ThreadResult, method};
 use super::rpc::Rpc;
 use crate::process::{AgentProcess, ProcessSpec};
+use crate::transport::{JsonLines, Line, wait_exit};
 use crate::{AgentEvent, EventSink};
 
 /// How long the handshake requests may take (a cold start of the 290 MB binary on a slow
@@ -66,15 +67,10 @@ impl Shared {
         }
     }
 
-    fn handle_line(&self, rpc: &Rpc, line: &str) {
-        let raw: Value = match serde_json::from_str(line) {
-            Ok(raw) => raw,
-            Err(error) => {
-                let raw = Value::String(line.to_string());
-                let events =
-                    crate::items::unparsed_item(&self.sink, &raw, format!("not JSON: {error}"));
-                return self.emit(events);
-            }
+    fn handle_line(&self, rpc: &Rpc, line: Line) {
+        let raw = match line {
+            Line::Json(raw) => raw,
+            not_json => return self.emit(not_json.unparsed(&self.sink)),
         };
         // The converter lock is held while emitting so events keep Codex's order.
         let mut converter = self.converter.lock().expect("converter lock");
@@ -270,24 +266,18 @@ fn with_stderr(error: AgentError, stderr_tail: &str) -> AgentError {
 }
 
 async fn read_loop(
-    mut lines: Lines<BufReader<ChildStdout>>,
+    lines: Lines<BufReader<ChildStdout>>,
     rpc: Arc<Rpc>,
     shared: Arc<Shared>,
     mut exit: tokio::sync::watch::Receiver<Option<crate::process::ExitInfo>>,
     stopping: Arc<AtomicBool>,
 ) {
-    loop {
-        match lines.next_line().await {
-            Ok(Some(line)) if line.trim().is_empty() => {}
-            Ok(Some(line)) => shared.handle_line(&rpc, &line),
-            Ok(None) | Err(_) => break,
-        }
+    let mut lines = JsonLines::new(lines);
+    while let Some(line) = lines.next().await {
+        shared.handle_line(&rpc, line);
     }
     rpc.close();
-    let info = match exit.wait_for(Option::is_some).await {
-        Ok(info) => info.clone().unwrap_or_default(),
-        Err(_) => crate::process::ExitInfo::default(),
-    };
+    let info = wait_exit(&mut exit).await;
     if !stopping.load(Ordering::SeqCst) {
         let events = shared.converter(|c| c.process_exited(&info));
         shared.emit(events);

@@ -27,12 +27,7 @@ pub struct Rpc {
 }
 
 fn gone() -> AgentError {
-    AgentError::ProcessExited {
-        message: "the codex app-server is not running".into(),
-        exit_code: None,
-        signal: None,
-        stderr_tail: None,
-    }
+    crate::transport::not_running("the codex app-server is not running")
 }
 
 impl Rpc {

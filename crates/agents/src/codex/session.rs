@@ -129,12 +129,7 @@ impl CodexSession {
         self.connection
             .as_ref()
             .filter(|c| !c.is_dead())
-            .ok_or_else(|| AgentError::ProcessExited {
-                message: "the codex app-server is not running".into(),
-                exit_code: None,
-                signal: None,
-                stderr_tail: None,
-            })
+            .ok_or_else(|| crate::transport::not_running("the codex app-server is not running"))
     }
 }
 

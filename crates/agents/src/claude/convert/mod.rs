@@ -336,18 +336,12 @@ impl Converter {
         };
         let cancelled = expected || turn.as_ref().is_some_and(|t| t.cancelling);
         if !cancelled {
-            let stderr = (!exit.stderr_tail.is_empty()).then(|| exit.stderr_tail.clone());
-            events.push(AgentEvent::synthetic(EventPayload::Error(
-                AgentError::ProcessExited {
-                    message: format!(
-                        "Claude Code exited unexpectedly ({}); the next message resumes the conversation",
-                        exit.describe()
-                    ),
-                    exit_code: exit.code,
-                    signal: exit.signal,
-                    stderr_tail: stderr,
-                },
-            )));
+            events.push(AgentEvent::synthetic(EventPayload::Error(exit.error(
+                format!(
+                    "Claude Code exited unexpectedly ({}); the next message resumes the conversation",
+                    exit.describe()
+                ),
+            ))));
         }
         if let Some(turn) = turn {
             events.push(AgentEvent::synthetic(EventPayload::TurnEnded(TurnEnded {

@@ -325,18 +325,12 @@ impl Converter {
             .into_iter()
             .map(|e| AgentEvent::synthetic(e.payload))
             .collect();
-        let stderr_tail = (!exit.stderr_tail.is_empty()).then(|| exit.stderr_tail.clone());
-        events.push(AgentEvent::synthetic(EventPayload::Error(
-            AgentError::ProcessExited {
-                message: format!(
-                    "codex app-server exited with {}; the next message resumes the thread",
-                    exit.describe()
-                ),
-                exit_code: exit.code,
-                signal: exit.signal,
-                stderr_tail,
-            },
-        )));
+        events.push(AgentEvent::synthetic(EventPayload::Error(exit.error(
+            format!(
+                "codex app-server exited with {}; the next message resumes the thread",
+                exit.describe()
+            ),
+        ))));
         if let Some(turn) = self.turn.take() {
             events.push(AgentEvent::synthetic(EventPayload::TurnEnded(TurnEnded {
                 turn_id: turn.turn_id,

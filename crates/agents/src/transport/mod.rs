@@ -1,0 +1,35 @@
+//! What every agent that talks over a child process's stdio shares: reading its stdout as
+//! JSON lines (a line that is not JSON becomes an `unparsed` item, never an error), waiting
+//! for its exit, and the errors a dead process produces.
+
+mod lines;
+
+pub use lines::{JsonLines, Line, wait_exit};
+
+use sandbox_universal::AgentError;
+
+use crate::process::ExitInfo;
+
+impl ExitInfo {
+    /// The `processExited` error for this exit, with `message` (which should say what the
+    /// exit means for the session).
+    pub fn error(&self, message: String) -> AgentError {
+        AgentError::ProcessExited {
+            message,
+            exit_code: self.code,
+            signal: self.signal,
+            stderr_tail: (!self.stderr_tail.is_empty()).then(|| self.stderr_tail.clone()),
+        }
+    }
+}
+
+/// The `processExited` error for a process that is not running (or whose pipe broke), when
+/// there is no exit status to report.
+pub fn not_running(message: impl Into<String>) -> AgentError {
+    AgentError::ProcessExited {
+        message: message.into(),
+        exit_code: None,
+        signal: None,
+        stderr_tail: None,
+    }
+}
