@@ -1,7 +1,6 @@
 //! A running Claude session: one process kept alive across turns, respawned with
 //! `--resume` after it exits, and the reader task that converts its stdout.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,14 +10,13 @@ use sandbox_universal::{AgentError, PermissionReply};
 use serde_json::{Value, json};
 use tokio::io::{BufReader, Lines};
 use tokio::process::ChildStdout;
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::convert::{self, Converter, PendingKind};
 use super::launch::{Conversation, LaunchPlan};
 use super::native::ControlResponseBody;
 use crate::process::{AgentProcess, ExitInfo, Signaller};
-use crate::transport::{JsonLines, Line, wait_exit};
+use crate::transport::{JsonLines, Line, Pending, wait_exit};
 use crate::{AgentSession, EventSink, QuestionAnswer};
 
 /// How long a new process may take to answer `initialize`.
@@ -32,7 +30,7 @@ const STOP_GRACE: Duration = Duration::from_secs(3);
 struct Shared {
     converter: Mutex<Converter>,
     sink: EventSink,
-    waiters: Mutex<HashMap<String, oneshot::Sender<ControlResponseBody>>>,
+    waiters: Pending<String, ControlResponseBody>,
 }
 
 impl Shared {
@@ -85,7 +83,7 @@ impl ClaudeSession {
             shared: Arc::new(Shared {
                 converter: Mutex::new(converter),
                 sink,
-                waiters: Mutex::default(),
+                waiters: Pending::default(),
             }),
             plan,
             native_id,
@@ -177,12 +175,11 @@ impl ClaudeSession {
             .running
             .as_ref()
             .ok_or_else(|| AgentError::protocol("no process"))?;
-        let (tx, rx) = oneshot::channel();
-        self.shared
+        let rx = self
+            .shared
             .waiters
-            .lock()
-            .expect("waiters lock")
-            .insert(request_id.to_string(), tx);
+            .register(request_id.to_string())
+            .ok_or_else(|| AgentError::protocol("no process"))?;
         let written = running.process.lock().await.write_json(request).await;
         let mut exit = running.exit.clone();
         if let Err(error) = written {
@@ -407,14 +404,8 @@ async fn read_loop(
             && let Ok(line) =
                 serde_json::from_value::<super::native::ControlResponseLine>(value.clone())
         {
-            let waiter = shared
-                .waiters
-                .lock()
-                .expect("waiters lock")
-                .remove(&line.response.request_id);
-            if let Some(waiter) = waiter {
-                let _ = waiter.send(line.response);
-            }
+            let request_id = line.response.request_id.clone();
+            shared.waiters.resolve(&request_id, line.response);
             continue;
         }
         let replies = {
@@ -430,7 +421,7 @@ async fn read_loop(
         }
     }
     let info = wait_exit(&mut exit).await;
-    shared.waiters.lock().expect("waiters lock").clear();
+    shared.waiters.fail_waiting();
     let mut converter = shared.converter();
     let events = converter.process_exited(&info, expected_exit.load(Ordering::SeqCst));
     shared.sink.emit_all(events);

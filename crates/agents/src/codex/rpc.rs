@@ -2,28 +2,24 @@
 //! response, notifications, and responses to the server's own requests. One writer task
 //! owns the process's stdin so every task can send.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sandbox_universal::AgentError;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use super::native::RpcError;
-
-type Waiter = oneshot::Sender<Result<Value, RpcError>>;
+use crate::transport::Pending;
 
 /// Sends requests and notifications to one app-server and matches responses.
 #[derive(Debug)]
 pub struct Rpc {
     outgoing: mpsc::UnboundedSender<Value>,
-    waiting: Mutex<HashMap<u64, Waiter>>,
+    pending: Pending<u64, Result<Value, RpcError>>,
     next_id: AtomicU64,
-    closed: AtomicBool,
 }
 
 fn gone() -> AgentError {
@@ -37,9 +33,8 @@ impl Rpc {
         tokio::spawn(write_lines(stdin, queue));
         Self {
             outgoing,
-            waiting: Mutex::default(),
+            pending: Pending::default(),
             next_id: AtomicU64::new(1),
-            closed: AtomicBool::new(false),
         }
     }
 
@@ -50,12 +45,8 @@ impl Rpc {
         params: Value,
         timeout: Duration,
     ) -> Result<Value, AgentError> {
-        if self.closed.load(Ordering::SeqCst) {
-            return Err(gone());
-        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        self.waiting.lock().expect("rpc lock").insert(id, tx);
+        let rx = self.pending.register(id).ok_or_else(gone)?;
         self.send(json!({"id": id, "method": method, "params": params}))?;
         match tokio::time::timeout(timeout, rx).await {
             Ok(Ok(Ok(result))) => Ok(result),
@@ -65,7 +56,7 @@ impl Rpc {
             }),
             Ok(Err(_)) => Err(gone()),
             Err(_) => {
-                self.waiting.lock().expect("rpc lock").remove(&id);
+                self.pending.forget(&id);
                 Err(AgentError::Timeout {
                     message: format!("codex did not answer `{method}` within {timeout:?}"),
                 })
@@ -84,7 +75,7 @@ impl Rpc {
 
     /// Sends a complete message (e.g. the response to a server request).
     pub fn send(&self, message: Value) -> Result<(), AgentError> {
-        if self.closed.load(Ordering::SeqCst) {
+        if self.pending.is_closed() {
             return Err(gone());
         }
         self.outgoing.send(message).map_err(|_| gone())
@@ -92,21 +83,17 @@ impl Rpc {
 
     /// Delivers a response to the request waiting for it (unknown ids are ignored).
     pub fn resolve(&self, id: &Value, outcome: Result<Value, RpcError>) {
-        let waiter = id
+        let delivered = id
             .as_u64()
-            .and_then(|id| self.waiting.lock().expect("rpc lock").remove(&id));
-        match waiter {
-            Some(waiter) => {
-                let _ = waiter.send(outcome);
-            }
-            None => tracing::debug!(target: "codex", %id, "response to no pending request"),
+            .is_some_and(|key| self.pending.resolve(&key, outcome));
+        if !delivered {
+            tracing::debug!(target: "codex", %id, "response to no pending request");
         }
     }
 
     /// The process is gone: every waiting and later call fails.
     pub fn close(&self) {
-        self.closed.store(true, Ordering::SeqCst);
-        self.waiting.lock().expect("rpc lock").clear();
+        self.pending.close();
     }
 }
 

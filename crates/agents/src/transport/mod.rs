@@ -3,8 +3,10 @@
 //! for its exit, and the errors a dead process produces.
 
 mod lines;
+mod pending;
 
 pub use lines::{JsonLines, Line, wait_exit};
+pub use pending::Pending;
 
 use sandbox_universal::AgentError;
 
