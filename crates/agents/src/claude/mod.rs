@@ -13,9 +13,9 @@ pub mod native;
 pub mod probe;
 pub mod session;
 
+use crate::cache::BinaryCache;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use sandbox_universal::{
@@ -54,7 +54,7 @@ pub const AGENT_MODES: &[(&str, &str)] = &[
 /// The Claude Code driver.
 pub struct ClaudeDriver {
     context: Arc<DriverContext>,
-    models: Mutex<Option<(PathBuf, SystemTime, ModelsResponse)>>,
+    models: BinaryCache<ModelsResponse>,
 }
 
 impl ClaudeDriver {
@@ -62,7 +62,7 @@ impl ClaudeDriver {
     pub fn new(context: Arc<DriverContext>) -> Self {
         Self {
             context,
-            models: Mutex::default(),
+            models: BinaryCache::default(),
         }
     }
 
@@ -153,19 +153,12 @@ impl AgentDriver for ClaudeDriver {
 
     async fn models(&self) -> Result<ModelsResponse, AgentError> {
         let path = self.binary()?;
-        let stamp = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .unwrap_or(SystemTime::UNIX_EPOCH);
-        if let Some((cached_path, cached_stamp, models)) = &*self.models.lock().expect("lock")
-            && *cached_path == path
-            && *cached_stamp == stamp
-        {
-            return Ok(models.clone());
-        }
-        let init = probe::initialize(&path).await?;
-        let models = probe::models(&init);
-        *self.models.lock().expect("lock") = Some((path, stamp, models.clone()));
-        Ok(models)
+        self.models
+            .get(&path, || async {
+                let init = probe::initialize(&path).await?;
+                Ok(probe::models(&init))
+            })
+            .await
     }
 
     fn modes(&self) -> ModesResponse {

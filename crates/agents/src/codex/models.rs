@@ -1,9 +1,9 @@
 //! `GET /agents/codex/models`: `model/list` of a short-lived app-server with a throwaway
 //! `CODEX_HOME` (the catalog is bundled in the binary, so this works offline).
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
 
 use sandbox_universal::{AgentError, ModelInfo, ModelsResponse};
 use serde::Deserialize;
@@ -13,40 +13,31 @@ use super::config;
 use super::connection::{Connection, Launch, Shared, ThreadChoice};
 use super::convert::Converter;
 use super::native::{Model, ModelList, method};
+use crate::cache::BinaryCache;
 use crate::process::ProcessSpec;
 use crate::{CollectingSink, EventSink};
 
 /// How long listing may take in all.
 const LIST_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The models of one binary, cached by path and modification time.
+/// The models of one binary, listed once per binary version.
 #[derive(Debug, Default)]
 pub struct ModelCache {
-    cached: Mutex<Option<(PathBuf, SystemTime, ModelsResponse)>>,
+    cache: BinaryCache<ModelsResponse>,
 }
 
 impl ModelCache {
     /// The models of `binary`, listed once per binary version.
     pub async fn get(&self, binary: &Path, base_url: &str) -> Result<ModelsResponse, AgentError> {
-        let modified = std::fs::metadata(binary)
-            .and_then(|m| m.modified())
-            .map_err(|e| AgentError::NotInstalled {
-                message: format!("codex was not found at {}: {e}", binary.display()),
-            })?;
-        if let Some((path, stamp, models)) = &*self.cached.lock().expect("models lock")
-            && path == binary
-            && *stamp == modified
-        {
-            return Ok(models.clone());
-        }
-        let models = tokio::time::timeout(LIST_TIMEOUT, list(binary, base_url))
+        self.cache
+            .get(binary, || async {
+                tokio::time::timeout(LIST_TIMEOUT, list(binary, base_url))
+                    .await
+                    .map_err(|_| AgentError::Timeout {
+                        message: "codex did not list its models in time".into(),
+                    })?
+            })
             .await
-            .map_err(|_| AgentError::Timeout {
-                message: "codex did not list its models in time".into(),
-            })??;
-        *self.cached.lock().expect("models lock") =
-            Some((binary.to_path_buf(), modified, models.clone()));
-        Ok(models)
     }
 }
 
