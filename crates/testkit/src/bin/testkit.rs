@@ -7,7 +7,7 @@
 //! testkit pins --write      # regenerate scripts/test-agents.tsv from the manifest
 //! ```
 //! `record` re-executes itself inside a loopback-only network namespace. With
-//! `RUST_LOG=agent-stderr=debug` the agents' stderr is shown.
+//! `RUST_LOG=agent_stderr=debug` the agents' stderr is shown.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -9,14 +9,12 @@ use std::time::{Duration, Instant};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use reqwest::Method;
+use sandbox_agents::process::AgentProcess;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::Child;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::error::{DriverError, Result};
-use super::stdio::{StderrTail, kill_group};
 use super::transcript::{Dir, Transcript};
 use crate::offline::Launch;
 
@@ -40,13 +38,11 @@ pub struct Turn {
 
 /// A running `opencode serve` with one session.
 pub struct OpenCode {
-    child: Child,
-    pid: Option<u32>,
+    process: AgentProcess,
     base: String,
     http: reqwest::Client,
     events: mpsc::UnboundedReceiver<Value>,
     transcript: Transcript,
-    stderr: StderrTail,
     sse: JoinHandle<()>,
     /// The session's id (`ses_…`).
     pub session_id: String,
@@ -56,22 +52,10 @@ impl OpenCode {
     /// Starts the server, subscribes to `/event` and creates a session.
     pub async fn start(launch: &Launch, transcript: Transcript, limit: Duration) -> Result<Self> {
         let deadline = Instant::now() + limit;
-        let mut child = launch.command().spawn()?;
-        let pid = child.id();
-        let stderr = StderrTail::follow(
-            child
-                .stderr
-                .take()
-                .ok_or_else(|| DriverError::Protocol("no stderr".into()))?,
-        );
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| DriverError::Protocol("no stdout".into()))?;
+        let (process, mut lines) = AgentProcess::spawn(&launch.spec())?;
         let (url_tx, url_rx) = oneshot::channel();
         tokio::spawn(async move {
             let mut url_tx = Some(url_tx);
-            let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 tracing::debug!(target: "agent-stdout", "{line}");
                 if let Some(url) = line.split("listening on ").nth(1)
@@ -87,14 +71,14 @@ impl OpenCode {
                 return Err(DriverError::Exited {
                     what: "the server URL".into(),
                     status: "stdout closed".into(),
-                    stderr: stderr.text(),
+                    stderr: process.stderr_tail(),
                 });
             }
             Err(_) => {
                 return Err(DriverError::Timeout {
                     what: "the server URL".into(),
                     after: limit,
-                    stderr: stderr.text(),
+                    stderr: process.stderr_tail(),
                 });
             }
         };
@@ -116,13 +100,11 @@ impl OpenCode {
             }
         });
         let mut server = Self {
-            child,
-            pid,
+            process,
             base,
             http,
             events,
             transcript,
-            stderr,
             sse,
             session_id: String::new(),
         };
@@ -146,13 +128,16 @@ impl OpenCode {
             Ok(Some(event)) => Ok(event),
             Ok(None) => Err(DriverError::Exited {
                 what: what.to_owned(),
-                status: format!("{:?}", self.child.try_wait().ok().flatten()),
-                stderr: self.stderr.text(),
+                status: self
+                    .process
+                    .exited()
+                    .map_or_else(|| "running".to_owned(), |e| e.describe()),
+                stderr: self.process.stderr_tail(),
             }),
             Err(_) => Err(DriverError::Timeout {
                 what: what.to_owned(),
                 after: remaining(deadline),
-                stderr: self.stderr.text(),
+                stderr: self.process.stderr_tail(),
             }),
         }
     }
@@ -228,20 +213,14 @@ impl OpenCode {
     /// Stops the server: SIGTERM to its process group, SIGKILL after 5 s.
     pub async fn close(mut self) {
         self.sse.abort();
-        kill_group(self.pid, libc::SIGTERM);
-        if tokio::time::timeout(Duration::from_secs(5), self.child.wait())
-            .await
-            .is_err()
-        {
-            kill_group(self.pid, libc::SIGKILL);
-        }
+        self.process.stop(Duration::from_secs(5)).await;
     }
 }
 
 impl Drop for OpenCode {
+    /// The process group dies with the [`AgentProcess`]; the event reader stops here.
     fn drop(&mut self) {
         self.sse.abort();
-        kill_group(self.pid, libc::SIGKILL);
     }
 }
 

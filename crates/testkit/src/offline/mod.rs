@@ -107,6 +107,18 @@ impl Launch {
     }
 
     /// A tokio command with piped stdio, in its own process group, killed on drop.
+    /// The launch as the agents crate spawns it ([`sandbox_agents::process::AgentProcess`]:
+    /// exactly this environment, its own process group, piped stdio).
+    pub fn spec(&self) -> sandbox_agents::process::ProcessSpec {
+        sandbox_agents::process::ProcessSpec {
+            program: self.program.clone(),
+            args: self.args.iter().map(Into::into).collect(),
+            cwd: self.cwd.clone(),
+            env: self.env.clone(),
+        }
+    }
+
+    /// The launch as a command (piped stdio, its own process group).
     pub fn command(&self) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(&self.program);
         cmd.args(&self.args)
