@@ -3,7 +3,7 @@
 use sandbox_universal::{ContentPart, EventPayload, Item, ItemEvent, ItemKind, ItemStatus};
 use serde_json::Value;
 
-use crate::{AgentEvent, EventSink};
+use crate::{AgentEvent, SessionIds};
 
 /// `itemStarted` (status `inProgress`) and `itemCompleted` for an item that arrives
 /// finished, both carrying the native JSON it came from.
@@ -26,7 +26,11 @@ pub fn finished_item(item: Item, raw: &Value) -> Vec<AgentEvent> {
 
 /// An `unparsed` item carrying the raw native JSON and why it was not understood (also
 /// logged as a warning: on the real-agent corpus there must be none).
-pub fn unparsed_item(ids: &EventSink, raw: &Value, error: impl Into<String>) -> Vec<AgentEvent> {
+pub fn unparsed_item(
+    ids: &dyn SessionIds,
+    raw: &Value,
+    error: impl Into<String>,
+) -> Vec<AgentEvent> {
     let error = error.into();
     tracing::warn!(%error, "unparsed agent output");
     let item = Item::new(

@@ -26,4 +26,4 @@ pub use driver::{
     SessionConfig,
 };
 pub use registry::{AgentRegistry, DriverContext};
-pub use sink::{AgentEvent, CollectingSink, EventConsumer, EventSink};
+pub use sink::{AgentEvent, CollectingSink, EventConsumer, EventSink, SessionIds};

@@ -52,6 +52,26 @@ pub trait EventConsumer: Send + Sync {
     fn next_id(&self, prefix: &str) -> String;
 }
 
+/// What a converter needs from its session: fresh ids, and a place to note the agent's own
+/// session id. Converters get this, never the sink: they return events, they do not emit
+/// them, so they can be re-run on stored native output.
+pub trait SessionIds {
+    /// A new session-unique id with the given prefix, such as `itm_12`.
+    fn next_id(&self, prefix: &str) -> String;
+    /// Records the agent's own session id once it is known.
+    fn set_native_session_id(&self, id: &str);
+}
+
+impl SessionIds for EventSink {
+    fn next_id(&self, prefix: &str) -> String {
+        self.0.next_id(prefix)
+    }
+
+    fn set_native_session_id(&self, id: &str) {
+        self.0.set_native_session_id(id);
+    }
+}
+
 /// A cheap, cloneable handle on a session's [`EventConsumer`].
 #[derive(Clone)]
 pub struct EventSink(Arc<dyn EventConsumer>);

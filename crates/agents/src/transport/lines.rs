@@ -5,7 +5,7 @@ use tokio::io::{AsyncBufRead, Lines};
 use tokio::sync::watch;
 
 use crate::process::ExitInfo;
-use crate::{AgentEvent, EventSink};
+use crate::{AgentEvent, SessionIds};
 
 /// One non-blank line of an agent's stdout.
 #[derive(Debug)]
@@ -23,7 +23,7 @@ pub enum Line {
 
 impl Line {
     /// The `unparsed` item events of a line that is not JSON (nothing for a JSON line).
-    pub fn unparsed(&self, sink: &EventSink) -> Vec<AgentEvent> {
+    pub fn unparsed(&self, sink: &dyn SessionIds) -> Vec<AgentEvent> {
         match self {
             Line::Json(_) => Vec::new(),
             Line::NotJson { raw, error } => crate::items::unparsed_item(

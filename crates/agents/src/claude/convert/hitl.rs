@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::items::Items;
 use crate::claude::native::CanUseTool;
-use crate::{AgentEvent, EventSink, QuestionAnswer};
+use crate::{AgentEvent, QuestionAnswer, SessionIds};
 
 /// What a pending native request is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +70,7 @@ pub fn ask(
     request: CanUseTool,
     items: &Items,
     raw: &Value,
-    ids: &EventSink,
+    ids: &dyn SessionIds,
 ) -> (Vec<AgentEvent>, Option<(String, Pending)>) {
     let item_id = request
         .tool_use_id

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::claude::native::{AssistantLine, Block, Delta};
 use crate::items::{finished_item, unparsed_item};
-use crate::{AgentEvent, EventSink};
+use crate::{AgentEvent, SessionIds};
 
 /// A tool call the model made.
 #[derive(Debug, Clone)]
@@ -64,7 +64,7 @@ impl Items {
         index: u64,
         block: &Value,
         raw: &Value,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
     ) -> Vec<AgentEvent> {
         let (kind, part) = match block["type"].as_str() {
             Some("text") => (
@@ -167,7 +167,7 @@ impl Items {
         &mut self,
         line: &AssistantLine,
         raw: &Value,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
     ) -> Vec<AgentEvent> {
         let message_id = line.message.id.clone().unwrap_or_default();
         let parent = line
@@ -249,7 +249,7 @@ impl Items {
         part: ContentPart,
         parent: Option<&str>,
         raw: &Value,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
     ) -> Vec<AgentEvent> {
         let position = self
             .open

@@ -2,8 +2,9 @@
 //!
 //! [`Converter`] is a pure state machine: the driver tells it when a turn starts and when
 //! a cancel was requested, feeds it every stdout line, and writes back the native lines it
-//! returns. Ids come from the session's [`EventSink`], so a [`crate::CollectingSink`] makes
-//! runs deterministic.
+//! returns. It gets ids from the session ([`crate::SessionIds`]) and never emits: the driver
+//! does, so a converter can be re-run on stored native output, deterministically with a
+//! [`crate::CollectingSink`].
 //!
 //! Native lines handled on purpose without universal events:
 //! - `system/init` (every turn; `sessionStarted` is emitted once by the driver at spawn),
@@ -38,7 +39,7 @@ use super::native::{
 };
 use crate::items::unparsed_item;
 use crate::process::ExitInfo;
-use crate::{AgentEvent, EventSink};
+use crate::{AgentEvent, SessionIds};
 
 /// What one native line turned into.
 #[derive(Debug, Default)]
@@ -136,7 +137,7 @@ impl Converter {
     }
 
     /// Converts one stdout line (already parsed as JSON).
-    pub fn convert(&mut self, raw: &Value, ids: &EventSink) -> Converted {
+    pub fn convert(&mut self, raw: &Value, ids: &dyn SessionIds) -> Converted {
         let mut out = Converted::default();
         let line: OutLine = match serde_json::from_value(raw.clone()) {
             Ok(line) => line,
@@ -197,7 +198,7 @@ impl Converter {
         &mut self,
         line: StreamEventLine,
         raw: &Value,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         out: &mut Converted,
     ) {
         use super::native::StreamEvent;
@@ -246,7 +247,7 @@ impl Converter {
         &mut self,
         line: AssistantLine,
         raw: &Value,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         out: &mut Converted,
     ) {
         if let Some(code) = &line.error {
@@ -262,7 +263,7 @@ impl Converter {
         out.events.extend(self.items.assistant(&line, raw, ids));
     }
 
-    fn user(&mut self, line: UserLine, raw: &Value, ids: &EventSink, out: &mut Converted) {
+    fn user(&mut self, line: UserLine, raw: &Value, ids: &dyn SessionIds, out: &mut Converted) {
         if line.is_replay || line.is_synthetic {
             return;
         }

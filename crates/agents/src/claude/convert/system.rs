@@ -15,7 +15,7 @@ use sandbox_universal::{ContentPart, Item, ItemKind, ItemRole, ItemStatus};
 use serde_json::Value;
 
 use super::{Converted, Converter};
-use crate::EventSink;
+use crate::SessionIds;
 use crate::claude::native::SystemLine;
 use crate::items::{finished_item, unparsed_item};
 
@@ -25,7 +25,12 @@ const IGNORED_SYSTEM: &[&str] = &["init", "status", "thinking_tokens"];
 /// only appear when the host asks for them).
 const IGNORED_SYSTEM_PREFIXES: &[&str] = &["hook_", "task_"];
 
-fn status(label: &str, detail: String, raw: &Value, ids: &EventSink) -> Vec<crate::AgentEvent> {
+fn status(
+    label: &str,
+    detail: String,
+    raw: &Value,
+    ids: &dyn SessionIds,
+) -> Vec<crate::AgentEvent> {
     let item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
         .with_role(ItemRole::System)
         .with_content(ContentPart::Status {
@@ -40,7 +45,7 @@ impl Converter {
         &mut self,
         system: SystemLine,
         raw: &Value,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         out: &mut Converted,
     ) {
         if let Some(mode) = system.permission_mode {

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::items::{Call, Items};
 use crate::claude::native::{Block, UserLine};
 use crate::items::finished_item;
-use crate::{AgentEvent, EventSink};
+use crate::{AgentEvent, SessionIds};
 
 /// Tools whose successful result is a file change.
 const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
@@ -20,7 +20,7 @@ pub fn tool_result(
     items: &Items,
     cwd: &str,
     raw: &Value,
-    ids: &EventSink,
+    ids: &dyn SessionIds,
 ) -> Result<Vec<AgentEvent>, String> {
     let Block::ToolResult {
         tool_use_id,

@@ -15,7 +15,7 @@ use crate::codex::native::{
     CommandApproval, FileChangeApproval, PermissionsApproval, UserInputRequest, method,
 };
 use crate::items::unparsed_item;
-use crate::{AgentEvent, EventSink, QuestionAnswer};
+use crate::{AgentEvent, QuestionAnswer, SessionIds};
 
 /// JSON-RPC "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -83,7 +83,7 @@ impl Converter {
     /// Converts a request Codex makes of the client. `raw` is the whole message.
     pub fn server_request(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         id: &Value,
         method: &str,
         params: &Value,
@@ -125,7 +125,7 @@ impl Converter {
 
     fn command(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         id: &Value,
         params: &CommandApproval,
         input: &Value,
@@ -168,7 +168,7 @@ impl Converter {
 
     fn file_change(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         id: &Value,
         params: &FileChangeApproval,
         input: &Value,
@@ -228,7 +228,7 @@ impl Converter {
 
     fn permissions(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         id: &Value,
         params: &PermissionsApproval,
         input: &Value,
@@ -273,7 +273,7 @@ impl Converter {
 
     fn question(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         id: &Value,
         params: &UserInputRequest,
         raw: &Value,

@@ -12,7 +12,7 @@ use crate::codex::native::{
     FileUpdateChange, PatchChangeKind, PatchUpdated, ThreadItem, ToolStatus,
 };
 use crate::items::finished_item;
-use crate::{AgentEvent, EventSink};
+use crate::{AgentEvent, SessionIds};
 
 /// What a native item becomes.
 enum Mapped {
@@ -25,7 +25,7 @@ enum Mapped {
 impl Converter {
     pub(super) fn item_started(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         native: &Value,
         raw: &Value,
     ) -> Result<Vec<AgentEvent>, String> {
@@ -50,7 +50,7 @@ impl Converter {
 
     pub(super) fn item_completed(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         native: &Value,
         raw: &Value,
     ) -> Result<Vec<AgentEvent>, String> {

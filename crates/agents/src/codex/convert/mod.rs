@@ -2,7 +2,7 @@
 //!
 //! [`Converter`] is pure: it holds the state a conversion needs (the running turn, open
 //! items, token totals, pending server requests) and turns one native message at a time
-//! into universal events. It never does I/O; ids come from the session's [`EventSink`].
+//! into universal events. It never does I/O; ids come from the session ([`crate::SessionIds`]).
 
 mod hitl;
 mod items;
@@ -26,7 +26,7 @@ use super::native::{
 };
 use crate::items::{finished_item, unparsed_item};
 use crate::process::ExitInfo;
-use crate::{AgentEvent, EventSink};
+use crate::{AgentEvent, SessionIds};
 
 /// Notifications that carry nothing for clients, ignored on purpose:
 /// - `thread/started`, `thread/status/changed`, `thread/readState/changed`,
@@ -158,7 +158,7 @@ impl Converter {
     /// understood becomes an `unparsed` item.
     pub fn notification(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         method: &str,
         params: &Value,
         raw: &Value,
@@ -171,7 +171,7 @@ impl Converter {
 
     fn dispatch(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         method: &str,
         params: &Value,
         raw: &Value,
@@ -295,7 +295,7 @@ impl Converter {
 
     fn error(
         &mut self,
-        ids: &EventSink,
+        ids: &dyn SessionIds,
         notification: &ErrorNotification,
         raw: &Value,
     ) -> Vec<AgentEvent> {
@@ -408,7 +408,7 @@ fn usage(delta: &TokenUsageBreakdown) -> Usage {
 }
 
 fn status_item(
-    ids: &EventSink,
+    ids: &dyn SessionIds,
     label: &str,
     detail: Option<String>,
     raw: &Value,
@@ -422,7 +422,7 @@ fn status_item(
     finished_item(item, raw)
 }
 
-fn plan_item(ids: &EventSink, plan: &PlanUpdated, raw: &Value) -> Vec<AgentEvent> {
+fn plan_item(ids: &dyn SessionIds, plan: &PlanUpdated, raw: &Value) -> Vec<AgentEvent> {
     let entries = plan
         .plan
         .iter()
