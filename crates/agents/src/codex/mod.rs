@@ -7,12 +7,10 @@
 //! - [`rpc`], [`connection`], [`session`]: process I/O, handshake, turns and resume.
 //! - [`models`]: `model/list` for `GET /agents/codex/models`.
 
-pub mod config;
-pub mod connection;
 pub mod convert;
+pub mod launch;
 pub mod models;
 pub mod native;
-pub mod rpc;
 pub mod session;
 
 use std::ffi::OsString;
@@ -25,9 +23,9 @@ use sandbox_universal::{
     PermissionMode, SessionStarted,
 };
 
-use self::connection::{Connection, Launch, Shared, ThreadChoice};
 use self::convert::Converter;
 use self::models::ModelCache;
+use self::session::connection::{Connection, Launch, Shared, ThreadChoice};
 use self::session::{CodexSession, TurnSettings};
 use crate::process::ProcessSpec;
 use crate::registry::{DriverContext, binary_names};
@@ -68,7 +66,7 @@ impl CodexDriver {
         self.context
             .provider_env
             .get("OPENAI_BASE_URL")
-            .unwrap_or(config::DEFAULT_OPENAI_BASE_URL)
+            .unwrap_or(launch::DEFAULT_OPENAI_BASE_URL)
             .to_string()
     }
 
@@ -217,12 +215,12 @@ impl CodexDriver {
         restored: bool,
     ) -> Result<Prepared, AgentError> {
         let binary = self.binary()?;
-        config::write_codex_home(&session.state_dir, &self.base_url()).map_err(|e| {
+        launch::write_codex_home(&session.state_dir, &self.base_url()).map_err(|e| {
             AgentError::SpawnFailed {
                 message: format!("writing CODEX_HOME: {e}"),
             }
         })?;
-        let policy = config::policy(session.permission_mode);
+        let policy = launch::policy(session.permission_mode);
         let cwd = session.cwd.display().to_string();
         let api_key = match self.credentials(session.token.as_deref()) {
             Credentials::ApiKey(key) | Credentials::OAuthToken(key) => Some(key),
@@ -236,7 +234,7 @@ impl CodexDriver {
                     program: binary,
                     args: vec![OsString::from("app-server")],
                     cwd: session.cwd.clone(),
-                    env: config::environment(&session.state_dir),
+                    env: launch::environment(&session.state_dir),
                 },
                 api_key,
             },

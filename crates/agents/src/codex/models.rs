@@ -9,10 +9,10 @@ use sandbox_universal::{AgentError, ModelInfo, ModelsResponse};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::config;
-use super::connection::{Connection, Launch, Shared, ThreadChoice};
 use super::convert::Converter;
+use super::launch;
 use super::native::{Model, ModelList, method};
+use super::session::connection::{Connection, Launch, Shared, ThreadChoice};
 use crate::cache::BinaryCache;
 use crate::process::ProcessSpec;
 use crate::{CollectingSink, EventSink};
@@ -45,7 +45,7 @@ async fn list(binary: &Path, base_url: &str) -> Result<ModelsResponse, AgentErro
     let dir = tempfile::tempdir().map_err(|e| AgentError::SpawnFailed {
         message: format!("no temporary CODEX_HOME: {e}"),
     })?;
-    config::write_codex_home(dir.path(), base_url).map_err(|e| AgentError::SpawnFailed {
+    launch::write_codex_home(dir.path(), base_url).map_err(|e| AgentError::SpawnFailed {
         message: format!("writing a temporary CODEX_HOME: {e}"),
     })?;
     let launch = Launch {
@@ -53,7 +53,7 @@ async fn list(binary: &Path, base_url: &str) -> Result<ModelsResponse, AgentErro
             program: binary.to_path_buf(),
             args: vec!["app-server".into()],
             cwd: dir.path().to_path_buf(),
-            env: config::environment(dir.path()),
+            env: launch::environment(dir.path()),
         },
         api_key: None,
     };

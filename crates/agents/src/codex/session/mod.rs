@@ -1,6 +1,9 @@
 //! A running Codex session: turns, cancel, HITL replies, and resuming the thread in a new
 //! app-server after the old one died.
 
+pub mod connection;
+pub mod rpc;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -8,9 +11,9 @@ use async_trait::async_trait;
 use sandbox_universal::{AgentError, PermissionReply};
 use serde_json::{Value, json};
 
-use super::config::Policy;
-use super::connection::{Connection, Launch, Shared, ThreadChoice};
-use super::native::method;
+use self::connection::{Connection, Launch, Shared, ThreadChoice};
+use crate::codex::launch::Policy;
+use crate::codex::native::method;
 use crate::{AgentSession, QuestionAnswer};
 
 /// How long `turn/start` and `turn/interrupt` may take to be acknowledged.

@@ -12,9 +12,9 @@ use tokio::io::{BufReader, Lines};
 use tokio::process::ChildStdout;
 use tokio::task::JoinHandle;
 
-use super::convert::Converter;
-use super::native::{Incoming, InitializeResult, ThreadResult, method};
 use super::rpc::Rpc;
+use crate::codex::convert::Converter;
+use crate::codex::native::{Incoming, InitializeResult, ThreadResult, method};
 use crate::process::{AgentProcess, ProcessSpec};
 use crate::transport::{JsonLines, Line, wait_exit};
 use crate::{AgentEvent, EventSink};

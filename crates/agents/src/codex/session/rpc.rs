@@ -11,7 +11,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::mpsc;
 
-use super::native::RpcError;
+use crate::codex::native::RpcError;
 use crate::transport::Pending;
 
 /// Sends requests and notifications to one app-server and matches responses.
