@@ -1,12 +1,15 @@
-//! What every agent that talks over a child process's stdio shares: reading its stdout as
-//! JSON lines (a line that is not JSON becomes an `unparsed` item, never an error), waiting
-//! for its exit, and the errors a dead process produces.
+//! What every agent that talks over a child process's stdio shares: writing JSON lines to
+//! its stdin from any task (`LineWriter`), reading its stdout as JSON lines (a line that is
+//! not JSON becomes an `unparsed` item, never an error), correlating requests with responses
+//! (`Pending`), waiting for its exit, and the errors a dead process produces.
 
 mod lines;
 mod pending;
+mod writer;
 
 pub use lines::{JsonLines, Line, wait_exit};
 pub use pending::Pending;
+pub use writer::{LineWriter, WriterClosed};
 
 use sandbox_universal::AgentError;
 

@@ -1,23 +1,21 @@
 //! The client side of the app-server's JSON-RPC: numbered requests awaiting their
-//! response, notifications, and responses to the server's own requests. One writer task
-//! owns the process's stdin so every task can send.
+//! response, notifications, and responses to the server's own requests, written by the
+//! shared [`LineWriter`] so every task can send.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use sandbox_universal::AgentError;
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
-use tokio::sync::mpsc;
 
 use crate::codex::native::RpcError;
-use crate::transport::Pending;
+use crate::transport::{LineWriter, Pending};
 
 /// Sends requests and notifications to one app-server and matches responses.
 #[derive(Debug)]
 pub struct Rpc {
-    outgoing: mpsc::UnboundedSender<Value>,
+    outgoing: LineWriter,
     pending: Pending<u64, Result<Value, RpcError>>,
     next_id: AtomicU64,
 }
@@ -29,10 +27,8 @@ fn gone() -> AgentError {
 impl Rpc {
     /// A client writing to `stdin` (through a task spawned here).
     pub fn new(stdin: ChildStdin) -> Self {
-        let (outgoing, queue) = mpsc::unbounded_channel();
-        tokio::spawn(write_lines(stdin, queue));
         Self {
-            outgoing,
+            outgoing: LineWriter::spawn(stdin),
             pending: Pending::default(),
             next_id: AtomicU64::new(1),
         }
@@ -94,19 +90,5 @@ impl Rpc {
     /// The process is gone: every waiting and later call fails.
     pub fn close(&self) {
         self.pending.close();
-    }
-}
-
-async fn write_lines(mut stdin: ChildStdin, mut queue: mpsc::UnboundedReceiver<Value>) {
-    while let Some(message) = queue.recv().await {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        if let Err(error) = stdin.write_all(&line).await {
-            tracing::debug!(target: "codex", %error, "writing to codex failed");
-            return;
-        }
-        if stdin.flush().await.is_err() {
-            return;
-        }
     }
 }
