@@ -8,6 +8,13 @@ use tokio_postgres::Row;
 use super::{outage, pool_outage};
 use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError};
 
+/// Session ids this daemon may take over: unowned, its own, or owned by a daemon whose
+/// heartbeat is older than the lease (owner `$1`, lease cut-off `$2`). Callers add
+/// `AND ...` conditions.
+const CLAIMABLE: &str =
+    "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
+     WHERE (s.owner IS NULL OR s.owner = $1 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= $2)";
+
 const SESSION_COLUMNS: &str = "s.sid, s.session_id, s.record_version, s.record, s.agent, s.status,
     s.created_ms, s.ended_ms, s.last_sequence, s.state_version, s.state_sequence, s.state,
     s.owner, (d.heartbeat_ms IS NOT NULL AND d.heartbeat_ms > $1) AS alive
@@ -159,11 +166,11 @@ impl ReadBackend for PgReads {
     ) -> Result<Vec<String>, StoreError> {
         let rows = self
             .query(
-                "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
-                 WHERE s.status = 'ended' AND s.ended_ms < $1
-                 AND (s.owner IS NULL OR s.owner = $2 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= $3)
-                 ORDER BY s.ended_ms LIMIT 1000",
-                &[&ended_before_ms, &owner, &alive_after_ms],
+                &format!(
+                    "{CLAIMABLE} AND s.status = 'ended' AND s.ended_ms < $3
+                     ORDER BY s.ended_ms LIMIT 1000"
+                ),
+                &[&owner, &alive_after_ms, &ended_before_ms],
             )
             .await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
@@ -176,10 +183,7 @@ impl ReadBackend for PgReads {
     ) -> Result<Vec<String>, StoreError> {
         let rows = self
             .query(
-                "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
-                 WHERE s.status = 'running'
-                 AND (s.owner IS NULL OR s.owner = $1 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= $2)
-                 ORDER BY s.sid",
+                &format!("{CLAIMABLE} AND s.status = 'running' ORDER BY s.sid"),
                 &[&owner, &alive_after_ms],
             )
             .await?;

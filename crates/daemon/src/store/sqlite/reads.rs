@@ -10,6 +10,13 @@ use super::outage;
 use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError};
 
 /// The columns of a [`SessionRow`], joined with the owner's heartbeat.
+/// Session ids this daemon may take over: unowned, its own, or owned by a daemon whose
+/// heartbeat is older than the lease (owner `?1`, lease cut-off `?2`). Callers add
+/// `AND ...` conditions.
+const CLAIMABLE: &str =
+    "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
+     WHERE (s.owner IS NULL OR s.owner = ?1 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= ?2)";
+
 const SESSION_COLUMNS: &str = "s.sid, s.session_id, s.record_version, s.record, s.agent, s.status,
     s.created_ms, s.ended_ms, s.last_sequence, s.state_version, s.state_sequence, s.state,
     s.owner, (d.heartbeat_ms IS NOT NULL AND d.heartbeat_ms > :alive) AS alive
@@ -181,15 +188,14 @@ impl ReadBackend for SqliteReads {
     ) -> Result<Vec<String>, StoreError> {
         let owner = owner.to_string();
         self.with(move |conn| {
-            let mut statement = conn.prepare_cached(
-                "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
-                 WHERE s.status = 'ended' AND s.ended_ms < ?1
-                 AND (s.owner IS NULL OR s.owner = ?2 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= ?3)
-                 ORDER BY s.ended_ms LIMIT 1000",
-            )?;
-            let rows = statement.query_map(params![ended_before_ms, owner, alive_after_ms], |r| {
-                r.get(0)
-            })?;
+            let mut statement = conn.prepare_cached(&format!(
+                "{CLAIMABLE} AND s.status = 'ended' AND s.ended_ms < ?3
+                 ORDER BY s.ended_ms LIMIT 1000"
+            ))?;
+            let rows = statement
+                .query_map(params![owner, alive_after_ms, ended_before_ms], |r| {
+                    r.get(0)
+                })?;
             rows.collect()
         })
         .await
@@ -202,12 +208,9 @@ impl ReadBackend for SqliteReads {
     ) -> Result<Vec<String>, StoreError> {
         let owner = owner.to_string();
         self.with(move |conn| {
-            let mut statement = conn.prepare_cached(
-                "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
-                 WHERE s.status = 'running'
-                 AND (s.owner IS NULL OR s.owner = ?1 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= ?2)
-                 ORDER BY s.sid",
-            )?;
+            let mut statement = conn.prepare_cached(&format!(
+                "{CLAIMABLE} AND s.status = 'running' ORDER BY s.sid"
+            ))?;
             let rows = statement.query_map(params![owner, alive_after_ms], |r| r.get(0))?;
             rows.collect()
         })
