@@ -22,6 +22,17 @@ pub enum Line {
 }
 
 impl Line {
+    /// A JSON value, or the text kept whole with why it is not JSON.
+    pub fn parse(text: String) -> Line {
+        match serde_json::from_str(&text) {
+            Ok(value) => Line::Json(value),
+            Err(error) => Line::NotJson {
+                raw: text,
+                error: error.to_string(),
+            },
+        }
+    }
+
     /// The `unparsed` item events of a line that is not JSON (nothing for a JSON line).
     pub fn unparsed(&self, sink: &dyn SessionIds) -> Vec<AgentEvent> {
         match self {
@@ -53,13 +64,7 @@ impl<R: AsyncBufRead + Unpin> JsonLines<R> {
             if line.trim().is_empty() {
                 continue;
             }
-            return Some(match serde_json::from_str(&line) {
-                Ok(value) => Line::Json(value),
-                Err(error) => Line::NotJson {
-                    raw: line,
-                    error: error.to_string(),
-                },
-            });
+            return Some(Line::parse(line));
         }
     }
 }

@@ -1,12 +1,15 @@
 //! What every agent that talks over a child process's stdio shares: writing JSON lines to
 //! its stdin from any task (`LineWriter`), reading its stdout as JSON lines (a line that is
 //! not JSON becomes an `unparsed` item, never an error), correlating requests with responses
-//! (`Pending`), waiting for its exit, and the errors a dead process produces.
+//! (`Pending`), waiting for its exit, and the errors a dead process produces. Agents that
+//! run as local servers share an HTTP + SSE client instead (`HttpPeer`, `EventStream`).
 
+mod http;
 mod lines;
 mod pending;
 mod writer;
 
+pub use http::{EventStream, HttpError, HttpPeer};
 pub use lines::{JsonLines, Line, wait_exit};
 pub use pending::Pending;
 pub use writer::{LineWriter, WriterClosed};
