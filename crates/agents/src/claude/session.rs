@@ -16,7 +16,7 @@ use super::convert::{self, Converter, PendingKind};
 use super::launch::{Conversation, LaunchPlan};
 use super::native::ControlResponseBody;
 use crate::process::{AgentProcess, ExitInfo, Signaller};
-use crate::transport::{JsonLines, Line, Pending, wait_exit};
+use crate::transport::{JsonLines, Line, LineWriter, Pending, wait_exit};
 use crate::{AgentSession, EventSink, QuestionAnswer};
 
 /// How long a new process may take to answer `initialize`.
@@ -39,10 +39,9 @@ impl Shared {
     }
 }
 
-type Process = Arc<tokio::sync::Mutex<AgentProcess>>;
-
 struct Running {
-    process: Process,
+    process: AgentProcess,
+    writer: LineWriter,
     signaller: Signaller,
     exit: tokio::sync::watch::Receiver<Option<ExitInfo>>,
     expected_exit: Arc<AtomicBool>,
@@ -125,23 +124,32 @@ impl ClaudeSession {
             .permission_mode()
             .map(str::to_string);
         let spec = self.plan.spec(&conversation, reported.as_deref());
-        let (process, lines) = AgentProcess::spawn(&spec).map_err(|e| AgentError::SpawnFailed {
-            message: format!("starting {} failed: {e}", spec.program.display()),
-        })?;
+        let (mut process, lines) =
+            AgentProcess::spawn(&spec).map_err(|e| AgentError::SpawnFailed {
+                message: format!("starting {} failed: {e}", spec.program.display()),
+            })?;
+        let writer =
+            LineWriter::spawn(
+                process
+                    .take_stdin()
+                    .ok_or_else(|| AgentError::SpawnFailed {
+                        message: "Claude Code has no stdin".into(),
+                    })?,
+            );
         let signaller = process.signaller();
         let exit = process.exit_watch();
-        let process: Process = Arc::new(tokio::sync::Mutex::new(process));
         // Quiet until `initialize` is answered: a failed start is reported by `spawn`.
         let expected_exit = Arc::new(AtomicBool::new(true));
         let reader = tokio::spawn(read_loop(
             lines,
             self.shared.clone(),
-            process.clone(),
+            writer.clone(),
             expected_exit.clone(),
             exit.clone(),
         ));
         self.running = Some(Running {
             process,
+            writer,
             signaller,
             exit,
             expected_exit,
@@ -180,7 +188,7 @@ impl ClaudeSession {
             .waiters
             .register(request_id.to_string())
             .ok_or_else(|| AgentError::protocol("no process"))?;
-        let written = running.process.lock().await.write_json(request).await;
+        let written = running.writer.write(request.clone()).await;
         let mut exit = running.exit.clone();
         if let Err(error) = written {
             // Usually the process died before reading: report how it ended.
@@ -205,7 +213,7 @@ impl ClaudeSession {
         let body = match answer {
             Ok(Some(body)) => body,
             Ok(None) => {
-                let info = running.process.lock().await.wait().await;
+                let info = running.process.wait().await;
                 return Err(exited_error(&info, "while starting"));
             }
             Err(_) => {
@@ -245,19 +253,13 @@ impl ClaudeSession {
             .running
             .as_ref()
             .ok_or_else(|| AgentError::protocol("no process"))?;
-        running
-            .process
-            .lock()
-            .await
-            .write_json(line)
-            .await
-            .map_err(io_error)
+        running.writer.write(line.clone()).await.map_err(io_error)
     }
 
     async fn stop(&mut self, grace: Duration) {
-        if let Some(running) = self.running.take() {
+        if let Some(mut running) = self.running.take() {
             running.expected_exit.store(true, Ordering::SeqCst);
-            running.process.lock().await.stop(grace).await;
+            running.process.stop(grace).await;
             let _ = tokio::time::timeout(Duration::from_secs(5), running.reader).await;
         }
     }
@@ -387,7 +389,7 @@ impl AgentSession for ClaudeSession {
 async fn read_loop(
     lines: Lines<BufReader<ChildStdout>>,
     shared: Arc<Shared>,
-    process: Process,
+    writer: LineWriter,
     expected_exit: Arc<AtomicBool>,
     mut exit: tokio::sync::watch::Receiver<Option<ExitInfo>>,
 ) {
@@ -415,8 +417,8 @@ async fn read_loop(
             converted.replies
         };
         for reply in replies {
-            if let Err(error) = process.lock().await.write_json(&reply).await {
-                tracing::warn!(%error, "answering a Claude control request failed");
+            if writer.send(reply).is_err() {
+                tracing::warn!("answering a Claude control request failed: stdin is closed");
             }
         }
     }
