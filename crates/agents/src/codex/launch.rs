@@ -3,12 +3,14 @@
 //! permission mode.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use sandbox_universal::PermissionMode;
 use serde_json::{Value, json};
 
-use crate::process::base_env;
+use crate::SessionConfig;
+use crate::process::{ProcessSpec, base_env};
 
 /// The id of the model provider the daemon writes into `config.toml`.
 pub const PROVIDER_ID: &str = "sandbox_daemon";
@@ -88,6 +90,17 @@ pub fn environment(state_dir: &Path) -> BTreeMap<String, String> {
     );
     env.insert("RUST_LOG".into(), "warn".into());
     env
+}
+
+/// The `codex app-server` process of a session: in its working directory, with
+/// [`environment`] (write `CODEX_HOME` first with [`write_codex_home`]).
+pub fn app_server(program: PathBuf, session: &SessionConfig) -> ProcessSpec {
+    ProcessSpec {
+        program,
+        args: vec![OsString::from("app-server")],
+        cwd: session.cwd.clone(),
+        env: environment(&session.state_dir),
+    }
 }
 
 /// How a permission mode is enforced by Codex.

@@ -13,7 +13,6 @@ pub mod models;
 pub mod native;
 pub mod session;
 
-use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -27,7 +26,6 @@ use self::convert::Converter;
 use self::models::ModelCache;
 use self::session::connection::{Connection, Launch, Shared, ThreadChoice};
 use self::session::{CodexSession, TurnSettings};
-use crate::process::ProcessSpec;
 use crate::registry::{DriverContext, binary_names};
 use crate::validate::{ProviderApi, validate};
 use crate::{
@@ -95,9 +93,10 @@ impl AgentDriver for CodexDriver {
             text_messages: true,
             streaming_deltas: true,
             reasoning: true,
-            // MCP, web search and image-view items are converted, but no real-CLI test
+            // `request_user_input` calls are tool call items (real-CLI tested); MCP, web
+            // search and image-view items are converted too, but no real-CLI test
             // produces one (the daemon configures no MCP server).
-            tool_calls: false,
+            tool_calls: true,
             command_execution: true,
             file_changes: true,
             // `turn/plan/updated` is converted, but the pinned Codex offers no plan tool.
@@ -153,7 +152,7 @@ impl AgentDriver for CodexDriver {
         let prepared = self.prepare(&session, sink.clone(), false)?;
         let connection = Connection::open(
             &prepared.launch,
-            prepared.shared.clone(),
+            Some(prepared.shared.clone()),
             ThreadChoice::Start(prepared.settings.thread_start()),
         )
         .await?;
@@ -221,29 +220,18 @@ impl CodexDriver {
             }
         })?;
         let policy = launch::policy(session.permission_mode);
-        let cwd = session.cwd.display().to_string();
         let api_key = match self.credentials(session.token.as_deref()) {
             Credentials::ApiKey(key) | Credentials::OAuthToken(key) => Some(key),
             Credentials::None => None,
         };
-        let converter = Converter::new(cwd.clone(), policy.auto_accept_edits);
+        let converter = Converter::new(session.cwd.display().to_string(), policy.auto_accept_edits);
         Ok(Prepared {
             shared: Arc::new(Shared::new(sink, converter, restored)),
             launch: Launch {
-                spec: ProcessSpec {
-                    program: binary,
-                    args: vec![OsString::from("app-server")],
-                    cwd: session.cwd.clone(),
-                    env: launch::environment(&session.state_dir),
-                },
+                spec: launch::app_server(binary, session),
                 api_key,
             },
-            settings: TurnSettings {
-                policy,
-                effort: session.variant.clone(),
-                cwd,
-                model: session.model.clone(),
-            },
+            settings: TurnSettings::new(session),
         })
     }
 }

@@ -2,20 +2,17 @@
 //! `CODEX_HOME` (the catalog is bundled in the binary, so this works offline).
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use sandbox_universal::{AgentError, ModelInfo, ModelsResponse};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::convert::Converter;
 use super::launch;
 use super::native::{Model, ModelList, method};
-use super::session::connection::{Connection, Launch, Shared, ThreadChoice};
+use super::session::connection::{Connection, Launch, ThreadChoice};
 use crate::cache::BinaryCache;
 use crate::process::ProcessSpec;
-use crate::{CollectingSink, EventSink};
 
 /// How long listing may take in all.
 const LIST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -57,10 +54,8 @@ async fn list(binary: &Path, base_url: &str) -> Result<ModelsResponse, AgentErro
         },
         api_key: None,
     };
-    // Notifications of this throwaway process go nowhere.
-    let (_ignored, sink): (Arc<CollectingSink>, EventSink) = CollectingSink::new();
-    let shared = Arc::new(Shared::new(sink, Converter::default(), false));
-    let mut connection = Connection::open(&launch, shared, ThreadChoice::None).await?;
+    // No session: only the responses of this throwaway process are read.
+    let mut connection = Connection::open(&launch, None, ThreadChoice::None).await?;
     let mut models = Vec::new();
     let mut cursor: Option<String> = None;
     let result = loop {

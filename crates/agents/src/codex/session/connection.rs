@@ -133,9 +133,11 @@ pub struct Connection {
 
 impl Connection {
     /// Spawns the app-server, runs the handshake, logs in and starts or resumes a thread.
+    /// What the server says goes through `shared`'s converter; without one (e.g. only to
+    /// list models) only responses are read and everything else is dropped.
     pub async fn open(
         launch: &Launch,
-        shared: Arc<Shared>,
+        shared: Option<Arc<Shared>>,
         thread: ThreadChoice,
     ) -> Result<Self, AgentError> {
         let (mut process, lines) =
@@ -268,18 +270,32 @@ fn with_stderr(error: AgentError, stderr_tail: &str) -> AgentError {
 async fn read_loop(
     lines: Lines<BufReader<ChildStdout>>,
     rpc: Arc<Rpc>,
-    shared: Arc<Shared>,
+    shared: Option<Arc<Shared>>,
     mut exit: tokio::sync::watch::Receiver<Option<crate::process::ExitInfo>>,
     stopping: Arc<AtomicBool>,
 ) {
     let mut lines = JsonLines::new(lines);
     while let Some(line) = lines.next().await {
-        shared.handle_line(&rpc, line);
+        match &shared {
+            Some(shared) => shared.handle_line(&rpc, line),
+            None => resolve_only(&rpc, line),
+        }
     }
     rpc.close();
     let info = wait_exit(&mut exit).await;
-    if !stopping.load(Ordering::SeqCst) {
+    if let Some(shared) = shared
+        && !stopping.load(Ordering::SeqCst)
+    {
         let events = shared.converter(|c| c.process_exited(&info));
         shared.emit(events);
+    }
+}
+
+/// A connection without a session: responses resolve their calls, the rest is dropped.
+fn resolve_only(rpc: &Rpc, line: Line) {
+    if let Line::Json(raw) = line
+        && let Ok(Incoming::Response { id, outcome }) = Incoming::classify(&raw)
+    {
+        rpc.resolve(&id, outcome);
     }
 }

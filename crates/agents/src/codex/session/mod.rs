@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use self::connection::{Connection, Launch, Shared, ThreadChoice};
 use crate::codex::launch::Policy;
 use crate::codex::native::method;
-use crate::{AgentSession, QuestionAnswer};
+use crate::{AgentSession, QuestionAnswer, SessionConfig};
 
 /// How long `turn/start` and `turn/interrupt` may take to be acknowledged.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -33,6 +33,16 @@ pub struct TurnSettings {
 }
 
 impl TurnSettings {
+    /// The settings of a session: its permission mode's policy, variant, cwd and model.
+    pub fn new(session: &SessionConfig) -> Self {
+        Self {
+            policy: crate::codex::launch::policy(session.permission_mode),
+            effort: session.variant.clone(),
+            cwd: session.cwd.display().to_string(),
+            model: session.model.clone(),
+        }
+    }
+
     /// `thread/start` params.
     pub fn thread_start(&self) -> Value {
         let mut params = json!({"cwd": self.cwd, "approvalPolicy": self.policy.approval});
@@ -118,7 +128,7 @@ impl CodexSession {
             let params = self.settings.thread_resume(&self.thread_id);
             let connection = Connection::open(
                 &self.launch,
-                self.shared.clone(),
+                Some(self.shared.clone()),
                 ThreadChoice::Resume(params),
             )
             .await?;
