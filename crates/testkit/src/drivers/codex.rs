@@ -1,11 +1,15 @@
 //! Codex `app-server`: newline-delimited JSON-RPC (without the `jsonrpc` member) on
-//! stdio. `initialize` → `initialized` → `thread/start` → `turn/start`; a turn ends
+//! stdio. `initialize` → `initialized` → `account/login/start` → `thread/start` →
+//! `turn/start` (thread and turn params are the daemon's, from its `default` mode); a turn ends
 //! with the `turn/completed` notification. Approvals and questions are server→client
 //! requests (`item/commandExecution/requestApproval`, `item/fileChange/requestApproval`,
 //! `item/tool/requestUserInput`) answered with `{"id": …, "result": …}`.
 
 use std::time::{Duration, Instant};
 
+use sandbox_agents::codex::launch::policy;
+use sandbox_agents::codex::session::TurnSettings;
+use sandbox_universal::PermissionMode;
 use serde_json::{Value, json};
 
 use super::error::{DriverError, Result};
@@ -26,20 +30,29 @@ pub struct Turn {
 pub struct Codex {
     agent: StdioAgent,
     next_id: i64,
+    settings: TurnSettings,
     /// The thread's id.
     pub thread_id: String,
 }
 
 impl Codex {
     /// Starts the server, initializes (with the experimental API, needed for
-    /// `requestUserInput`) and starts a thread in `cwd` with `approvalPolicy:
-    /// "untrusted"` and `sandbox: "workspace-write"`.
+    /// `requestUserInput`), logs in with [`crate::offline::codex::API_KEY`] and starts a
+    /// thread in the launch's cwd with the daemon's `default`-mode policy on
+    /// [`crate::offline::codex::MODEL`].
     pub async fn start(launch: &Launch, transcript: Transcript, limit: Duration) -> Result<Self> {
         let agent = StdioAgent::spawn(launch, transcript)?;
+        let settings = TurnSettings {
+            policy: policy(PermissionMode::Default),
+            effort: None,
+            cwd: launch.cwd.display().to_string(),
+            model: Some(crate::offline::codex::MODEL.into()),
+        };
         let mut codex = Self {
             agent,
             next_id: 1,
             thread_id: String::new(),
+            settings,
         };
         let deadline = Instant::now() + limit;
         codex
@@ -51,12 +64,15 @@ impl Codex {
             )
             .await?;
         codex.agent.send(json!({"method": "initialized"})).await?;
-        let started = codex
+        codex
             .request(
-                "thread/start",
-                json!({"cwd": launch.cwd, "approvalPolicy": "untrusted", "sandbox": "workspace-write"}),
+                "account/login/start",
+                json!({"type": "apiKey", "apiKey": crate::offline::codex::API_KEY}),
                 deadline,
             )
+            .await?;
+        let started = codex
+            .request("thread/start", codex.settings.thread_start(), deadline)
             .await?;
         codex.thread_id = started["thread"]["id"]
             .as_str()
@@ -99,8 +115,7 @@ impl Codex {
     ) -> Result<Turn> {
         let id = self.next_id;
         self.next_id += 1;
-        let params =
-            json!({"threadId": self.thread_id, "input": [{"type": "text", "text": prompt}]});
+        let params = self.settings.turn_start(&self.thread_id, prompt);
         self.agent
             .send(json!({"id": id, "method": "turn/start", "params": params}))
             .await?;

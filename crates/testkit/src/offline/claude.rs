@@ -1,47 +1,47 @@
-//! Claude Code: `-p` stream-json in and out, permission prompts over stdio.
+//! Claude Code: `-p` stream-json in and out, permission prompts over stdio — launched
+//! exactly as the daemon launches a session's process
+//! ([`sandbox_agents::claude::launch::LaunchPlan`]), pointed at the fake provider.
 
 use std::path::Path;
+
+use sandbox_agents::claude::launch::{Conversation, LaunchPlan, running_as_root};
+use sandbox_agents::{Credentials, SessionConfig};
+use sandbox_universal::PermissionMode;
 
 use super::{Launch, Sandbox};
 
 /// The fake API key (any value works; `-p` mode accepts a key with no login).
 pub const API_KEY: &str = "sk-ant-fake";
 
-/// Environment pointing Claude Code at the fake provider with all background traffic off.
-pub fn env(provider_url: &str) -> Vec<(&'static str, String)> {
-    vec![
-        ("ANTHROPIC_BASE_URL", provider_url.to_owned()),
-        ("ANTHROPIC_API_KEY", API_KEY.to_owned()),
-        // Bootstrap, fast-mode status, MCP registry, metrics and event logging.
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
-        ("DISABLE_TELEMETRY", "1".to_owned()),
-        ("DISABLE_AUTOUPDATER", "1".to_owned()),
-        ("DISABLE_ERROR_REPORTING", "1".to_owned()),
-        ("DISABLE_BUG_COMMAND", "1".to_owned()),
-        // Allows bypassPermissions when running as root (harmless otherwise).
-        ("IS_SANDBOX", "1".to_owned()),
-    ]
-}
+/// The conversation id of a recorded session (fixed, so recordings stay comparable).
+pub const SESSION_ID: &str = "00000000-0000-4000-8000-000000000001";
 
-/// Flags for a long-lived session: stream-json both ways, token deltas, and
-/// `can_use_tool` control requests on stdout for every permission prompt.
-pub fn stream_json_args() -> Vec<&'static str> {
-    vec![
-        "-p",
-        "--verbose",
-        "--output-format",
-        "stream-json",
-        "--input-format",
-        "stream-json",
-        "--include-partial-messages",
-        "--permission-prompt-tool",
-        "stdio",
-    ]
-}
-
-/// Claude Code in stream-json mode against the fake provider.
+/// Claude Code in stream-json mode against the fake provider: the daemon's arguments and
+/// environment for a new `default`-mode session whose state directory is the sandbox
+/// root (so HOME is `<root>/home`) and whose working directory is `<root>/work`.
 pub fn launch(exe: &Path, sandbox: &Sandbox, provider_url: &str) -> Launch {
-    Launch::new(exe, sandbox)
-        .args(stream_json_args())
-        .envs(env(provider_url))
+    let config = SessionConfig {
+        session_id: "testkit".into(),
+        agent_mode: None,
+        permission_mode: PermissionMode::Default,
+        model: None,
+        variant: None,
+        token: None,
+        validate_token: false,
+        dangerously_skip_permissions: false,
+        agent_version: None,
+        cwd: sandbox.work.clone(),
+        state_dir: sandbox.root.clone(),
+    };
+    let plan = LaunchPlan::new(
+        exe.to_owned(),
+        &config,
+        &Credentials::ApiKey(API_KEY.into()),
+        Some(provider_url),
+        running_as_root(),
+    );
+    Launch::from_spec(
+        plan.spec(&Conversation::New(SESSION_ID.into()), None),
+        sandbox,
+    )
 }

@@ -1,60 +1,50 @@
-//! Codex: `codex app-server` (JSON-RPC over stdio) with a custom model provider.
+//! Codex: `codex app-server` (JSON-RPC over stdio) — launched exactly as the daemon
+//! launches a session's server ([`sandbox_agents::codex::launch`]: its `config.toml` with
+//! the custom provider, its environment), pointed at the fake provider. The key reaches
+//! the server through `account/login/start`, as the daemon sends it
+//! ([`crate::drivers::codex::Codex::start`]).
 
 use std::path::Path;
 
-use super::{Launch, Sandbox, write_file};
+use sandbox_agents::SessionConfig;
+use sandbox_agents::codex::launch::{app_server, write_codex_home};
+use sandbox_universal::PermissionMode;
 
-/// Variable holding the fake key, named by the provider's `env_key`.
-pub const KEY_ENV: &str = "FAKE_KEY";
-/// A model of Codex's bundled catalog (others fail: "Model metadata ... not found").
+use super::{Launch, Sandbox};
+
+/// The fake API key the driver logs in with.
+pub const API_KEY: &str = "sk-fake";
+
+/// A model of Codex's bundled catalog that gets its tools as classic function tools, the
+/// dialect the fake provider speaks (the catalog's default model uses a JavaScript "code
+/// mode" instead).
 pub const MODEL: &str = "gpt-5.5";
 
-/// `$CODEX_HOME/config.toml`: the custom `fake` provider (Responses API over HTTP SSE,
-/// no retries so `FAIL` fails at once), and the features that reach out on their own off.
-pub fn config_toml(provider_url: &str) -> String {
-    format!(
-        r#"model = "{MODEL}"
-model_provider = "fake"
-check_for_update_on_startup = false
-
-[model_providers.fake]
-name = "fake"
-base_url = "{provider_url}/v1"
-wire_api = "responses"
-env_key = "{KEY_ENV}"
-request_max_retries = 0
-stream_max_retries = 0
-
-[features]
-# plugin sync runs git ls-remote and GitHub API calls and delays exit by ~5 s
-plugins = false
-apps = false
-remote_plugin = false
-# lets the model call request_user_input outside Plan mode
-default_mode_request_user_input = true
-
-[analytics]
-enabled = false
-"#
-    )
+/// A `default`-mode session on [`MODEL`] whose state directory is the sandbox's HOME (so
+/// `CODEX_HOME` is `<root>/home/.codex`) and whose working directory is `<root>/work`.
+pub fn session(sandbox: &Sandbox) -> SessionConfig {
+    SessionConfig {
+        session_id: "testkit".into(),
+        agent_mode: None,
+        permission_mode: PermissionMode::Default,
+        model: Some(MODEL.into()),
+        variant: None,
+        token: None,
+        validate_token: false,
+        dangerously_skip_permissions: false,
+        agent_version: None,
+        cwd: sandbox.work.clone(),
+        state_dir: sandbox.home.clone(),
+    }
 }
 
-/// `codex app-server` against the fake provider, with `CODEX_HOME` in the sandbox.
+/// `codex app-server` against the fake provider with the daemon's `CODEX_HOME` and
+/// environment (the Responses API at `<provider>/v1`).
 pub fn launch(exe: &Path, sandbox: &Sandbox, provider_url: &str) -> std::io::Result<Launch> {
-    let codex_home = sandbox.home.join(".codex");
-    write_file(&codex_home.join("config.toml"), &config_toml(provider_url))?;
-    let mut launch = Launch::new(exe, sandbox).args(["app-server"]).envs([
-        ("CODEX_HOME", codex_home.display().to_string()),
-        (KEY_ENV, "sk-fake".to_owned()),
-        ("RUST_LOG", "warn".to_owned()),
-    ]);
-    // The npm launcher puts the bundled `rg` (vendor/<triple>/codex-path) on PATH.
-    if let Some(vendor) = exe.parent().and_then(Path::parent) {
-        let path = launch.env.get("PATH").cloned().unwrap_or_default();
-        launch.env.insert(
-            "PATH".to_owned(),
-            format!("{}:{path}", vendor.join("codex-path").display()),
-        );
-    }
-    Ok(launch)
+    let session = session(sandbox);
+    write_codex_home(&session.state_dir, &format!("{provider_url}/v1"))?;
+    Ok(Launch::from_spec(
+        app_server(exe.to_owned(), &session),
+        sandbox,
+    ))
 }

@@ -2,8 +2,9 @@
 //! auto-update and non-essential-traffic switch off, and the model provider pointed at
 //! the fake. One module per agent; read them as the reference of what each agent needs.
 //!
-//! These serve the kit's smoke tests and `testkit record`; the daemon builds its own
-//! environment for agents.
+//! These serve the kit's smoke tests and `testkit record`. Claude Code and Codex are
+//! launched with the daemon's own configuration (the agents crate's `launch` modules), so
+//! recorded fixtures show what the daemon's sessions see; the others are configured here.
 
 pub mod amp;
 pub mod claude;
@@ -87,6 +88,23 @@ impl Launch {
             args: Vec::new(),
             env: sandbox.base_env(),
             cwd: sandbox.work.clone(),
+        }
+    }
+
+    /// The launch of a process the agents crate describes (the daemon's own arguments and
+    /// environment), with TMPDIR moved into the sandbox.
+    pub fn from_spec(spec: sandbox_agents::process::ProcessSpec, sandbox: &Sandbox) -> Self {
+        let mut env = spec.env;
+        env.insert("TMPDIR".to_owned(), sandbox.tmp.display().to_string());
+        Self {
+            program: spec.program,
+            args: spec
+                .args
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            env,
+            cwd: spec.cwd,
         }
     }
 

@@ -162,13 +162,21 @@ impl Items {
     }
 
     /// An `assistant` line: completes the streamed block it finishes (or emits the block
-    /// whole when nothing was streamed) and records tool calls.
+    /// whole when nothing was streamed) and records tool calls. When the line comes after
+    /// an interrupt (`cut_short`), a block that was still streaming was cut off: it ends
+    /// `failed` with the text it had, as every agent's interrupted item does.
     pub fn assistant(
         &mut self,
         line: &AssistantLine,
         raw: &Value,
         ids: &dyn SessionIds,
+        cut_short: bool,
     ) -> Vec<AgentEvent> {
+        let streamed = if cut_short {
+            ItemStatus::Failed
+        } else {
+            ItemStatus::Completed
+        };
         let message_id = line.message.id.clone().unwrap_or_default();
         let parent = line
             .parent_tool_use_id
@@ -190,17 +198,17 @@ impl Items {
             };
             match block {
                 Block::Text { text } => events.extend(self.finish(
-                    &message_id,
-                    ItemKind::Message,
+                    (&message_id, ItemKind::Message),
                     ContentPart::Text { text },
+                    streamed,
                     parent.as_deref(),
                     raw,
                     ids,
                 )),
                 Block::Thinking { thinking } => events.extend(self.finish(
-                    &message_id,
-                    ItemKind::Reasoning,
+                    (&message_id, ItemKind::Reasoning),
                     ContentPart::Reasoning { text: thinking },
+                    streamed,
                     parent.as_deref(),
                     raw,
                     ids,
@@ -242,11 +250,13 @@ impl Items {
 
     /// Completes the open streamed item of this message and kind with its final content,
     /// or emits a finished item when nothing was streamed.
+    /// Completes the open block `(message id, kind)` with `status`, or emits it whole
+    /// (completed) when it was not streamed.
     fn finish(
         &mut self,
-        message_id: &str,
-        kind: ItemKind,
+        (message_id, kind): (&str, ItemKind),
         part: ContentPart,
+        status: ItemStatus,
         parent: Option<&str>,
         raw: &Value,
         ids: &dyn SessionIds,
@@ -258,7 +268,7 @@ impl Items {
         if let Some(position) = position {
             let mut item = self.open.remove(position).item;
             item.content = vec![part];
-            let mut event = completed(item, ItemStatus::Completed);
+            let mut event = completed(item, status);
             event.raw = Some(raw.clone());
             return vec![event];
         }

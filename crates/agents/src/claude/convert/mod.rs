@@ -21,7 +21,7 @@
 //!
 //! Anything else becomes an `unparsed` item with the raw JSON and the reason.
 
-mod hitl;
+pub mod hitl;
 mod items;
 mod system;
 mod tools;
@@ -260,7 +260,9 @@ impl Converter {
             ));
             return;
         }
-        out.events.extend(self.items.assistant(&line, raw, ids));
+        let cut_short = self.turn.as_ref().is_some_and(|t| t.cancelling);
+        out.events
+            .extend(self.items.assistant(&line, raw, ids, cut_short));
     }
 
     fn user(&mut self, line: UserLine, raw: &Value, ids: &dyn SessionIds, out: &mut Converted) {

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use sandbox_universal::{
-    AgentError, ContentPart, EventPayload, PermissionKind, PermissionReply, PermissionRequest,
-    Question, QuestionOption, QuestionRequest,
+    AgentError, ContentPart, EventPayload, Item, ItemKind, ItemRole, ItemStatus, PermissionKind,
+    PermissionReply, PermissionRequest, Question, QuestionOption, QuestionRequest,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -14,7 +14,7 @@ use super::{Converter, event};
 use crate::codex::native::{
     CommandApproval, FileChangeApproval, PermissionsApproval, UserInputRequest, method,
 };
-use crate::items::unparsed_item;
+use crate::items::{finished_item, unparsed_item};
 use crate::{AgentEvent, QuestionAnswer, SessionIds};
 
 /// JSON-RPC "method not found".
@@ -78,6 +78,12 @@ fn parse<T: DeserializeOwned>(params: &Value) -> Result<T, String> {
 fn response(id: &Value, result: Value) -> Value {
     json!({"id": id, "result": result})
 }
+
+/// What Codex hears for each question of a rejected `request_user_input`.
+pub const DECLINED: &str = "The user declined to answer this question.";
+
+/// The name of Codex's tool that asks the user questions.
+pub const USER_INPUT_TOOL: &str = "request_user_input";
 
 impl Converter {
     /// Converts a request Codex makes of the client. `raw` is the whole message.
@@ -301,10 +307,35 @@ impl Converter {
                 }
             })
             .collect();
+        // Codex announces no item for the `request_user_input` call itself: the call
+        // becomes a tool call item here, so the question points at it as every agent's
+        // question points at its tool call.
+        let mut events = Vec::new();
+        let item_id = match self.item_of(&params.item_id) {
+            Some(open) => Some(open),
+            None if !params.item_id.is_empty() => {
+                let call = Item::new(
+                    ids.next_id("itm"),
+                    ItemKind::ToolCall,
+                    ItemStatus::Completed,
+                )
+                .with_role(ItemRole::Assistant)
+                .with_native_id(params.item_id.clone())
+                .with_content(ContentPart::ToolCall {
+                    call_id: params.item_id.clone(),
+                    name: USER_INPUT_TOOL.into(),
+                    arguments: json!({"questions": raw["params"]["questions"]}),
+                });
+                let id = call.item_id.clone();
+                events.extend(finished_item(call, raw));
+                Some(id)
+            }
+            None => None,
+        };
         let request = QuestionRequest {
             question_id: ids.next_id("q"),
             questions,
-            item_id: None,
+            item_id,
         };
         self.pending.insert(
             request.question_id.clone(),
@@ -313,8 +344,9 @@ impl Converter {
                 question_ids: params.questions.iter().map(|q| q.id.clone()).collect(),
             },
         );
+        events.push(event(EventPayload::QuestionAsked(request), raw));
         RequestOutcome {
-            events: vec![event(EventPayload::QuestionAsked(request), raw)],
+            events,
             reply: None,
         }
     }
@@ -370,12 +402,18 @@ impl Converter {
                 "`{question_id}` is a permission request, not a question"
             )));
         };
-        let mut answers = Map::new();
-        if let QuestionAnswer::Answered(selected) = answer {
-            for (id, labels) in question_ids.iter().zip(selected) {
-                answers.insert(id.clone(), json!({"answers": labels}));
-            }
-        }
+        // `request_user_input` has no way to refuse: a rejection answers every question
+        // with a refusal the model reads as one (an empty map would read as "no
+        // preference").
+        let selected = match answer {
+            QuestionAnswer::Answered(selected) => selected,
+            QuestionAnswer::Rejected => vec![vec![DECLINED.to_string()]; question_ids.len()],
+        };
+        let answers: Map<String, Value> = question_ids
+            .iter()
+            .zip(selected)
+            .map(|(id, labels)| (id.clone(), json!({"answers": labels})))
+            .collect();
         Ok(response(&native_id, json!({"answers": answers})))
     }
 

@@ -4,7 +4,7 @@
 //! items, token totals, pending server requests) and turns one native message at a time
 //! into universal events. It never does I/O; ids come from the session ([`crate::SessionIds`]).
 
-mod hitl;
+pub mod hitl;
 mod items;
 
 use std::collections::HashMap;

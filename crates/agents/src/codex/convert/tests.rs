@@ -9,6 +9,7 @@ use sandbox_universal::{
 use serde_json::{Value, json};
 
 use super::Converter;
+use super::hitl::DECLINED;
 use crate::process::ExitInfo;
 use crate::{AgentEvent, CollectingSink, EventSink, QuestionAnswer};
 
@@ -280,16 +281,28 @@ fn rejected_questions_answer_nothing_and_codex_can_withdraw_requests() {
         &params,
         &json!({}),
     );
-    let EventPayload::QuestionAsked(asked) = &outcome.events[0].payload else {
+    assert_eq!(
+        types(&outcome.events),
+        ["itemStarted", "itemCompleted", "questionAsked"],
+        "the request_user_input call becomes a tool call item"
+    );
+    let EventPayload::ItemCompleted(call) = &outcome.events[1].payload else {
         panic!()
     };
+    assert_eq!(call.item.kind, sandbox_universal::ItemKind::ToolCall);
+    assert_eq!(call.item.native_item_id.as_deref(), Some("c"));
+    let EventPayload::QuestionAsked(asked) = &outcome.events[2].payload else {
+        panic!()
+    };
+    assert_eq!(asked.item_id.as_deref(), Some(call.item.item_id.as_str()));
     assert!(asked.questions[0].allow_custom, "no options: free-form");
     assert_eq!(asked.questions[0].header, None);
     assert_eq!(
         converter
             .question_reply(&asked.question_id, QuestionAnswer::Rejected)
             .unwrap(),
-        json!({"id": 4, "result": {"answers": {}}})
+        json!({"id": 4, "result": {"answers": {"name": {"answers": [DECLINED]}}}}),
+        "a rejection is a refusal the model can read"
     );
     // Codex settles a request by itself: the reply has nobody to go to.
     let outcome = converter.server_request(
@@ -299,7 +312,7 @@ fn rejected_questions_answer_nothing_and_codex_can_withdraw_requests() {
         &params,
         &json!({}),
     );
-    let EventPayload::QuestionAsked(asked) = &outcome.events[0].payload else {
+    let EventPayload::QuestionAsked(asked) = &outcome.events[2].payload else {
         panic!()
     };
     note(

@@ -311,6 +311,8 @@ async fn question_is_answered() {
             "turnStarted",
             "itemStarted:message",
             "itemCompleted:message",
+            "itemStarted:toolCall",
+            "itemCompleted:toolCall",
             "questionAsked",
             "questionResolved",
             "itemStarted:message",
@@ -331,6 +333,53 @@ async fn question_is_answered() {
     assert_eq!(
         answers,
         json!({"answers": {"color": {"answers": ["Blue"]}, "extras": {"answers": ["Docs"]}}})
+    );
+    // The question points at the `request_user_input` call.
+    let call = find(&all, |p| match p {
+        EventPayload::ItemCompleted(i) if i.item.kind == ItemKind::ToolCall => Some(i.item.clone()),
+        _ => None,
+    })
+    .unwrap();
+    assert_eq!(asked.item_id.as_deref(), Some(call.item_id.as_str()));
+    // A rejected question reaches the model as a refusal, not as an empty answer.
+    codex
+        .daemon
+        .client
+        .send_message("s", "ASK_QUESTION again")
+        .await
+        .unwrap();
+    let events = codex
+        .wait_count("s", 2, |e| {
+            matches!(e.payload, EventPayload::QuestionAsked(_))
+        })
+        .await;
+    let second = events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::QuestionAsked(q) => Some(q.question_id.clone()),
+            _ => None,
+        })
+        .next_back()
+        .unwrap();
+    codex
+        .daemon
+        .client
+        .reject_question("s", &second)
+        .await
+        .unwrap();
+    let all = codex.daemon.wait_turn_ended("s", 2).await;
+    let requests = codex.model_requests("s").await;
+    let output = requests[3].body["input"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let answers: Value = serde_json::from_str(output["output"].as_str().unwrap()).unwrap();
+    let declined = json!({"answers": [sandbox_agents::codex::convert::hitl::DECLINED]});
+    assert_eq!(
+        answers,
+        json!({"answers": {"color": declined, "extras": declined}})
     );
     assert_no_unparsed(&all);
     codex.check_capabilities("question_is_answered", &all).await;

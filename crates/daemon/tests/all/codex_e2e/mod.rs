@@ -36,7 +36,7 @@ pub const CLAIMS: &[(&str, &[&str])] = &[
         &["commandExecution", "permissions", "permissionAlways"],
     ),
     ("apply_patch_with_approval_and_modes", &["fileChanges"]),
-    ("question_is_answered", &["questions"]),
+    ("question_is_answered", &["questions", "toolCalls"]),
     ("cancel_during_slow_reply", &["cancel"]),
     ("kill_9_then_resume", &["resume"]),
     ("daemon_restart_then_resume", &["resume"]),

@@ -1,0 +1,379 @@
+//! Claude Code: the conformance kit on the test kit's recordings (`fixtures/claude/`)
+//! and the adapter's own (`tests/fixtures/claude/`: permission always/deny, exit codes,
+//! interrupt, API error, permission modes, plan approval accepted and rejected), then the
+//! facts each fixture shows.
+
+use std::collections::HashMap;
+
+use sandbox_agents::claude::convert::Converter;
+use sandbox_agents::claude::convert::hitl::{PendingKind, permission_response, question_response};
+use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
+use sandbox_universal::{
+    AgentError, ContentPart, EventPayload, FileChangeKind, ItemKind, ItemStatus, PermissionKind,
+    PermissionReply, StopReason,
+};
+use serde_json::Value;
+
+use crate::kit::{self, Replay, Replayer, Sent};
+
+/// The Claude driver's view of a transcript.
+pub struct Claude {
+    converter: Converter,
+    turns: usize,
+    /// CLI request id → universal id of what it asked.
+    asked: HashMap<String, String>,
+}
+
+impl Replayer for Claude {
+    fn new(cwd: &str) -> Self {
+        Self {
+            converter: Converter::new(cwd),
+            turns: 0,
+            asked: HashMap::new(),
+        }
+    }
+
+    fn cwd(transcript: &[Value]) -> Option<String> {
+        transcript
+            .iter()
+            .find(|m| m["type"] == "system" && m["subtype"] == "init")
+            .and_then(|m| m["cwd"].as_str())
+            .map(String::from)
+    }
+
+    fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
+        match msg["type"].as_str() {
+            Some("user") => {
+                self.turns += 1;
+                self.converter.begin_turn(&format!("turn_{}", self.turns));
+                Sent {
+                    turn: true,
+                    resolved: None,
+                }
+            }
+            Some("control_request") if msg["request"]["subtype"] == "interrupt" => {
+                self.converter.cancel_requested();
+                Sent::default()
+            }
+            Some("control_response") => Sent {
+                turn: false,
+                resolved: self.answered(msg),
+            },
+            _ => Sent::default(),
+        }
+    }
+
+    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
+        let converted = self.converter.convert(msg, ids);
+        assert!(
+            converted.replies.is_empty(),
+            "unexpected auto-reply to {msg}"
+        );
+        for event in &converted.events {
+            let universal = match &event.payload {
+                EventPayload::PermissionAsked(p) => &p.permission_id,
+                EventPayload::QuestionAsked(q) => &q.question_id,
+                _ => continue,
+            };
+            let request_id = msg["request_id"].as_str().expect("a control request id");
+            self.asked.insert(request_id.into(), universal.clone());
+        }
+        converted.events
+    }
+}
+
+impl Claude {
+    /// The daemon's native answer to the question `universal`.
+    pub fn reply_to_question(&mut self, universal: &str, answer: QuestionAnswer) -> Value {
+        let pending = self.converter.take_pending(universal).expect("pending");
+        question_response(&pending, &answer)
+    }
+
+    /// Rebuilds the daemon's answer from the universal reply the recorded answer stands
+    /// for, and checks it says the same (the wording of a denial may differ).
+    fn answered(&mut self, msg: &Value) -> Option<String> {
+        let response = &msg["response"];
+        let request_id = response["request_id"].as_str()?;
+        let universal = self.asked.remove(request_id)?;
+        let pending = self
+            .converter
+            .take_pending(&universal)
+            .expect("the request is pending");
+        let recorded = &response["response"];
+        let allowed = recorded["behavior"] == "allow";
+        let rebuilt = match pending.kind {
+            PendingKind::Question if allowed => {
+                let answers = &recorded["updatedInput"]["answers"];
+                let per_question = pending
+                    .questions
+                    .iter()
+                    .map(|q| {
+                        answers[q]
+                            .as_str()
+                            .map(|a| a.split(", ").map(String::from).collect())
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                question_response(&pending, &QuestionAnswer::Answered(per_question))
+            }
+            PendingKind::Question => question_response(&pending, &QuestionAnswer::Rejected),
+            _ => {
+                let reply = match (allowed, recorded.get("updatedPermissions")) {
+                    (false, _) => PermissionReply::Reject,
+                    (true, Some(_)) => PermissionReply::Always,
+                    (true, None) => PermissionReply::Once,
+                };
+                permission_response(&pending, reply)
+            }
+        };
+        let rebuilt = &rebuilt["response"]["response"];
+        assert_eq!(rebuilt["behavior"], recorded["behavior"], "{msg}");
+        if allowed {
+            assert_eq!(rebuilt["updatedInput"], recorded["updatedInput"], "{msg}");
+        }
+        Some(universal)
+    }
+}
+
+fn replay(name: &str) -> Replay {
+    kit::conform::<Claude>("claude", &kit::fixture("claude", name))
+}
+
+#[test]
+fn every_fixture_conforms() {
+    let replays = kit::conform_all::<Claude>("claude");
+    assert!(
+        replays.len() >= 19,
+        "fixtures missing: {:?}",
+        replays.keys()
+    );
+    assert!(replays["tool-allow"].replies == 1 && replays["question"].replies == 1);
+}
+
+#[test]
+fn thinking_and_text_stream_as_deltas_and_turns_report_usage() {
+    let replay = replay("adapter-think-multiturn");
+    let reasoning = replay.completed(ItemKind::Reasoning);
+    assert_eq!(
+        reasoning[0].text(),
+        "The user wants a short demonstration, so I will think briefly and answer."
+    );
+    for message in replay.completed(ItemKind::Message) {
+        assert_eq!(message.text(), "hello from fake model");
+    }
+    let usage = replay
+        .payloads()
+        .find_map(|p| match p {
+            EventPayload::TurnEnded(t) => t.usage.clone(),
+            _ => None,
+        })
+        .expect("usage");
+    assert!(usage.input_tokens > 0 && usage.output_tokens > 0);
+    assert!(usage.total_cost_usd.is_some());
+}
+
+#[test]
+fn permissions_carry_command_paths_and_claude_scopes() {
+    let replay = replay("adapter-always-then-deny");
+    let asked: Vec<_> = replay
+        .payloads()
+        .filter_map(|p| match p {
+            EventPayload::PermissionAsked(p) => Some(p.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        asked.len(),
+        3,
+        "Bash twice (the redirect is always re-checked), Write once"
+    );
+    let bash = &asked[0];
+    assert_eq!(bash.kind, PermissionKind::Command);
+    assert_eq!(
+        bash.command.as_deref(),
+        Some("echo fake-tool-ran > fake_tool_output.txt && cat fake_tool_output.txt")
+    );
+    assert!(bash.item_id.is_some(), "points at the tool call item");
+    let scope = bash.always_scope.as_deref().unwrap();
+    assert!(
+        scope.starts_with("claude:Bash(echo fake-tool-ran *) dir:/"),
+        "{scope}"
+    );
+    assert_eq!(asked[1].always_scope, bash.always_scope);
+    let write = &asked[2];
+    assert_eq!(write.kind, PermissionKind::FileChange);
+    assert!(write.paths[0].ends_with("/fake_written.txt"));
+    assert_eq!(
+        write.always_scope.as_deref(),
+        Some("claude:mode:acceptEdits")
+    );
+    let commands = replay.completed(ItemKind::CommandExecution);
+    assert_eq!(commands.len(), 1, "the second Bash call was denied");
+    match &commands[0].content[0] {
+        ContentPart::CommandExecution {
+            output, exit_code, ..
+        } => {
+            assert_eq!(output.as_deref(), Some("fake-tool-ran"));
+            assert_eq!(*exit_code, Some(0));
+        }
+        other => panic!("{other:?}"),
+    }
+    let files = replay.completed(ItemKind::FileChange);
+    assert_eq!(files.len(), 2, "two writes (the second by acceptEdits)");
+    match &files[0].content[0] {
+        ContentPart::FileChange {
+            path,
+            change_kind,
+            diff,
+        } => {
+            assert!(path.ends_with("fake_written.txt"));
+            assert_eq!(*change_kind, FileChangeKind::Add);
+            assert!(diff.as_deref().unwrap().contains("+written by fake model"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_denied_tool_is_a_failed_tool_result_and_a_failed_command_keeps_its_exit_code() {
+    let results = replay("adapter-question-answer-reject").completed(ItemKind::ToolResult);
+    let denied = results.last().unwrap();
+    assert_eq!(denied.status, ItemStatus::Failed);
+    assert!(denied.parent_id.is_some());
+    let command = &replay("adapter-bash-exit-code").completed(ItemKind::CommandExecution)[0];
+    assert_eq!(command.status, ItemStatus::Failed);
+    match &command.content[0] {
+        ContentPart::CommandExecution {
+            output, exit_code, ..
+        } => {
+            assert_eq!(*exit_code, Some(1));
+            assert!(output.as_deref().unwrap().contains("Is a directory"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn questions_keep_order_options_and_multi_select() {
+    let replay = replay("adapter-question-answer-reject");
+    let asked: Vec<_> = replay
+        .payloads()
+        .filter_map(|p| match p {
+            EventPayload::QuestionAsked(q) => Some(q.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 2);
+    let questions = &asked[0].questions;
+    assert_eq!(questions[0].header.as_deref(), Some("Color"));
+    assert!(!questions[0].multi_select && questions[1].multi_select);
+    let labels: Vec<&str> = questions[1]
+        .options
+        .iter()
+        .map(|o| o.label.as_str())
+        .collect();
+    assert_eq!(labels, ["Tests", "Docs", "Benchmarks"]);
+    assert!(asked[0].item_id.is_some());
+    assert_eq!(replay.replies, 2, "one answered, one rejected");
+}
+
+#[test]
+fn an_interrupt_ends_the_turn_cancelled_and_the_next_turn_completes() {
+    let replay = replay("adapter-interrupt");
+    assert_eq!(
+        replay.stop_reasons(),
+        [StopReason::Cancelled, StopReason::Completed]
+    );
+    assert!(
+        !replay
+            .payloads()
+            .any(|p| matches!(p, EventPayload::Error(_)))
+    );
+}
+
+#[test]
+fn a_provider_failure_is_an_error_event_and_an_error_turn() {
+    let replay = replay("adapter-api-error");
+    let error = replay
+        .payloads()
+        .find_map(|p| match p {
+            EventPayload::Error(error) => Some(error.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        matches!(&error, AgentError::ProviderError { status: Some(500), message } if message.contains("fake provider failure")),
+        "{error:?}"
+    );
+    assert_eq!(replay.stop_reasons(), [StopReason::Error]);
+}
+
+/// The `(label, detail)` of each completed `status` item.
+fn statuses(replay: &Replay) -> Vec<(String, String)> {
+    replay
+        .completed(ItemKind::Status)
+        .iter()
+        .map(|item| match &item.content[0] {
+            ContentPart::Status { label, detail } => {
+                (label.clone(), detail.clone().unwrap_or_default())
+            }
+            other => panic!("{other:?}"),
+        })
+        .collect()
+}
+
+/// The ExitPlanMode (second) tool result of a fixture: `(output, is_error)`.
+fn exit_plan_result(replay: &Replay) -> (String, bool) {
+    match &replay.completed(ItemKind::ToolResult)[1].content[0] {
+        ContentPart::ToolResult {
+            output, is_error, ..
+        } => (output.clone(), *is_error),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn plan_mode_asks_to_approve_the_plan_read_from_the_plan_file() {
+    for name in ["adapter-plan-approve", "adapter-plan-reject"] {
+        let replay = replay(name);
+        let asked: Vec<_> = replay
+            .payloads()
+            .filter_map(|p| match p {
+                EventPayload::PermissionAsked(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(asked[0].kind, PermissionKind::PlanApproval, "{name}");
+        assert!(
+            asked[0]
+                .plan
+                .as_deref()
+                .unwrap()
+                .starts_with("## Fake plan")
+        );
+        assert_eq!(asked[0].always_scope, None);
+        let plan_file = &replay.completed(ItemKind::FileChange)[0];
+        assert!(
+            matches!(&plan_file.content[0], ContentPart::FileChange { path, .. } if path.contains("/.claude/plans/")),
+            "{plan_file:?}"
+        );
+        let loaded = &replay.completed(ItemKind::ToolResult)[0];
+        assert!(
+            matches!(&loaded.content[0], ContentPart::ToolResult { output, .. } if output == "ExitPlanMode")
+        );
+    }
+    let approved = replay("adapter-plan-approve");
+    let (output, is_error) = exit_plan_result(&approved);
+    assert!(!is_error && output.contains("User has approved your plan"));
+    assert_eq!(
+        statuses(&approved),
+        [("permissionMode".to_string(), "default".to_string())]
+    );
+    let rejected = replay("adapter-plan-reject");
+    let (output, is_error) = exit_plan_result(&rejected);
+    assert!(is_error && output.contains("rejected the plan"), "{output}");
+    let notices = statuses(&rejected);
+    assert_eq!(notices[0].0, "warning");
+    assert_eq!(notices[1].0, "permissionDenied");
+    assert!(notices[1].1.starts_with("Bash: "));
+}

@@ -1,0 +1,291 @@
+//! The conformance kit every converter is held to.
+//!
+//! A fixture is a native transcript (`{"dir":"in"|"out","msg":...}` per line) recorded
+//! from the real pinned CLI, launched with the daemon's own configuration (`testkit
+//! record`). [`replay`] feeds it to an agent's converter through that agent's
+//! [`Replayer`] the way its driver would; [`conform`] then checks the one set of
+//! invariants below and compares the full universal payloads with
+//! `tests/golden/<agent>/<fixture>.jsonl` (`UPDATE_GOLDEN=1` rewrites them; review the
+//! diff).
+//!
+//! Invariants:
+//! - zero `unparsed` items, and every native event keeps its raw JSON;
+//! - an item starts once, its deltas arrive while it is open and add up to the
+//!   beginning of its final text (text items), and it completes exactly once;
+//! - every turn the replay started ends exactly once, with no item left open;
+//! - every permission or question the converter asked is answered by a recorded reply,
+//!   or is still open when its turn ends other than `completed` (the daemon then
+//!   resolves it as cancelled);
+//! - the converter never emits `sessionStarted` or `turnStarted` (the daemon does).
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use sandbox_agents::{AgentEvent, CollectingSink, SessionIds};
+use sandbox_universal::{EventPayload, ItemKind, StopReason};
+use serde_json::{Value, json};
+
+/// What a line we sent to the agent meant.
+#[derive(Debug, Default)]
+pub struct Sent {
+    /// It started a turn.
+    pub turn: bool,
+    /// It answered the request with this universal id.
+    pub resolved: Option<String>,
+}
+
+/// One agent's side of a replay: what its driver does with each line.
+pub trait Replayer {
+    /// Prepares for a fixture whose agent worked in `cwd`.
+    fn new(cwd: &str) -> Self;
+    /// A line the daemon (or recorder) sent: may start a turn, cancel, or answer a
+    /// request (the replayer rebuilds the answer from the universal reply and checks it
+    /// against the recorded one).
+    fn sent(&mut self, msg: &Value, ids: &dyn SessionIds) -> Sent;
+    /// A line the agent sent, converted.
+    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent>;
+    /// The agent's working directory as the transcript shows it.
+    fn cwd(transcript: &[Value]) -> Option<String>;
+}
+
+/// A replayed fixture.
+pub struct Replay {
+    /// The fixture's name.
+    pub name: String,
+    /// Every universal event, in order.
+    pub events: Vec<AgentEvent>,
+    /// Turns started.
+    pub turns: usize,
+    /// Requests answered by a recorded reply.
+    pub replies: usize,
+    /// Ids of the requests answered by recorded replies.
+    resolved: Vec<String>,
+}
+
+impl Replay {
+    /// The payloads.
+    pub fn payloads(&self) -> impl Iterator<Item = &EventPayload> {
+        self.events.iter().map(|e| &e.payload)
+    }
+
+    /// The completed items of a kind.
+    pub fn completed(&self, kind: ItemKind) -> Vec<sandbox_universal::Item> {
+        self.payloads()
+            .filter_map(|p| match p {
+                EventPayload::ItemCompleted(e) if e.item.kind == kind => Some(e.item.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Each turn's stop reason.
+    pub fn stop_reasons(&self) -> Vec<StopReason> {
+        self.payloads()
+            .filter_map(|p| match p {
+                EventPayload::TurnEnded(t) => Some(t.stop_reason),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The test kit's recordings of one agent (`fixtures/<agent>/` at the repository root).
+pub fn testkit_fixtures(agent: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../fixtures/{agent}"))
+}
+
+/// The adapter's own recordings of one agent (`tests/fixtures/<agent>/`).
+pub fn adapter_fixtures(agent: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{agent}"))
+}
+
+/// Every `*.jsonl` fixture of `agent`, test kit's and adapter's, sorted by name.
+pub fn fixtures(agent: &str) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = [testkit_fixtures(agent), adapter_fixtures(agent)]
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flatten()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// The fixture `name` of `agent` (test kit's first, then the adapter's).
+pub fn fixture(agent: &str, name: &str) -> PathBuf {
+    let file = format!("{name}.jsonl");
+    let path = testkit_fixtures(agent).join(&file);
+    if path.exists() {
+        path
+    } else {
+        adapter_fixtures(agent).join(file)
+    }
+}
+
+/// Replays a fixture through `R`.
+pub fn replay<R: Replayer>(path: &Path) -> Replay {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let lines: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path:?}: {e}: {l}")))
+        .collect();
+    let msgs: Vec<Value> = lines.iter().map(|l| l["msg"].clone()).collect();
+    let cwd = R::cwd(&msgs).unwrap_or_else(|| "/work".into());
+    let mut replayer = R::new(&cwd);
+    let (collected, sink) = CollectingSink::new();
+    let (mut turns, mut resolved) = (0, Vec::new());
+    for line in &lines {
+        if line["dir"] == "in" {
+            let sent = replayer.sent(&line["msg"], &sink);
+            turns += usize::from(sent.turn);
+            resolved.extend(sent.resolved);
+        } else {
+            sink.emit_all(replayer.received(&line["msg"], &sink));
+        }
+    }
+    Replay {
+        name: path.file_stem().unwrap().to_string_lossy().into(),
+        events: collected.events(),
+        turns,
+        replies: resolved.len(),
+        resolved,
+    }
+}
+
+/// Replays a fixture, checks the invariants and compares it with its golden file.
+pub fn conform<R: Replayer>(agent: &str, path: &Path) -> Replay {
+    let replay = replay::<R>(path);
+    check_invariants(&replay);
+    check_golden(agent, &replay);
+    replay
+}
+
+/// Every fixture of `agent` conforms; returns them by name.
+pub fn conform_all<R: Replayer>(agent: &str) -> HashMap<String, Replay> {
+    let replays: HashMap<String, Replay> = fixtures(agent)
+        .iter()
+        .map(|path| {
+            let replay = conform::<R>(agent, path);
+            (replay.name.clone(), replay)
+        })
+        .collect();
+    assert!(!replays.is_empty(), "no fixtures for {agent}");
+    replays
+}
+
+/// The full payloads, one JSON object per line (`"synthetic": true` when it has no
+/// native counterpart).
+pub fn render(events: &[AgentEvent]) -> String {
+    events
+        .iter()
+        .map(|e| {
+            let mut value = serde_json::to_value(&e.payload).unwrap();
+            if e.synthetic {
+                value["synthetic"] = json!(true);
+            }
+            format!("{value}\n")
+        })
+        .collect()
+}
+
+fn check_golden(agent: &str, replay: &Replay) {
+    let rendered = render(&replay.events);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/golden/{agent}/{}.jsonl", replay.name));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &rendered).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path:?}: {e} (run with UPDATE_GOLDEN=1 and review)"));
+    if rendered != expected {
+        let first = rendered
+            .lines()
+            .zip(expected.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(rendered.lines().count().min(expected.lines().count()));
+        panic!(
+            "{agent}/{}: events differ from {path:?} at line {}:\n got: {}\nwant: {}",
+            replay.name,
+            first + 1,
+            rendered.lines().nth(first).unwrap_or("<end>"),
+            expected.lines().nth(first).unwrap_or("<end>"),
+        );
+    }
+}
+
+/// The one set of lifecycle invariants (see the module docs).
+pub fn check_invariants(replay: &Replay) {
+    let name = &replay.name;
+    let mut open: HashMap<String, String> = HashMap::new();
+    let mut done = HashSet::new();
+    let mut asked: Vec<String> = Vec::new();
+    let resolved: HashSet<&String> = replay.resolved.iter().collect();
+    let mut ended = 0;
+    for event in &replay.events {
+        if !event.synthetic {
+            assert!(
+                event.raw.is_some(),
+                "{name}: a native event without raw JSON"
+            );
+        }
+        match &event.payload {
+            EventPayload::ItemStarted(e) => {
+                assert_ne!(e.item.kind, ItemKind::Unparsed, "{name}: unparsed {e:?}");
+                let id = e.item.item_id.clone();
+                assert!(
+                    !done.contains(&id),
+                    "{name}: {id} started after it completed"
+                );
+                assert!(
+                    open.insert(id.clone(), String::new()).is_none(),
+                    "{name}: {id} started twice"
+                );
+            }
+            EventPayload::ItemDelta(d) => match open.get_mut(&d.item_id) {
+                Some(text) => text.push_str(&d.delta),
+                None => panic!("{name}: a delta of {} which is not open", d.item_id),
+            },
+            EventPayload::ItemCompleted(e) => {
+                let item = &e.item;
+                assert_ne!(item.kind, ItemKind::Unparsed, "{name}: unparsed {item:?}");
+                let streamed = open
+                    .remove(&item.item_id)
+                    .unwrap_or_else(|| panic!("{name}: {} completed, not open", item.item_id));
+                if matches!(item.kind, ItemKind::Message | ItemKind::Reasoning) {
+                    assert!(
+                        item.text().starts_with(&streamed),
+                        "{name}: the deltas of {} ({streamed:?}) are not the start of its text {:?}",
+                        item.item_id,
+                        item.text()
+                    );
+                }
+                assert!(done.insert(item.item_id.clone()), "{name}: completed twice");
+            }
+            EventPayload::PermissionAsked(p) => asked.push(p.permission_id.clone()),
+            EventPayload::QuestionAsked(q) => asked.push(q.question_id.clone()),
+            EventPayload::TurnEnded(t) => {
+                assert!(open.is_empty(), "{name}: items open at turn end: {open:?}");
+                if t.stop_reason == StopReason::Completed {
+                    let unanswered: Vec<_> =
+                        asked.iter().filter(|id| !resolved.contains(id)).collect();
+                    assert!(
+                        unanswered.is_empty(),
+                        "{name}: a completed turn left {unanswered:?} unanswered"
+                    );
+                }
+                asked.clear();
+                ended += 1;
+            }
+            EventPayload::SessionStarted(_) | EventPayload::TurnStarted(_) => panic!(
+                "{name}: the converter emitted {:?}",
+                event.payload.event_type()
+            ),
+            _ => {}
+        }
+    }
+    assert!(open.is_empty(), "{name}: items left open: {open:?}");
+    assert_eq!(ended, replay.turns, "{name}: every turn ends exactly once");
+}

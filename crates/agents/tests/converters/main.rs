@@ -1,0 +1,8 @@
+//! Every converter on native transcripts recorded from the real pinned CLIs, held to one
+//! conformance kit ([`kit`]): full-payload goldens, one set of lifecycle invariants, and
+//! one meaning across agents ([`meaning`]). One module per agent.
+
+mod claude;
+mod codex;
+mod kit;
+mod meaning;

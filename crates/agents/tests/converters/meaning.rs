@@ -1,0 +1,125 @@
+//! One meaning across agents: the same situation reads the same in the universal schema
+//! whichever agent produced it.
+
+use sandbox_agents::{CollectingSink, QuestionAnswer};
+use sandbox_universal::{EventPayload, ItemKind, ItemStatus, StopReason};
+use serde_json::Value;
+
+use crate::claude::Claude;
+use crate::codex::Codex;
+use crate::kit::{self, Replay, Replayer};
+
+/// Every agent's replays of every fixture.
+fn everything() -> Vec<Replay> {
+    let mut all: Vec<Replay> = kit::conform_all::<Claude>("claude").into_values().collect();
+    all.extend(kit::conform_all::<Codex>("codex").into_values());
+    all
+}
+
+#[test]
+fn a_turn_cancelled_mid_reply_ends_its_partial_message_failed_with_the_text_so_far() {
+    for (agent, replay) in [
+        (
+            "claude",
+            kit::replay::<Claude>(&kit::fixture("claude", "cancel")),
+        ),
+        (
+            "codex",
+            kit::replay::<Codex>(&kit::fixture("codex", "cancel")),
+        ),
+    ] {
+        assert_eq!(replay.stop_reasons()[0], StopReason::Cancelled, "{agent}");
+        let first_turn_end = replay
+            .payloads()
+            .position(|p| matches!(p, EventPayload::TurnEnded(_)))
+            .unwrap();
+        let partial = replay.events[..first_turn_end]
+            .iter()
+            .rev()
+            .find_map(|e| match &e.payload {
+                EventPayload::ItemCompleted(i) if i.item.kind == ItemKind::Message => {
+                    Some(i.item.clone())
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{agent}: no partial message"));
+        assert_eq!(partial.status, ItemStatus::Failed, "{agent}: {partial:?}");
+        assert!(
+            !partial.text().is_empty(),
+            "{agent}: the text so far is kept"
+        );
+    }
+}
+
+#[test]
+fn every_permission_and_question_points_at_the_tool_item_it_is_about() {
+    let mut checked = 0;
+    for replay in everything() {
+        let mut items = std::collections::HashSet::new();
+        for payload in replay.payloads() {
+            let (what, item_id) = match payload {
+                EventPayload::ItemStarted(e) => {
+                    items.insert(e.item.item_id.clone());
+                    continue;
+                }
+                EventPayload::PermissionAsked(p) => ("permission", &p.item_id),
+                EventPayload::QuestionAsked(q) => ("question", &q.item_id),
+                _ => continue,
+            };
+            let item_id = item_id
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}: a {what} without its item", replay.name));
+            assert!(
+                items.contains(item_id),
+                "{}: a {what} points at {item_id}, which was never started",
+                replay.name
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} requests seen");
+}
+
+/// The first question a fixture asks, with the replayer that asked it.
+fn asked<R: Replayer>(agent: &str, name: &str) -> (R, String) {
+    let text = std::fs::read_to_string(kit::fixture(agent, name)).unwrap();
+    let (_, ids) = CollectingSink::new();
+    let mut replayer = R::new("/work");
+    for line in text.lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        if line["dir"] == "in" {
+            replayer.sent(&line["msg"], &ids);
+            continue;
+        }
+        for event in replayer.received(&line["msg"], &ids) {
+            if let EventPayload::QuestionAsked(q) = event.payload {
+                return (replayer, q.question_id);
+            }
+        }
+    }
+    panic!("{agent}/{name} asks no question")
+}
+
+#[test]
+fn a_rejected_question_reaches_the_agent_as_a_refusal() {
+    let (mut claude, id) = asked::<Claude>("claude", "question");
+    let reply = claude.reply_to_question(&id, QuestionAnswer::Rejected);
+    let body = &reply["response"]["response"];
+    assert_eq!(
+        body["behavior"], "deny",
+        "the tool call is refused: {reply}"
+    );
+    assert!(body["message"].as_str().unwrap().contains("declined"));
+
+    let (mut codex, id) = asked::<Codex>("codex", "question");
+    let reply = codex.reply_to_question(&id, QuestionAnswer::Rejected);
+    let answers = reply["result"]["answers"].as_object().unwrap();
+    assert_eq!(answers.len(), 2, "every question is answered: {reply}");
+    for answer in answers.values() {
+        let text = answer["answers"][0].as_str().unwrap();
+        assert!(
+            text.contains("declined"),
+            "a refusal the model reads: {reply}"
+        );
+    }
+}
