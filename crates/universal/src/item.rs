@@ -51,7 +51,9 @@ pub enum ItemStatus {
     InProgress,
     /// Finished successfully.
     Completed,
-    /// Finished with a failure (tool error, denied permission, ...).
+    /// Finished with a failure (tool error, denied permission, ...) or cut short (a
+    /// message interrupted by a cancel or a crash keeps the text it had); the same for
+    /// every agent.
     Failed,
 }
 
