@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use sandbox_universal::{
     ContentPart, EventPayload, Item, ItemDelta, ItemEvent, ItemKind, ItemRole, ItemStatus,
 };
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::claude::native::{AssistantLine, Block, Delta};
@@ -185,7 +186,7 @@ impl Items {
             .map(|c| c.item_id.clone());
         let mut events = Vec::new();
         for value in &line.message.content {
-            let block: Block = match serde_json::from_value(value.clone()) {
+            let block: Block = match Block::deserialize(value) {
                 Ok(block) => block,
                 Err(error) => {
                     events.extend(unparsed_item(

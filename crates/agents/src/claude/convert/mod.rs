@@ -29,6 +29,7 @@ mod tools;
 use std::collections::HashMap;
 
 use sandbox_universal::{AgentError, EventPayload, StopReason, TurnEnded, Usage};
+use serde::Deserialize;
 use serde_json::Value;
 
 pub use hitl::{Pending, PendingKind, always_scope, permission_response, question_response};
@@ -139,7 +140,7 @@ impl Converter {
     /// Converts one stdout line (already parsed as JSON).
     pub fn convert(&mut self, raw: &Value, ids: &dyn SessionIds) -> Converted {
         let mut out = Converted::default();
-        let line: OutLine = match serde_json::from_value(raw.clone()) {
+        let line: OutLine = match OutLine::deserialize(raw) {
             Ok(line) => line,
             Err(error) => {
                 out.events.extend(unparsed_item(

@@ -7,6 +7,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod reads;
@@ -23,8 +24,13 @@ use super::migrations::{self, MIGRATIONS};
 
 /// Read connections kept open (each holds three file descriptors).
 const READERS: usize = 4;
-/// How often the checkpointer copies the WAL into the database.
+/// How often the checkpointer looks at what was written since its last checkpoint.
 const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+/// It copies the WAL into the database once this much was committed since the last time...
+const CHECKPOINT_BYTES: usize = 1 << 20;
+/// ...or once anything was and this long has passed (a checkpoint costs two fsyncs, so an
+/// agent's trickle of small commits pays for one every few seconds, not four a second).
+const CHECKPOINT_IDLE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Maps a SQLite error to the store's: no space is `Full`, the rest `Unavailable`.
 fn outage(error: rusqlite::Error) -> StoreError {
@@ -68,38 +74,58 @@ fn connect(path: &Path, role: Role) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
-/// Copies the WAL into the database every [`CHECKPOINT_EVERY`] (never blocking the writer
-/// or readers) until dropped.
-struct Checkpointer {
+/// Copies the WAL into the database off the commit path (never blocking the writer or
+/// readers): every [`CHECKPOINT_EVERY`] once [`CHECKPOINT_BYTES`] were committed, or after
+/// [`CHECKPOINT_IDLE`] when less was. Stops when dropped.
+pub(super) struct Checkpointer {
     stop: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    written: Arc<AtomicUsize>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Checkpointer {
     fn start(conn: Connection) -> std::io::Result<Self> {
         let stop = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
-        let signal = stop.clone();
+        let written = Arc::new(AtomicUsize::new(0));
+        let (signal, pending) = (stop.clone(), written.clone());
         let thread = std::thread::Builder::new()
             .name("store-checkpoint".into())
             .spawn(move || {
                 let (stopped, wake) = &*signal;
                 let mut stopped = stopped.lock().expect("checkpointer lock");
+                let mut last = std::time::Instant::now();
                 while !*stopped {
                     stopped = wake
                         .wait_timeout(stopped, CHECKPOINT_EVERY)
                         .expect("checkpointer lock")
                         .0;
+                    let bytes = pending.load(Ordering::Relaxed);
+                    let due = bytes >= CHECKPOINT_BYTES
+                        || (bytes > 0 && last.elapsed() >= CHECKPOINT_IDLE);
+                    if !due {
+                        continue;
+                    }
+                    pending.fetch_sub(bytes, Ordering::Relaxed);
+                    last = std::time::Instant::now();
                     if let Err(error) =
                         conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
                     {
                         tracing::debug!(%error, "a WAL checkpoint failed; the next one retries");
+                        pending.fetch_add(bytes.max(1), Ordering::Relaxed);
                     }
                 }
             })?;
         Ok(Self {
             stop,
+            written,
             thread: Some(thread),
         })
+    }
+
+    /// Counts `bytes` committed to the WAL (any positive amount makes a checkpoint due
+    /// within [`CHECKPOINT_IDLE`]).
+    pub(super) fn wrote(&self, bytes: usize) {
+        self.written.fetch_add(bytes.max(1), Ordering::Relaxed);
     }
 }
 
@@ -146,7 +172,7 @@ pub(super) fn open(path: &Path, fsync: bool) -> Result<(SqliteReads, SqliteWrite
         },
         SqliteWrites {
             conn: writer,
-            _checkpointer: checkpointer,
+            checkpointer,
         },
     ))
 }

@@ -9,7 +9,8 @@ use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreErro
 /// The write side, owned by the writer thread.
 pub(crate) struct SqliteWrites {
     pub(super) conn: Connection,
-    pub(super) _checkpointer: Checkpointer,
+    /// Told how much each transaction wrote, so it checkpoints when the WAL has grown.
+    pub(super) checkpointer: Checkpointer,
 }
 
 fn insert_events<'a>(
@@ -100,10 +101,22 @@ impl WriteBackend for SqliteWrites {
             .map_err(outage)?;
         }
         tx.commit().map_err(outage)?;
+        let bytes = batch
+            .iter()
+            .flat_map(|w| w.events.iter())
+            .map(|e| e.json.len() + e.raw.as_deref().map_or(0, str::len))
+            .sum::<usize>()
+            + batch
+                .iter()
+                .filter_map(|w| w.state.as_ref())
+                .map(|s| s.json.len())
+                .sum::<usize>();
+        self.checkpointer.wrote(bytes);
         Ok(lost)
     }
 
     fn create(&mut self, session: &NewSession, owner: &str) -> Result<i64, StoreError> {
+        self.checkpointer.wrote(1);
         let result = self.conn.execute(
             "INSERT INTO sessions (session_id, record_version, record, agent, status, created_ms, owner)
              VALUES (?1, ?2, ?3, ?4, 'idle', ?5, ?6)",
@@ -126,6 +139,7 @@ impl WriteBackend for SqliteWrites {
     }
 
     fn claim(&mut self, sid: i64, owner: &str, alive_after_ms: i64) -> Result<(), StoreError> {
+        self.checkpointer.wrote(1);
         let claimed = self
             .conn
             .execute(
@@ -151,6 +165,7 @@ impl WriteBackend for SqliteWrites {
     }
 
     fn purge(&mut self, sid: i64) -> Result<(), StoreError> {
+        self.checkpointer.wrote(1);
         let tx = self.conn.transaction().map_err(outage)?;
         tx.execute("DELETE FROM sessions WHERE sid = ?1", [sid])
             .map_err(outage)?;
@@ -160,6 +175,7 @@ impl WriteBackend for SqliteWrites {
     }
 
     fn reap(&mut self, limit: usize) -> Result<usize, StoreError> {
+        self.checkpointer.wrote(1);
         let Some(sid): Option<i64> = self
             .conn
             .query_row("SELECT sid FROM purged LIMIT 1", [], |r| r.get(0))
@@ -185,6 +201,7 @@ impl WriteBackend for SqliteWrites {
     }
 
     fn heartbeat(&mut self, daemon_id: &str, now_ms: i64) -> Result<(), StoreError> {
+        self.checkpointer.wrote(1);
         self.conn
             .execute(
                 "INSERT INTO daemons (daemon_id, heartbeat_ms) VALUES (?1, ?2)
@@ -202,6 +219,7 @@ impl WriteBackend for SqliteWrites {
         events: &mut dyn Iterator<Item = EventRow>,
         state: Option<&StateSnapshot>,
     ) -> Result<i64, StoreError> {
+        self.checkpointer.wrote(1);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
