@@ -14,6 +14,7 @@ pub mod items;
 pub mod locate;
 pub mod manifest;
 pub mod mock;
+pub mod opencode;
 pub mod process;
 pub mod registry;
 pub mod sink;

@@ -6,3 +6,4 @@ mod claude;
 mod codex;
 mod kit;
 mod meaning;
+mod opencode;

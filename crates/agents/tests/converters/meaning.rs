@@ -8,11 +8,13 @@ use serde_json::Value;
 use crate::claude::Claude;
 use crate::codex::Codex;
 use crate::kit::{self, Replay, Replayer};
+use crate::opencode::OpenCode;
 
 /// Every agent's replays of every fixture.
 fn everything() -> Vec<Replay> {
     let mut all: Vec<Replay> = kit::conform_all::<Claude>("claude").into_values().collect();
     all.extend(kit::conform_all::<Codex>("codex").into_values());
+    all.extend(kit::conform_all::<OpenCode>("opencode").into_values());
     all
 }
 
@@ -26,6 +28,10 @@ fn a_turn_cancelled_mid_reply_ends_its_partial_message_failed_with_the_text_so_f
         (
             "codex",
             kit::replay::<Codex>(&kit::fixture("codex", "cancel")),
+        ),
+        (
+            "opencode",
+            kit::replay::<OpenCode>(&kit::fixture("opencode", "cancel")),
         ),
     ] {
         assert_eq!(replay.stop_reasons()[0], StopReason::Cancelled, "{agent}");
@@ -122,4 +128,14 @@ fn a_rejected_question_reaches_the_agent_as_a_refusal() {
             "a refusal the model reads: {reply}"
         );
     }
+
+    // OpenCode has a route for it: the tool call fails with "The user dismissed this
+    // question" and the turn ends.
+    let (mut opencode, id) = asked::<OpenCode>("opencode", "question");
+    let reply = opencode.reply_to_question(&id, QuestionAnswer::Rejected);
+    assert!(
+        reply.path.starts_with("/question/que_") && reply.path.ends_with("/reject"),
+        "{reply:?}"
+    );
+    assert_eq!(reply.body, None, "the reject route takes no body");
 }

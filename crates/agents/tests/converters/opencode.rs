@@ -1,0 +1,340 @@
+//! OpenCode: the conformance kit on the test kit's recordings (`fixtures/opencode/`), then
+//! the facts each fixture shows. A recording holds our HTTP requests (`in`), the server's
+//! HTTP answers and its SSE events (`out`, recorded from `GET /event`: bare payloads).
+//! Every reply the recorder sent to a permission or question is rebuilt from the universal
+//! answer it stands for and must be the same request.
+
+use std::collections::HashMap;
+
+use sandbox_agents::opencode::convert::{Converter, NativeCall};
+use sandbox_agents::opencode::native::{self, Scope};
+use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
+use sandbox_universal::{
+    AgentError, ContentPart, EventPayload, ItemKind, ItemStatus, PermissionKind, PermissionReply,
+    StopReason,
+};
+use serde_json::{Value, json};
+
+use crate::kit::{self, Replay, Replayer, Sent};
+
+/// The OpenCode driver's view of a transcript.
+pub struct OpenCode {
+    converter: Converter,
+    turns: usize,
+    /// OpenCode request id (`per_…`, `que_…`) → universal id.
+    asked: HashMap<String, String>,
+}
+
+/// Whether a recorded call is the one the converter built (the recorder always sent a
+/// JSON body: `{}` where the converter sends none).
+fn assert_same(call: &NativeCall, recorded: &Value) {
+    assert_eq!(call.method.as_str(), recorded["method"], "{recorded}");
+    assert_eq!(call.path, recorded["path"], "{recorded}");
+    let body = call.body.clone().unwrap_or_else(|| json!({}));
+    assert_eq!(body, recorded["body"], "{recorded}");
+}
+
+impl Replayer for OpenCode {
+    fn new(cwd: &str) -> Self {
+        Self {
+            converter: Converter::new(cwd),
+            turns: 0,
+            asked: HashMap::new(),
+        }
+    }
+
+    fn cwd(transcript: &[Value]) -> Option<String> {
+        transcript
+            .iter()
+            .find(|m| m["path"] == "/session" && m["body"]["directory"].is_string())
+            .and_then(|m| m["body"]["directory"].as_str())
+            .map(String::from)
+    }
+
+    fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
+        let path = msg["path"].as_str().unwrap_or_default();
+        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        match segments.as_slice() {
+            ["session", id, "prompt_async"] => {
+                self.converter.set_native_session_id(id);
+                self.turns += 1;
+                self.converter.begin_turn(&format!("turn_{}", self.turns));
+                Sent {
+                    turn: true,
+                    resolved: None,
+                }
+            }
+            ["session", _, "abort"] => {
+                let calls = self.converter.cancel_requested();
+                assert_same(&calls[0], msg);
+                Sent::default()
+            }
+            ["permission", request, "reply"] => {
+                let universal = self.asked.remove(*request).expect("an asked permission");
+                let reply = match msg["body"]["reply"].as_str() {
+                    Some("once") => PermissionReply::Once,
+                    Some("always") => PermissionReply::Always,
+                    _ => PermissionReply::Reject,
+                };
+                let call = self.converter.permission_reply(&universal, reply).unwrap();
+                // `always` is sent as `once`: the daemon keeps the scope.
+                let mut recorded = msg.clone();
+                if reply == PermissionReply::Always {
+                    recorded["body"]["reply"] = json!("once");
+                }
+                assert_same(&call, &recorded);
+                Sent {
+                    turn: false,
+                    resolved: Some(universal),
+                }
+            }
+            ["question", request, action @ ("reply" | "reject")] => {
+                let universal = self.asked.remove(*request).expect("an asked question");
+                let answer = if *action == "reject" {
+                    QuestionAnswer::Rejected
+                } else {
+                    let answers = serde_json::from_value(msg["body"]["answers"].clone());
+                    QuestionAnswer::Answered(answers.expect("answers"))
+                };
+                let call = self.converter.question_reply(&universal, answer).unwrap();
+                assert_same(&call, msg);
+                Sent {
+                    turn: false,
+                    resolved: Some(universal),
+                }
+            }
+            _ => Sent::default(),
+        }
+    }
+
+    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
+        if msg.get("type").is_none() && msg.get("status").is_some() {
+            return Vec::new(); // an HTTP answer
+        }
+        // The driver's demultiplexing: this session and its children only.
+        match native::classify(msg) {
+            Scope::Server => return Vec::new(),
+            Scope::Session { id, parent } => {
+                let ours =
+                    self.converter.owns(&id) || parent.is_some_and(|p| self.converter.owns(&p));
+                if !ours {
+                    return Vec::new();
+                }
+            }
+            Scope::Unscoped => {}
+        }
+        let events = self.converter.event(msg, ids);
+        for event in &events {
+            let (universal, request) = match &event.payload {
+                EventPayload::PermissionAsked(p) => (&p.permission_id, &msg["properties"]["id"]),
+                EventPayload::QuestionAsked(q) => (&q.question_id, &msg["properties"]["id"]),
+                _ => continue,
+            };
+            let request = request.as_str().expect("a request id").to_string();
+            self.asked.insert(request, universal.clone());
+        }
+        events
+    }
+}
+
+impl OpenCode {
+    /// The daemon's native answer to the question `universal`.
+    pub fn reply_to_question(&mut self, universal: &str, answer: QuestionAnswer) -> NativeCall {
+        self.converter.question_reply(universal, answer).unwrap()
+    }
+}
+
+fn replay(name: &str) -> Replay {
+    kit::conform::<OpenCode>("opencode", &kit::fixture("opencode", name))
+}
+
+fn deltas(replay: &Replay) -> usize {
+    replay
+        .payloads()
+        .filter(|p| matches!(p, EventPayload::ItemDelta(_)))
+        .count()
+}
+
+#[test]
+fn every_fixture_conforms() {
+    let replays = kit::conform_all::<OpenCode>("opencode");
+    assert_eq!(replays.len(), 8, "{:?}", replays.keys());
+    for name in ["permission", "permission-reject", "question"] {
+        assert_eq!(replays[name].replies, 1, "{name}");
+    }
+}
+
+#[test]
+fn text_streams_deltas_and_reports_usage() {
+    let replay = replay("text");
+    assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
+    assert!(deltas(&replay) >= 2, "{} deltas", deltas(&replay));
+    let messages = replay.completed(ItemKind::Message);
+    assert_eq!(messages.len(), 1, "the user's own text is not an item");
+    assert_eq!(messages[0].text(), "hello from fake model");
+    let usage = replay
+        .payloads()
+        .find_map(|p| match p {
+            EventPayload::TurnEnded(t) => t.usage.clone(),
+            _ => None,
+        })
+        .expect("usage");
+    assert_eq!((usage.input_tokens, usage.output_tokens), (12, 7));
+}
+
+#[test]
+fn think_streams_reasoning_before_the_text() {
+    let replay = replay("think");
+    let reasoning = replay.completed(ItemKind::Reasoning);
+    assert_eq!(
+        reasoning[0].text(),
+        "The user wants a short demonstration, so I will think briefly and answer."
+    );
+    assert_eq!(
+        replay.completed(ItemKind::Message)[0].text(),
+        "hello from fake model"
+    );
+}
+
+#[test]
+fn bash_is_a_command_with_streamed_output_and_exit_code() {
+    let replay = replay("tool");
+    let commands = replay.completed(ItemKind::CommandExecution);
+    assert_eq!(commands.len(), 1);
+    assert_eq!(commands[0].status, ItemStatus::Completed);
+    let ContentPart::CommandExecution {
+        command,
+        cwd,
+        output,
+        exit_code,
+    } = &commands[0].content[0]
+    else {
+        panic!("{commands:?}")
+    };
+    assert_eq!(
+        command,
+        "echo fake-tool-ran > fake_tool_output.txt && cat fake_tool_output.txt"
+    );
+    assert!(cwd.as_deref().unwrap().ends_with("/opencode/tool/work"));
+    assert_eq!(output.as_deref(), Some("fake-tool-ran\n"));
+    assert_eq!(*exit_code, Some(0));
+    let streamed: String = replay
+        .payloads()
+        .filter_map(|p| match p {
+            EventPayload::ItemDelta(d) if d.item_id == commands[0].item_id => {
+                Some(d.delta.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(streamed, "fake-tool-ran\n");
+}
+
+#[test]
+fn a_permission_names_the_command_its_item_and_opencode_scope() {
+    let replay = replay("permission");
+    let asked: Vec<_> = replay
+        .payloads()
+        .filter_map(|p| match p {
+            EventPayload::PermissionAsked(p) => Some(p.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked.len(), 1);
+    let bash = &asked[0];
+    assert_eq!(bash.kind, PermissionKind::Command);
+    assert_eq!(
+        bash.command.as_deref(),
+        Some("echo fake-tool-ran > fake_tool_output.txt && cat fake_tool_output.txt")
+    );
+    assert_eq!(bash.tool.as_deref(), Some("bash"));
+    assert_eq!(
+        bash.always_scope.as_deref(),
+        Some("opencode:bash:echo *, cat *")
+    );
+    let command = &replay.completed(ItemKind::CommandExecution)[0];
+    assert_eq!(bash.item_id.as_ref(), Some(&command.item_id));
+    assert_eq!(command.status, ItemStatus::Completed);
+}
+
+#[test]
+fn a_rejected_permission_fails_the_command_and_the_turn_completes() {
+    let replay = replay("permission-reject");
+    assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
+    let command = &replay.completed(ItemKind::CommandExecution)[0];
+    assert_eq!(command.status, ItemStatus::Failed);
+    let result = &replay.completed(ItemKind::ToolResult)[0];
+    assert_eq!(result.parent_id.as_ref(), Some(&command.item_id));
+    assert!(matches!(&result.content[0],
+        ContentPart::ToolResult { is_error: true, output, .. } if output.contains("rejected")));
+}
+
+#[test]
+fn a_question_points_at_its_tool_call_and_the_answer_is_its_result() {
+    let replay = replay("question");
+    let question = replay
+        .payloads()
+        .find_map(|p| match p {
+            EventPayload::QuestionAsked(q) => Some(q.clone()),
+            _ => None,
+        })
+        .expect("a question");
+    assert_eq!(question.questions.len(), 2);
+    let labels: Vec<_> = question.questions[1]
+        .options
+        .iter()
+        .map(|o| o.label.as_str())
+        .collect();
+    assert_eq!(labels, ["Tests", "Docs", "Benchmarks"]);
+    assert!(!question.questions[0].multi_select && question.questions[1].multi_select);
+    assert_eq!(question.questions[0].header.as_deref(), Some("Color"));
+    let call = &replay.completed(ItemKind::ToolCall)[0];
+    assert_eq!(question.item_id.as_ref(), Some(&call.item_id));
+    assert!(matches!(&call.content[0], ContentPart::ToolCall { name, .. } if name == "question"));
+    let result = &replay.completed(ItemKind::ToolResult)[0];
+    assert!(matches!(&result.content[0],
+        ContentPart::ToolResult { is_error: false, output, .. } if output.contains("\"Blue\"")));
+}
+
+#[test]
+fn cancel_ends_the_turn_cancelled_with_the_partial_text_and_the_next_completes() {
+    let replay = replay("cancel");
+    assert_eq!(
+        replay.stop_reasons(),
+        [StopReason::Cancelled, StopReason::Completed]
+    );
+    let messages = replay.completed(ItemKind::Message);
+    assert_eq!(messages[0].status, ItemStatus::Failed);
+    assert_eq!(messages[0].text(), "this ");
+    assert_eq!(messages[1].status, ItemStatus::Completed);
+    assert!(
+        !replay
+            .payloads()
+            .any(|p| matches!(p, EventPayload::Error(_))),
+        "our own abort is no error"
+    );
+}
+
+#[test]
+fn a_failing_provider_retries_then_ends_the_turn_with_its_error() {
+    let replay = replay("fail");
+    assert_eq!(replay.stop_reasons(), [StopReason::Error]);
+    let retries = replay.completed(ItemKind::Status);
+    assert_eq!(retries.len(), 5);
+    assert!(matches!(&retries[0].content[0],
+        ContentPart::Status { label, detail: Some(d) } if label == "retrying" && d.starts_with("attempt 1:")));
+    let errors: Vec<_> = replay
+        .payloads()
+        .filter_map(|p| match p {
+            EventPayload::Error(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [AgentError::ProviderError {
+            message: "fake provider failure (FAIL keyword)".into(),
+            status: Some(500)
+        }]
+    );
+}
