@@ -5,7 +5,7 @@
 //! - API tests over a real socket against the mock agent: `api_errors`, `mock_sessions`,
 //!   `mock_hitl`, `sse`, `concurrency`, `restart`, `store`, `connections`, `spec`, `cli`.
 //! - The real binary under faults and attacks: `faults`, `security`.
-//! - End to end with the real pinned CLIs: `claude_e2e`, `codex_e2e`.
+//! - End to end with the real pinned CLIs: `claude_e2e`, `codex_e2e`, `opencode_e2e`.
 
 mod common;
 
@@ -18,6 +18,7 @@ mod connections;
 mod faults;
 mod mock_hitl;
 mod mock_sessions;
+mod opencode_e2e;
 mod restart;
 mod security;
 mod spec;
