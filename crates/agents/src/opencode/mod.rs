@@ -6,4 +6,5 @@
 pub mod convert;
 pub mod launch;
 pub mod native;
+pub mod pool;
 pub mod server;

@@ -2,6 +2,9 @@
 //! the test kit's fake provider.
 //!
 //! - `server`: one server started with the daemon's launch (config, key files, password),
-//!   its event stream, its death and its stop.
+//!   its event stream, its death and its stop;
+//! - `pool`: servers shared by isolation key, separated by token, restarted after a kill with
+//!   the conversation kept, stopped with their last session.
 
+mod pool;
 mod server;

@@ -1,0 +1,241 @@
+//! The OpenCode servers of a daemon: one per isolation key ([`ServerKey`]), started when a
+//! session first needs it, started again when it died, stopped when its last session lets
+//! go. Each server's one event stream is demultiplexed here: an event goes to the session
+//! whose OpenCode session id it names, or, for a child session a subagent created, to the
+//! session of its parent.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
+
+use sandbox_universal::AgentError;
+use serde_json::Value;
+
+use super::launch::{self, Provider, ServerDirs, ServerKey};
+use super::native::{Scope, classify};
+use super::server::{EventHandler, Server, StreamEnd};
+use crate::transport::{HttpPeer, Line};
+
+/// Where one session's share of a server's events goes.
+pub trait SessionRoute: Send + Sync + 'static {
+    /// An event (`{"type", "properties"}`) of the session or of one of its child sessions.
+    fn event(&self, payload: &Value);
+    /// A data payload of the stream that is not JSON (every session of the server hears it).
+    fn not_json(&self, raw: &str, error: &str);
+    /// The server is gone (`why`); the next [`Lease::peer`] starts a new one.
+    fn server_lost(&self, why: &str);
+}
+
+/// Every server of the daemon.
+pub struct ServerPool {
+    program: PathBuf,
+    root: PathBuf,
+    slots: Mutex<HashMap<ServerKey, Weak<Slot>>>,
+}
+
+impl ServerPool {
+    /// Servers of `program`, each with its directories under `root`.
+    pub fn new(program: PathBuf, root: PathBuf) -> Arc<Self> {
+        Arc::new(Self {
+            program,
+            root,
+            slots: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A hold on the server of `providers` (shared with every session of the same key);
+    /// nothing starts until [`Lease::peer`].
+    pub fn lease(&self, providers: Vec<Provider>) -> Lease {
+        let key = ServerKey::of(&providers);
+        let mut slots = self.slots.lock().expect("pool lock");
+        slots.retain(|_, slot| slot.strong_count() > 0);
+        let slot = slots.get(&key).and_then(Weak::upgrade).unwrap_or_else(|| {
+            let slot = Arc::new(Slot {
+                program: self.program.clone(),
+                dirs: ServerDirs::new(&self.root, &key),
+                providers,
+                server: tokio::sync::Mutex::new(None),
+                routes: Arc::new(Routes::default()),
+            });
+            slots.insert(key, Arc::downgrade(&slot));
+            slot
+        });
+        Lease { slot }
+    }
+
+    /// How many servers have a session holding them.
+    pub fn servers(&self) -> usize {
+        let slots = self.slots.lock().expect("pool lock");
+        slots.values().filter(|s| s.strong_count() > 0).count()
+    }
+}
+
+/// One session's hold on its server. The server stops when the last lease is dropped
+/// (after [`Lease::release`], or in the background when simply dropped).
+pub struct Lease {
+    slot: Arc<Slot>,
+}
+
+impl Lease {
+    /// The server's HTTP client, starting the server first if it is not running (never
+    /// started, or dead).
+    pub async fn peer(&self) -> Result<HttpPeer, AgentError> {
+        let mut server = self.slot.server.lock().await;
+        if let Some(running) = server.as_ref()
+            && !running.is_dead()
+        {
+            return Ok(running.peer().clone());
+        }
+        if let Some(dead) = server.take() {
+            drop(dead.stop().await);
+        }
+        let started = self.slot.start().await?;
+        let peer = started.peer().clone();
+        *server = Some(started);
+        Ok(peer)
+    }
+
+    /// Sends the events of OpenCode session `native_id` (and of its children) to `route`.
+    pub fn route(&self, native_id: &str, route: Arc<dyn SessionRoute>) {
+        let mut table = self.slot.routes.table.lock().expect("routes lock");
+        table.sessions.insert(native_id.to_string(), route);
+    }
+
+    /// Stops routing `native_id`'s events.
+    pub fn unroute(&self, native_id: &str) {
+        let mut table = self.slot.routes.table.lock().expect("routes lock");
+        table.sessions.remove(native_id);
+        table.children.retain(|_, root| root != native_id);
+    }
+
+    /// The pid of the running server, if one runs.
+    pub async fn pid(&self) -> Option<u32> {
+        self.slot.server.lock().await.as_ref().map(Server::pid)
+    }
+
+    /// Lets go of the server, stopping it now if this was its last session.
+    pub async fn release(self) {
+        if Arc::strong_count(&self.slot) > 1 {
+            return;
+        }
+        let server = self.slot.server.lock().await.take();
+        if let Some(server) = server {
+            drop(server.stop().await);
+        }
+    }
+}
+
+/// One isolation key's server.
+struct Slot {
+    program: PathBuf,
+    dirs: ServerDirs,
+    providers: Vec<Provider>,
+    server: tokio::sync::Mutex<Option<Server>>,
+    routes: Arc<Routes>,
+}
+
+impl Slot {
+    async fn start(&self) -> Result<Server, AgentError> {
+        self.dirs
+            .write(&self.providers)
+            .map_err(|e| AgentError::SpawnFailed {
+                message: format!("preparing opencode's directories: {e}"),
+            })?;
+        let password = launch::password();
+        let config = launch::config(&self.providers, &self.dirs);
+        let spec = launch::serve(self.program.clone(), &self.dirs, &config, &password);
+        Server::start(&spec, &password, self.routes.clone()).await
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        // A lease dropped without `release`: stop the server in the background.
+        if let Some(server) = self.server.get_mut().take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { drop(server.stop().await) });
+        }
+    }
+}
+
+/// The routing table of one server's events.
+#[derive(Default)]
+struct Routes {
+    table: Mutex<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    /// Root OpenCode session id → its route.
+    sessions: HashMap<String, Arc<dyn SessionRoute>>,
+    /// Child session id → the root session it belongs to.
+    children: HashMap<String, String>,
+}
+
+impl Table {
+    /// The root session `id` belongs to, learning a child from its parent.
+    fn root_of(&mut self, id: &str, parent: Option<&str>) -> Option<String> {
+        if self.sessions.contains_key(id) {
+            return Some(id.to_string());
+        }
+        if let Some(root) = self.children.get(id) {
+            return Some(root.clone());
+        }
+        let root = self.root_of(parent?, None)?;
+        self.children.insert(id.to_string(), root.clone());
+        Some(root)
+    }
+}
+
+impl EventHandler for Routes {
+    fn event(&self, line: Line) {
+        let payload = match line {
+            Line::Json(mut envelope) => match envelope.get_mut("payload") {
+                Some(payload) => payload.take(),
+                None => return,
+            },
+            Line::NotJson { raw, error } => {
+                let routes: Vec<_> = {
+                    let table = self.table.lock().expect("routes lock");
+                    table.sessions.values().cloned().collect()
+                };
+                for route in routes {
+                    route.not_json(&raw, &error);
+                }
+                return;
+            }
+        };
+        let route = match classify(&payload) {
+            Scope::Session { id, parent } => {
+                let mut table = self.table.lock().expect("routes lock");
+                table
+                    .root_of(&id, parent.as_deref())
+                    .and_then(|root| table.sessions.get(&root).cloned())
+            }
+            Scope::Server => None,
+            Scope::Unscoped => {
+                tracing::debug!(target: "opencode", event = %payload, "an event of no session");
+                None
+            }
+        };
+        if let Some(route) = route {
+            route.event(&payload);
+        }
+    }
+
+    fn ended(&self, end: StreamEnd) {
+        let why = match end {
+            StreamEnd::Exited(info) => format!("opencode serve exited ({})", info.describe()),
+            StreamEnd::Broken(why) => format!("opencode's event stream broke: {why}"),
+        };
+        let routes: Vec<_> = {
+            let mut table = self.table.lock().expect("routes lock");
+            table.children.clear();
+            table.sessions.values().cloned().collect()
+        };
+        for route in routes {
+            route.server_lost(&why);
+        }
+    }
+}
