@@ -41,6 +41,9 @@ use sandbox_testkit::provider::{FakeProvider, Script};
 use sandbox_testkit::scenarios::{START_LIMIT, TURN_LIMIT};
 use sandbox_universal::{CreateSessionRequest, EventPayload, ItemKind, ItemRole, StopReason};
 
+#[path = "support/daemon.rs"]
+mod daemon;
+
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// The prompt of every turn on both paths (no keyword: the fake model answers `REPLY_TEXT`).
@@ -126,19 +129,8 @@ impl Daemon {
         let mut child = command
             .spawn()
             .map_err(|e| format!("{}: {e}", binary.display()))?;
-        let stderr = child.stderr.take().expect("piped stderr");
-        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stderr));
-        let url = loop {
-            match lines.next() {
-                Some(Ok(line)) => match line.strip_prefix("sandbox-daemon listening on ") {
-                    Some(url) => break url.trim().to_owned(),
-                    None => eprintln!("daemon: {line}"),
-                },
-                _ => return Err("the daemon exited before listening".into()),
-            }
-        };
-        let rest = lines.map_while(std::io::Result::ok);
-        std::thread::spawn(move || rest.for_each(|l| eprintln!("daemon: {l}")));
+        let url =
+            daemon::listening_url(&mut child, true).ok_or("the daemon exited before listening")?;
         Ok(Self {
             client: Client::new(&url, None)?,
             child,
@@ -147,16 +139,8 @@ impl Daemon {
 }
 
 impl Drop for Daemon {
-    /// SIGTERM (the daemon stops its agents), SIGKILL after 10 s.
     fn drop(&mut self) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.child.try_wait().is_ok_and(|s| s.is_none()) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        daemon::stop(&mut self.child);
     }
 }
 

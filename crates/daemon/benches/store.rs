@@ -13,7 +13,6 @@
 //! PostgreSQL needs `SANDBOX_TEST_POSTGRES_URL` (scripts/test-postgres.sh); `--daemon`
 //! measures another build's turn latency (e.g. the previous release) for comparison.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,6 +20,9 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use sandbox_client::Client;
 use sandbox_universal::CreateSessionRequest;
+
+#[path = "support/daemon.rs"]
+mod daemon;
 
 struct Args {
     backends: Vec<String>,
@@ -119,18 +121,9 @@ impl Daemon {
         }
         let spawned = Instant::now();
         let mut child = command.spawn().expect("the daemon starts");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let url = loop {
-            let line = lines
-                .next()
-                .expect("the daemon says where it listens")
-                .unwrap();
-            if let Some(url) = line.strip_prefix("sandbox-daemon listening on ") {
-                break url.trim().to_string();
-            }
-        };
+        let url =
+            daemon::listening_url(&mut child, false).expect("the daemon says where it listens");
         let listening = spawned.elapsed();
-        std::thread::spawn(move || for _ in lines {});
         Self {
             child,
             url,
@@ -167,19 +160,9 @@ impl Daemon {
 
     /// SIGTERM, then SIGKILL if it has not exited within 10 s.
     fn stop(mut self) {
-        // kill(1) rather than a raw signal: agents' processes are the only ones the
-        // daemon's code signals itself (through `AgentProcess`).
-        let _ = std::process::Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        if !daemon::stop(&mut self.child) {
+            eprintln!("the daemon did not stop within 10 s of SIGTERM; killed");
         }
-        eprintln!("the daemon did not stop within 10 s of SIGTERM; killed");
     }
 }
 
