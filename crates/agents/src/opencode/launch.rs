@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use sandbox_universal::PermissionMode;
+
 use crate::ProviderEnv;
 use crate::process::{ProcessSpec, base_env};
 
@@ -237,6 +239,31 @@ pub fn config(providers: &[Provider], dirs: &ServerDirs) -> Value {
     })
 }
 
+/// Tools that only read: they never ask, as in every agent's default mode.
+const READ_ONLY: &[&str] = &["read", "glob", "grep", "list", "lsp"];
+
+/// The rules a session is created with (`POST /session {permission}`): they override the
+/// server's `ask` for that session only, so sessions of different permission modes share a
+/// server. `default` lets read-only tools run and asks for the rest; `acceptEdits` also lets
+/// edits run (outside the cwd still asks, through `external_directory`); `plan` forbids
+/// edits and commands (OpenCode then does not even offer them); `bypass` lets everything run.
+pub fn permission_rules(mode: PermissionMode) -> Value {
+    let rule = |permission: &str, action: &str| json!({"permission": permission, "pattern": "*", "action": action});
+    let mut rules: Vec<Value> = READ_ONLY.iter().map(|p| rule(p, "allow")).collect();
+    match mode {
+        PermissionMode::Default => {}
+        PermissionMode::AcceptEdits => rules.push(rule("edit", "allow")),
+        PermissionMode::Plan => {
+            rules.push(rule("edit", "deny"));
+            rules.push(rule("bash", "deny"));
+        }
+        PermissionMode::Bypass => {
+            rules = PERMISSION_KEYS.iter().map(|p| rule(p, "allow")).collect();
+        }
+    }
+    Value::Array(rules)
+}
+
 /// `opencode serve` on a free loopback port, in the server's HOME, with its password and
 /// config; nothing else of the daemon's environment but the allow-listed variables.
 pub fn serve(program: PathBuf, dirs: &ServerDirs, config: &Value, password: &str) -> ProcessSpec {
@@ -295,6 +322,35 @@ mod tests {
         assert_eq!(shared.id().len(), 16);
         assert!(!format!("{shared:?}").contains("sk-"));
         assert!(!format!("{:?}", providers(&env(), None, None)).contains("sk-"));
+    }
+
+    #[test]
+    fn permission_modes_become_session_rules() {
+        let actions = |mode| {
+            permission_rules(mode)
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}={}",
+                        r["permission"].as_str().unwrap(),
+                        r["action"].as_str().unwrap()
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let default = actions(PermissionMode::Default);
+        assert!(default.contains(&"read=allow".to_string()));
+        assert!(
+            !default
+                .iter()
+                .any(|r| r.starts_with("bash") || r.starts_with("edit"))
+        );
+        assert!(actions(PermissionMode::AcceptEdits).contains(&"edit=allow".to_string()));
+        let plan = actions(PermissionMode::Plan);
+        assert!(plan.contains(&"edit=deny".to_string()) && plan.contains(&"bash=deny".to_string()));
+        assert_eq!(actions(PermissionMode::Bypass).len(), PERMISSION_KEYS.len());
     }
 
     #[test]
