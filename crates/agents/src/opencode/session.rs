@@ -232,21 +232,13 @@ impl AgentSession for OpenCodeSession {
     }
 
     async fn shutdown(&mut self) {
+        if self.lease.is_none() {
+            return;
+        }
+        if self.shared.converter().current_turn().is_some() {
+            let _ = self.cancel().await;
+        }
         if let Some(lease) = self.lease.take() {
-            if self.shared.converter().current_turn().is_some() {
-                let calls = self.shared.converter().cancel_requested();
-                if let Ok(peer) = lease.peer().await {
-                    for call in calls {
-                        let _ = peer
-                            .request(
-                                call.method.clone(),
-                                &call.path_with_directory(),
-                                call.body.as_ref(),
-                            )
-                            .await;
-                    }
-                }
-            }
             lease.unroute(&self.native_id);
             lease.release().await;
         }

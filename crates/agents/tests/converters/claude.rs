@@ -175,13 +175,7 @@ fn thinking_and_text_stream_as_deltas_and_turns_report_usage() {
 #[test]
 fn permissions_carry_command_paths_and_claude_scopes() {
     let replay = replay("adapter-always-then-deny");
-    let asked: Vec<_> = replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::PermissionAsked(p) => Some(p.clone()),
-            _ => None,
-        })
-        .collect();
+    let asked = replay.permissions();
     assert_eq!(
         asked.len(),
         3,
@@ -256,13 +250,7 @@ fn a_denied_tool_is_a_failed_tool_result_and_a_failed_command_keeps_its_exit_cod
 #[test]
 fn questions_keep_order_options_and_multi_select() {
     let replay = replay("adapter-question-answer-reject");
-    let asked: Vec<_> = replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::QuestionAsked(q) => Some(q.clone()),
-            _ => None,
-        })
-        .collect();
+    let asked = replay.questions();
     assert_eq!(asked.len(), 2);
     let questions = &asked[0].questions;
     assert_eq!(questions[0].header.as_deref(), Some("Color"));
@@ -336,13 +324,7 @@ fn exit_plan_result(replay: &Replay) -> (String, bool) {
 fn plan_mode_asks_to_approve_the_plan_read_from_the_plan_file() {
     for name in ["adapter-plan-approve", "adapter-plan-reject"] {
         let replay = replay(name);
-        let asked: Vec<_> = replay
-            .payloads()
-            .filter_map(|p| match p {
-                EventPayload::PermissionAsked(p) => Some(p.clone()),
-                _ => None,
-            })
-            .collect();
+        let asked = replay.permissions();
         assert_eq!(asked[0].kind, PermissionKind::PlanApproval, "{name}");
         assert!(
             asked[0]

@@ -78,6 +78,26 @@ impl Replay {
             .collect()
     }
 
+    /// Every permission request, in order.
+    pub fn permissions(&self) -> Vec<sandbox_universal::PermissionRequest> {
+        self.payloads()
+            .filter_map(|p| match p {
+                EventPayload::PermissionAsked(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every question request, in order.
+    pub fn questions(&self) -> Vec<sandbox_universal::QuestionRequest> {
+        self.payloads()
+            .filter_map(|p| match p {
+                EventPayload::QuestionAsked(q) => Some(q.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Each turn's stop reason.
     pub fn stop_reasons(&self) -> Vec<StopReason> {
         self.payloads()

@@ -233,13 +233,7 @@ fn bash_is_a_command_with_streamed_output_and_exit_code() {
 #[test]
 fn a_permission_names_the_command_its_item_and_opencode_scope() {
     let replay = replay("permission");
-    let asked: Vec<_> = replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::PermissionAsked(p) => Some(p.clone()),
-            _ => None,
-        })
-        .collect();
+    let asked = replay.permissions();
     assert_eq!(asked.len(), 1);
     let bash = &asked[0];
     assert_eq!(bash.kind, PermissionKind::Command);
@@ -272,13 +266,7 @@ fn a_rejected_permission_fails_the_command_and_the_turn_completes() {
 #[test]
 fn a_question_points_at_its_tool_call_and_the_answer_is_its_result() {
     let replay = replay("question");
-    let question = replay
-        .payloads()
-        .find_map(|p| match p {
-            EventPayload::QuestionAsked(q) => Some(q.clone()),
-            _ => None,
-        })
-        .expect("a question");
+    let question = replay.questions().into_iter().next().expect("a question");
     assert_eq!(question.questions.len(), 2);
     let labels: Vec<_> = question.questions[1]
         .options
