@@ -142,6 +142,21 @@ pub enum QuestionAnswer {
     Rejected,
 }
 
+/// Why a session's configuration cannot be used.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfigError {
+    /// The request names something the agent does not offer (a 400 for the client).
+    Invalid(String),
+    /// The agent could not be asked.
+    Agent(AgentError),
+}
+
+impl From<AgentError> for ConfigError {
+    fn from(error: AgentError) -> Self {
+        Self::Agent(error)
+    }
+}
+
 /// One kind of agent. Implementations are cheap to share (`Arc`) across sessions.
 #[async_trait]
 pub trait AgentDriver: Send + Sync + 'static {
@@ -165,8 +180,20 @@ pub trait AgentDriver: Send + Sync + 'static {
     /// The models the agent offers.
     async fn models(&self) -> Result<ModelsResponse, AgentError>;
 
-    /// The agent's modes and permission modes.
-    fn modes(&self) -> ModesResponse;
+    /// The agent's modes and permission modes (asked of the agent when it lists them live).
+    async fn modes(&self) -> Result<ModesResponse, AgentError>;
+
+    /// Checks a session's model and variant against what the agent offers, before the
+    /// session exists. Drivers that cannot tell accept everything (the agent then refuses
+    /// at its first turn).
+    async fn check_model(
+        &self,
+        model: Option<&str>,
+        variant: Option<&str>,
+    ) -> Result<(), ConfigError> {
+        let _ = (model, variant);
+        Ok(())
+    }
 
     /// Starts the agent for one session. Events flow through `sink` from now on; the
     /// returned session takes the client's commands.

@@ -23,7 +23,7 @@ pub mod user;
 pub mod validate;
 
 pub use driver::{
-    AgentDriver, AgentSession, BinaryStatus, Credentials, ProviderEnv, QuestionAnswer,
+    AgentDriver, AgentSession, BinaryStatus, ConfigError, Credentials, ProviderEnv, QuestionAnswer,
     SessionConfig,
 };
 pub use registry::{AgentRegistry, DriverContext};

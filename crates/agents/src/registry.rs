@@ -1,6 +1,7 @@
 //! The table of every known agent and its driver.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -12,6 +13,7 @@ use crate::claude::ClaudeDriver;
 use crate::codex::CodexDriver;
 use crate::locate::BinaryLocator;
 use crate::mock::MockDriver;
+use crate::opencode::OpenCodeDriver;
 use crate::{AgentDriver, AgentSession, BinaryStatus, EventSink, ProviderEnv, SessionConfig};
 
 /// What drivers share: where binaries are and the daemon's provider environment.
@@ -21,6 +23,9 @@ pub struct DriverContext {
     pub locator: BinaryLocator,
     /// Provider credentials and endpoints from the daemon's environment.
     pub provider_env: ProviderEnv,
+    /// The daemon's data directory: what a driver keeps across sessions lives under
+    /// `<data_dir>/<agent>/` (OpenCode's servers, say).
+    pub data_dir: PathBuf,
 }
 
 /// Every known agent, each with its driver.
@@ -40,6 +45,10 @@ impl AgentRegistry {
             Arc::new(ClaudeDriver::new(context.clone())),
         );
         drivers.insert(AgentId::Codex, Arc::new(CodexDriver::new(context.clone())));
+        drivers.insert(
+            AgentId::Opencode,
+            Arc::new(OpenCodeDriver::new(context.clone())),
+        );
         for agent in AgentId::ALL {
             drivers
                 .entry(agent)
@@ -123,12 +132,12 @@ impl AgentDriver for UnsupportedDriver {
         Err(self.error())
     }
 
-    fn modes(&self) -> ModesResponse {
-        ModesResponse {
+    async fn modes(&self) -> Result<ModesResponse, AgentError> {
+        Ok(ModesResponse {
             modes: Vec::new(),
             default_mode: None,
             permission_modes: vec![PermissionMode::Default],
-        }
+        })
     }
 
     async fn start(

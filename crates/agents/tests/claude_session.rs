@@ -35,6 +35,7 @@ fn fixture() -> Fixture {
     let context = DriverContext {
         locator: BinaryLocator::new(HashMap::from([(AgentId::Claude, fake_cli())]), None, None),
         provider_env: ProviderEnv::default().with("ANTHROPIC_API_KEY", "sk-ant-test"),
+        data_dir: std::env::temp_dir(),
     };
     let config = SessionConfig {
         session_id: "s".into(),
@@ -176,6 +177,7 @@ async fn a_cli_that_dies_at_start_is_reported_not_hung() {
     let driver = ClaudeDriver::new(Arc::new(DriverContext {
         locator: BinaryLocator::new(HashMap::from([(AgentId::Claude, broken)]), None, None),
         provider_env: ProviderEnv::default(),
+        data_dir: std::env::temp_dir(),
     }));
     let (store, sink) = CollectingSink::new();
     let error = match driver.start(f.config.clone(), sink).await {

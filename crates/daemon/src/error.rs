@@ -206,6 +206,7 @@ impl ApiError {
             }
             Self::StoreFull(_) => StatusCode::INSUFFICIENT_STORAGE,
             Self::Agent(AgentError::TokenError { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::Agent(AgentError::RequestGone { .. }) => StatusCode::CONFLICT,
             Self::Agent(_) => StatusCode::BAD_GATEWAY,
             Self::Unauthorized => StatusCode::UNAUTHORIZED,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -248,6 +249,7 @@ impl ApiError {
             Self::StoreFull(_) => "store-full",
             Self::StoreUnavailable(_) => "store-unavailable",
             Self::Agent(AgentError::TokenError { .. }) => "agent-credential-rejected",
+            Self::Agent(AgentError::RequestGone { .. }) => "agent-request-gone",
             Self::Agent(_) => "agent-error",
             Self::Unauthorized => "unauthorized",
             Self::RouteNotFound(_) => "not-found",
@@ -291,6 +293,7 @@ impl ApiError {
             Self::StoreFull(_) => "Session store full",
             Self::StoreUnavailable(_) => "Session store unavailable",
             Self::Agent(AgentError::TokenError { .. }) => "Agent credential rejected",
+            Self::Agent(AgentError::RequestGone { .. }) => "Request no longer pending at the agent",
             Self::Agent(_) => "Agent error",
             Self::Unauthorized => "Unauthorized",
             Self::RouteNotFound(_) => "Not found",
@@ -328,7 +331,8 @@ impl ApiError {
 }
 
 impl From<AgentError> for ApiError {
-    /// An agent that is missing or unsupported is a 409 problem, a rejected credential a 422;
+    /// An agent that is missing or unsupported, or no longer has the request being
+    /// answered, is a 409 problem, a rejected credential a 422;
     /// anything else the agent failed at is a 502.
     fn from(error: AgentError) -> Self {
         match error {
@@ -362,5 +366,37 @@ impl IntoResponse for ApiError {
             headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_errors_map_to_the_status_a_client_can_act_on() {
+        let gone = ApiError::from(AgentError::RequestGone {
+            message: "OpenCode no longer has this request".into(),
+        });
+        assert_eq!(gone.status(), StatusCode::CONFLICT);
+        let problem = gone.problem();
+        assert_eq!(
+            problem.type_uri,
+            format!("{PROBLEM_TYPE_PREFIX}agent-request-gone")
+        );
+        assert_eq!(problem.agent_error.unwrap().kind(), "requestGone");
+        let token = ApiError::from(AgentError::TokenError {
+            message: "bad key".into(),
+        });
+        assert_eq!(token.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let other = ApiError::from(AgentError::protocol("nonsense"));
+        assert_eq!(other.status(), StatusCode::BAD_GATEWAY);
+        assert_eq!(
+            ApiError::from(AgentError::NotInstalled {
+                message: "missing".into()
+            })
+            .status(),
+            StatusCode::CONFLICT
+        );
     }
 }

@@ -140,6 +140,7 @@ async fn manager(config: ServerConfig) -> std::io::Result<Arc<SessionManager>> {
     let context = Arc::new(DriverContext {
         locator: config.locator,
         provider_env: config.provider_env,
+        data_dir: data_dir.clone(),
     });
     Ok(Arc::new(SessionManager::new(
         AgentRegistry::new(context),

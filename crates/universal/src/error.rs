@@ -84,6 +84,13 @@ pub enum AgentError {
         /// What happened.
         message: String,
     },
+    /// The agent no longer has the permission or question request being answered (it
+    /// restarted, or settled the request on its own); the answer did not reach it.
+    #[serde(rename_all = "camelCase")]
+    RequestGone {
+        /// What happened.
+        message: String,
+    },
     /// The daemon could not write the session's events to its store (disk full, database
     /// gone). Events stay readable and are written, with no gap, once the store can write
     /// again.
@@ -108,6 +115,7 @@ impl AgentError {
             | Self::ProviderError { message, .. }
             | Self::AgentReported { message, .. }
             | Self::Timeout { message }
+            | Self::RequestGone { message }
             | Self::StoreError { message } => message,
         }
     }
@@ -125,6 +133,7 @@ impl AgentError {
             Self::ProviderError { .. } => "providerError",
             Self::AgentReported { .. } => "agentReported",
             Self::Timeout { .. } => "timeout",
+            Self::RequestGone { .. } => "requestGone",
             Self::StoreError { .. } => "storeError",
         }
     }

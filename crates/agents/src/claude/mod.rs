@@ -161,8 +161,8 @@ impl AgentDriver for ClaudeDriver {
             .await
     }
 
-    fn modes(&self) -> ModesResponse {
-        ModesResponse {
+    async fn modes(&self) -> Result<ModesResponse, AgentError> {
+        Ok(ModesResponse {
             modes: AGENT_MODES
                 .iter()
                 .map(|(id, description)| AgentModeInfo {
@@ -178,7 +178,7 @@ impl AgentDriver for ClaudeDriver {
                 PermissionMode::AcceptEdits,
                 PermissionMode::Bypass,
             ],
-        }
+        })
     }
 
     async fn start(

@@ -127,8 +127,8 @@ impl AgentDriver for CodexDriver {
         self.models.get(&self.binary()?, &self.base_url()).await
     }
 
-    fn modes(&self) -> ModesResponse {
-        ModesResponse {
+    async fn modes(&self) -> Result<ModesResponse, AgentError> {
+        Ok(ModesResponse {
             modes: Vec::new(),
             default_mode: None,
             permission_modes: vec![
@@ -137,7 +137,7 @@ impl AgentDriver for CodexDriver {
                 PermissionMode::AcceptEdits,
                 PermissionMode::Bypass,
             ],
-        }
+        })
     }
 
     async fn start(

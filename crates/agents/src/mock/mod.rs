@@ -88,8 +88,8 @@ impl AgentDriver for MockDriver {
         })
     }
 
-    fn modes(&self) -> ModesResponse {
-        ModesResponse {
+    async fn modes(&self) -> Result<ModesResponse, AgentError> {
+        Ok(ModesResponse {
             modes: vec![
                 AgentModeInfo {
                     id: "build".into(),
@@ -109,7 +109,7 @@ impl AgentDriver for MockDriver {
                 PermissionMode::AcceptEdits,
                 PermissionMode::Bypass,
             ],
-        }
+        })
     }
 
     async fn start(

@@ -184,14 +184,20 @@ impl ServerDirs {
         }
     }
 
-    /// Creates the directories and writes one key file per provider.
+    /// Creates the directories and writes one key file per provider. With `--agent-user`
+    /// the server runs as that user: HOME and the key files become its own, and the
+    /// directories above them only let it pass (0711).
     pub fn write(&self, providers: &[Provider]) -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let user = crate::user::agent_user();
         std::fs::create_dir_all(&self.home)?;
         std::fs::create_dir_all(&self.secrets)?;
-        std::fs::set_permissions(
-            &self.secrets,
-            std::os::unix::fs::PermissionsExt::from_mode(0o700),
-        )?;
+        let passable = if user.is_some() { 0o711 } else { 0o700 };
+        let key_dir = self.home.parent().expect("the key's directory");
+        for dir in [key_dir, key_dir.parent().expect("the servers' root")] {
+            std::fs::set_permissions(dir, PermissionsExt::from_mode(passable))?;
+        }
+        std::fs::set_permissions(&self.secrets, PermissionsExt::from_mode(0o700))?;
         for provider in providers {
             let path = self.key_file(provider.id);
             let mut file = std::fs::OpenOptions::new()
@@ -201,6 +207,10 @@ impl ServerDirs {
                 .mode(0o600)
                 .open(&path)?;
             file.write_all(provider.key.as_bytes())?;
+        }
+        if let Some(user) = user {
+            user.own_tree(&self.home)?;
+            user.own_tree(&self.secrets)?;
         }
         Ok(())
     }
@@ -241,15 +251,22 @@ pub fn config(providers: &[Provider], dirs: &ServerDirs) -> Value {
 
 /// Tools that only read: they never ask, as in every agent's default mode.
 const READ_ONLY: &[&str] = &["read", "glob", "grep", "list", "lsp"];
+/// Tools that touch nothing but the conversation (asking the user a question, keeping the
+/// agent's todo list): asking permission for them would only ask the user twice.
+const CONVERSATIONAL: &[&str] = &["question", "todowrite"];
 
 /// The rules a session is created with (`POST /session {permission}`): they override the
 /// server's `ask` for that session only, so sessions of different permission modes share a
-/// server. `default` lets read-only tools run and asks for the rest; `acceptEdits` also lets
+/// server. `default` lets read-only and conversational tools run and asks for the rest; `acceptEdits` also lets
 /// edits run (outside the cwd still asks, through `external_directory`); `plan` forbids
 /// edits and commands (OpenCode then does not even offer them); `bypass` lets everything run.
 pub fn permission_rules(mode: PermissionMode) -> Value {
     let rule = |permission: &str, action: &str| json!({"permission": permission, "pattern": "*", "action": action});
-    let mut rules: Vec<Value> = READ_ONLY.iter().map(|p| rule(p, "allow")).collect();
+    let mut rules: Vec<Value> = READ_ONLY
+        .iter()
+        .chain(CONVERSATIONAL)
+        .map(|p| rule(p, "allow"))
+        .collect();
     match mode {
         PermissionMode::Default => {}
         PermissionMode::AcceptEdits => rules.push(rule("edit", "allow")),
@@ -342,6 +359,7 @@ mod tests {
         };
         let default = actions(PermissionMode::Default);
         assert!(default.contains(&"read=allow".to_string()));
+        assert!(default.contains(&"question=allow".to_string()));
         assert!(
             !default
                 .iter()

@@ -1,13 +1,21 @@
 //! OpenCode: one `opencode serve` per isolation key, many sessions per server, driven over
-//! HTTP with one event stream per server. The driver is not registered yet: `native/` and
-//! `convert/` (held to the converters' conformance kit), `launch.rs` (what a server is
-//! started with, the rules of each permission mode), `server.rs` (one running server and
-//! its event stream), `pool.rs` (servers by isolation key) and `session.rs` (one universal
-//! session on a server) are here.
+//! HTTP with one event stream per server.
+//!
+//! - [`native`]: the server's event and part types, and which session an event belongs to.
+//! - [`convert`]: pure native → universal conversion and universal replies → native calls
+//!   (held to the converters' conformance kit).
+//! - [`launch`]: what a server is started with; the rules of each permission mode.
+//! - [`server`]: one running server and its event stream; [`pool`]: servers by isolation
+//!   key, events routed per session; [`session`]: one universal session on a server.
+//! - [`catalog`]: models, agents and version asked of a server; [`driver`]: the driver.
 
+pub mod catalog;
 pub mod convert;
+pub mod driver;
 pub mod launch;
 pub mod native;
 pub mod pool;
 pub mod server;
 pub mod session;
+
+pub use driver::OpenCodeDriver;

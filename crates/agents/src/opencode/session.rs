@@ -157,9 +157,11 @@ impl OpenCodeSession {
         )
         .await
         .map_err(|error| match error.status() {
-            Some(404) => AgentError::protocol(format!(
-                "OpenCode no longer has this request (its server restarted or settled it): {error}"
-            )),
+            Some(404) => AgentError::RequestGone {
+                message: format!(
+                    "OpenCode no longer has this request (its server restarted or settled it): {error}"
+                ),
+            },
             _ => error.into_agent_error("answering OpenCode"),
         })
     }

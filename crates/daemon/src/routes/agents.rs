@@ -97,7 +97,8 @@ pub async fn agent_models(
     responses(
         (status = 200, body = ModesResponse),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "The agent is not supported by this build", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 409, description = "The agent is not supported by this build, or (for an agent that lists its modes live) not installed", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 502, description = "The agent failed to list its modes", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn agent_modes(
@@ -105,7 +106,7 @@ pub async fn agent_modes(
     ApiPath(agent): ApiPath<String>,
 ) -> Result<Json<ModesResponse>, ApiError> {
     let driver = supported(driver(&state, &agent)?)?;
-    Ok(Json(driver.modes()))
+    Ok(Json(driver.modes().await?))
 }
 
 /// Installs an agent. An agent whose binary is already present answers at once; downloading

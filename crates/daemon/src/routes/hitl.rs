@@ -28,7 +28,8 @@ use crate::session::SessionId;
     responses(
         (status = 204, description = "Answered"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 502, description = "The agent failed to take the answer", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
@@ -60,7 +61,8 @@ pub async fn reply_permission(
         (status = 204, description = "Answered"),
         (status = 400, description = "Answers do not fit the questions", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 502, description = "The agent failed to take the answer", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
@@ -91,7 +93,8 @@ pub async fn reply_question(
     responses(
         (status = 204, description = "Rejected"),
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Already resolved, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 502, description = "The agent failed to take the answer", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]

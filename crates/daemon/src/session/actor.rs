@@ -198,7 +198,7 @@ async fn handle(
                 agent
                     .reply_permission(&id, reply)
                     .await
-                    .inspect_err(|error| core.record_error(error.clone()))
+                    .inspect_err(|error| record_reply_error(core, error))
                     .map_err(ApiError::Agent)
             }
             .await;
@@ -219,7 +219,7 @@ async fn handle(
                 agent
                     .reply_question(&id, answer)
                     .await
-                    .inspect_err(|error| core.record_error(error.clone()))
+                    .inspect_err(|error| record_reply_error(core, error))
                     .map_err(ApiError::Agent)
             }
             .await;
@@ -246,4 +246,12 @@ async fn handle(
         }
     }
     ControlFlow::Continue(())
+}
+
+/// An answer the agent failed to take is an `error` event, unless the agent simply no
+/// longer had the request (the client is told with a 409; the log has nothing to add).
+fn record_reply_error(core: &SessionCore, error: &AgentError) {
+    if !matches!(error, AgentError::RequestGone { .. }) {
+        core.record_error(error.clone());
+    }
 }

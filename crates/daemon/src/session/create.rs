@@ -12,7 +12,7 @@ use super::handle::SessionHandle;
 use super::manager::SessionManager;
 use super::record::SessionRecord;
 use super::state::CoreState;
-use super::validate::{resolve_cwd, resolve_permission_mode, validate_modes};
+use super::validate::{resolve_cwd, resolve_permission_mode, validate_choices};
 use super::{SessionCore, files, validate_session_id};
 use crate::error::ApiError;
 use crate::log::SessionLog;
@@ -35,11 +35,7 @@ impl SessionManager {
                 })?;
         let driver = self.registry.get(agent);
         let permission_mode = resolve_permission_mode(&request)?;
-        validate_modes(
-            driver.as_ref(),
-            request.agent_mode.as_deref(),
-            permission_mode,
-        )?;
+        validate_choices(driver.as_ref(), &request, permission_mode).await?;
         let cwd = resolve_cwd(&self.settings, request.cwd.as_deref())?;
         self.store.check_writable()?;
         self.imports.wait(id).await?;

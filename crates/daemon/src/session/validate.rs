@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sandbox_agents::AgentDriver;
+use sandbox_agents::{AgentDriver, ConfigError};
 use sandbox_universal::{CreateSessionRequest, PermissionMode};
 
 use super::SessionSettings;
@@ -29,24 +29,47 @@ pub fn validate_session_id(id: &str) -> Result<(), ApiError> {
     }
 }
 
-/// The agent mode and permission mode must be ones the agent offers.
-pub(super) fn validate_modes(
+/// The agent mode, permission mode, model and variant must be ones the agent offers.
+pub(super) async fn validate_choices(
+    driver: &dyn AgentDriver,
+    request: &CreateSessionRequest,
+    permission_mode: PermissionMode,
+) -> Result<(), ApiError> {
+    if !driver.supported() {
+        // Starting it answers `unsupportedAgent`.
+        return Ok(());
+    }
+    // Every agent supports the default permission mode; the modes are only asked for (an
+    // agent may list them live) when there is something to check.
+    if request.agent_mode.is_some() || permission_mode != PermissionMode::Default {
+        check_modes(driver, request.agent_mode.as_deref(), permission_mode).await?;
+    }
+    driver
+        .check_model(request.model.as_deref(), request.variant.as_deref())
+        .await
+        .map_err(|error| match error {
+            ConfigError::Invalid(message) => ApiError::InvalidSessionConfig(message),
+            ConfigError::Agent(error) => ApiError::from(error),
+        })
+}
+
+async fn check_modes(
     driver: &dyn AgentDriver,
     agent_mode: Option<&str>,
     permission_mode: PermissionMode,
 ) -> Result<(), ApiError> {
     let agent = driver.id();
-    if let Some(mode) = agent_mode {
-        let modes = driver.modes();
-        if driver.supported() && !modes.modes.iter().any(|m| m.id == mode) {
-            let known: Vec<&str> = modes.modes.iter().map(|m| m.id.as_str()).collect();
-            return Err(ApiError::InvalidSessionConfig(format!(
-                "{agent} has no agent mode `{mode}`; modes: {}",
-                known.join(", ")
-            )));
-        }
+    let modes = driver.modes().await?;
+    if let Some(mode) = agent_mode
+        && !modes.modes.iter().any(|m| m.id == mode)
+    {
+        let known: Vec<&str> = modes.modes.iter().map(|m| m.id.as_str()).collect();
+        return Err(ApiError::InvalidSessionConfig(format!(
+            "{agent} has no agent mode `{mode}`; modes: {}",
+            known.join(", ")
+        )));
     }
-    if driver.supported() && !driver.modes().permission_modes.contains(&permission_mode) {
+    if !modes.permission_modes.contains(&permission_mode) {
         return Err(ApiError::InvalidSessionConfig(format!(
             "{agent} does not support permission mode `{}`",
             serde_json::to_value(permission_mode).expect("serializes")

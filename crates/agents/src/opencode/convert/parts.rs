@@ -273,7 +273,8 @@ impl Converter {
 
     pub(super) fn part_delta(&mut self, delta: &PartDelta, raw: &Value) -> Vec<AgentEvent> {
         // Only text streams (for text and reasoning parts alike); tool parts arrive whole.
-        if delta.field != "text" {
+        // An empty delta (OpenCode ends an Anthropic reasoning part with one) says nothing.
+        if delta.field != "text" || delta.delta.is_empty() {
             return Vec::new();
         }
         match self.position(&delta.part_id) {

@@ -1,0 +1,289 @@
+//! The OpenCode driver: sessions on the pool's servers, models and modes asked of a server.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use sandbox_universal::{
+    AgentCapabilities, AgentError, AgentId, EventPayload, ModelsResponse, ModesResponse,
+    PermissionMode, SessionStarted,
+};
+
+use super::catalog::{Catalog, split_model};
+use super::launch::{self, Provider};
+use super::pool::{Lease, ServerPool};
+use super::session::{OpenCodeSession, PromptSettings};
+use crate::cache::BinaryCache;
+use crate::registry::{DriverContext, binary_names};
+use crate::validate::{ProviderApi, validate};
+use crate::{
+    AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, Credentials, EventSink,
+    SessionConfig,
+};
+
+/// The OpenCode driver.
+pub struct OpenCodeDriver {
+    context: Arc<DriverContext>,
+    /// One pool per binary (a newly installed binary gets servers of its own).
+    pools: Mutex<HashMap<PathBuf, Arc<ServerPool>>>,
+    catalog: BinaryCache<Catalog>,
+}
+
+impl OpenCodeDriver {
+    /// A driver whose servers live under `<data_dir>/opencode/`.
+    pub fn new(context: Arc<DriverContext>) -> Self {
+        Self {
+            context,
+            pools: Mutex::new(HashMap::new()),
+            catalog: BinaryCache::default(),
+        }
+    }
+
+    fn binary(&self) -> Result<PathBuf, AgentError> {
+        self.context
+            .locator
+            .locate(AgentId::Opencode, binary_names(AgentId::Opencode))
+            .ok_or_else(|| AgentError::NotInstalled {
+                message: format!(
+                    "opencode was not found: set {} or put `opencode` on PATH",
+                    crate::locate::override_var(AgentId::Opencode)
+                ),
+            })
+    }
+
+    fn pool(&self, binary: &Path) -> Arc<ServerPool> {
+        let mut pools = self.pools.lock().expect("pools lock");
+        pools
+            .entry(binary.to_path_buf())
+            .or_insert_with(|| {
+                ServerPool::new(binary.to_path_buf(), self.context.data_dir.join("opencode"))
+            })
+            .clone()
+    }
+
+    /// The providers of a session (its `token` replaces the key of its model's provider).
+    fn providers(&self, session: &SessionConfig) -> Vec<Provider> {
+        launch::providers(
+            &self.context.provider_env,
+            session.token.as_deref(),
+            session
+                .model
+                .as_deref()
+                .and_then(split_model)
+                .map(|(provider, _)| provider),
+        )
+    }
+
+    /// What the installed OpenCode offers, asked of `lease`'s server once per binary.
+    async fn catalog_on(&self, binary: &Path, lease: &Lease) -> Result<Catalog, AgentError> {
+        self.catalog
+            .get(binary, || async {
+                Catalog::fetch(&lease.peer().await?).await
+            })
+            .await
+    }
+
+    /// The catalog, asked of a server of the daemon's own providers (the one sessions
+    /// without a `token` share; started for the question when none runs). With no provider
+    /// configured at all, OpenCode is asked about Anthropic and OpenAI with placeholder keys
+    /// that never reach a model: the models are what sessions with a `token` can use.
+    async fn catalog(&self) -> Result<Catalog, AgentError> {
+        let binary = self.binary()?;
+        let mut providers = launch::providers(&self.context.provider_env, None, None);
+        if providers.is_empty() {
+            providers = ["anthropic", "openai"]
+                .map(|id| Provider {
+                    id,
+                    key: "no-key-configured".into(),
+                    base_url: None,
+                })
+                .to_vec();
+        }
+        let lease = self.pool(&binary).lease(providers);
+        let catalog = self.catalog_on(&binary, &lease).await;
+        lease.release().await;
+        catalog
+    }
+
+    /// Checks the session's credential against its model's provider.
+    async fn validate_token(&self, session: &SessionConfig) -> Result<(), AgentError> {
+        let provider = session
+            .model
+            .as_deref()
+            .and_then(split_model)
+            .map_or("anthropic", |(provider, _)| provider);
+        let (api, key_var, url_var) = match provider {
+            "openai" => (ProviderApi::OpenAi, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
+            _ => (
+                ProviderApi::Anthropic,
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_BASE_URL",
+            ),
+        };
+        let env = &self.context.provider_env;
+        let credentials = env
+            .credential(session.token.as_deref(), &[key_var])
+            .map_or(Credentials::None, Credentials::ApiKey);
+        validate(api, &credentials, env.get(url_var)).await
+    }
+}
+
+/// What every prompt of `session` carries: its model (`model`, else none: OpenCode keeps the
+/// conversation's last one), its agent and its variant.
+fn prompt_settings(session: &SessionConfig, model: Option<&str>) -> PromptSettings {
+    PromptSettings {
+        model: model
+            .and_then(split_model)
+            .map(|(provider, model)| (provider.to_string(), model.to_string())),
+        agent: session.agent_mode.clone(),
+        variant: session.variant.clone(),
+    }
+}
+
+#[async_trait]
+impl AgentDriver for OpenCodeDriver {
+    fn id(&self) -> AgentId {
+        AgentId::Opencode
+    }
+
+    fn name(&self) -> &'static str {
+        "OpenCode"
+    }
+
+    /// Every `true` flag is observed against the real CLI in
+    /// `crates/daemon/tests/all/opencode_e2e/` or its recorded fixtures.
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
+            text_messages: true,
+            streaming_deltas: true,
+            reasoning: true,
+            tool_calls: true,
+            command_execution: true,
+            file_changes: true,
+            // `todowrite` becomes a plan item, but the fake provider never calls it, so no
+            // real-CLI test shows it.
+            plans: false,
+            permissions: true,
+            permission_always: true,
+            questions: true,
+            plan_approval: false,
+            cancel: true,
+            multi_turn: true,
+            resume: true,
+            usage: true,
+            models: true,
+            variants: true,
+            agent_modes: true,
+            validate_token: true,
+        }
+    }
+
+    async fn status(&self) -> BinaryStatus {
+        self.context
+            .locator
+            .status(AgentId::Opencode, binary_names(AgentId::Opencode))
+            .await
+    }
+
+    async fn models(&self) -> Result<ModelsResponse, AgentError> {
+        Ok(self.catalog().await?.models)
+    }
+
+    async fn modes(&self) -> Result<ModesResponse, AgentError> {
+        let catalog = self.catalog().await?;
+        Ok(ModesResponse {
+            default_mode: catalog.default_mode(),
+            modes: catalog.modes,
+            permission_modes: vec![
+                PermissionMode::Default,
+                PermissionMode::Plan,
+                PermissionMode::AcceptEdits,
+                PermissionMode::Bypass,
+            ],
+        })
+    }
+
+    async fn check_model(
+        &self,
+        model: Option<&str>,
+        variant: Option<&str>,
+    ) -> Result<(), ConfigError> {
+        if model.is_none() && variant.is_none() {
+            return Ok(());
+        }
+        self.catalog()
+            .await?
+            .check(model, variant)
+            .map_err(ConfigError::Invalid)
+    }
+
+    async fn start(
+        &self,
+        session: SessionConfig,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let binary = self.binary()?;
+        if session.validate_token {
+            self.validate_token(&session).await?;
+        }
+        let lease = self.pool(&binary).lease(self.providers(&session));
+        let catalog = match self.catalog_on(&binary, &lease).await {
+            Ok(catalog) => catalog,
+            Err(error) => {
+                lease.release().await;
+                return Err(error);
+            }
+        };
+        let model = session
+            .model
+            .clone()
+            .or_else(|| catalog.models.default_model.clone());
+        let cwd = session.cwd.display().to_string();
+        let opencode = OpenCodeSession::create(
+            lease,
+            sink.clone(),
+            cwd.clone(),
+            launch::permission_rules(session.permission_mode),
+            prompt_settings(&session, model.as_deref()),
+        )
+        .await?;
+        let native_id = opencode.native_session_id().unwrap_or_default();
+        sink.set_native_session_id(&native_id);
+        sink.emit(AgentEvent::native(
+            EventPayload::SessionStarted(SessionStarted {
+                agent: AgentId::Opencode,
+                model,
+                agent_mode: session.agent_mode.or_else(|| catalog.default_mode()),
+                permission_mode: Some(session.permission_mode),
+                cwd: Some(cwd),
+                agent_version: catalog.version,
+            }),
+            None,
+        ));
+        Ok(Box::new(opencode))
+    }
+
+    /// The conversation lives on in the server's `opencode.db` (the server's directory is
+    /// named by its isolation key, so it is the same after a restart): the next message
+    /// starts a server that continues it.
+    async fn restore(
+        &self,
+        session: SessionConfig,
+        native_session_id: Option<String>,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let native_id = native_session_id.ok_or_else(|| {
+            AgentError::protocol("the log has no OpenCode session id to resume this session with")
+        })?;
+        let binary = self.binary()?;
+        let lease = self.pool(&binary).lease(self.providers(&session));
+        Ok(Box::new(OpenCodeSession::restored(
+            lease,
+            sink,
+            session.cwd.display().to_string(),
+            native_id,
+            prompt_settings(&session, session.model.as_deref()),
+        )))
+    }
+}
