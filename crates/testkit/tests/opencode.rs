@@ -11,16 +11,22 @@ async fn opencode_text() {
         return;
     };
     let calls = run.model_requests();
+    // The daemon's Anthropic provider: the Messages API with the key from the key file.
     assert!(
-        calls.iter().all(|r| r.route() == "/v1/chat/completions"),
+        calls.iter().all(|r| r.route() == "/v1/messages"),
         "{calls:?}"
     );
-    assert!(calls.iter().all(|r| r.model() == Some("fake-model")));
+    assert!(
+        calls
+            .iter()
+            .all(|r| r.headers["x-api-key"] == sandbox_testkit::provider::REDACTED),
+        "{calls:?}"
+    );
     let main = calls
         .iter()
         .find(|r| !r.tool_names().is_empty())
         .expect("a request with tools");
-    assert_eq!(main.body["stream_options"]["include_usage"], true);
+    assert_eq!(main.body["stream"], true);
     assert!(
         main.tool_names().contains(&"bash"),
         "{:?}",

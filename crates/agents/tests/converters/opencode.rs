@@ -1,8 +1,10 @@
 //! OpenCode: the conformance kit on the test kit's recordings (`fixtures/opencode/`), then
-//! the facts each fixture shows. A recording holds our HTTP requests (`in`), the server's
-//! HTTP answers and its SSE events (`out`, recorded from `GET /event`: bare payloads).
-//! Every reply the recorder sent to a permission or question is rebuilt from the universal
-//! answer it stands for and must be the same request.
+//! the facts each fixture shows. A recording holds our HTTP requests (`in`, each routed by
+//! `?directory=<cwd>` as the daemon sends it), the server's HTTP answers and its SSE events
+//! (`out`, recorded from `GET /global/event`: envelopes `{"directory", "payload"}`, of which
+//! the driver reads the payload). Every reply the recorder sent to a permission or question,
+//! and its abort, is rebuilt from the universal answer it stands for and must be the same
+//! request, query included.
 
 use std::collections::HashMap;
 
@@ -19,41 +21,88 @@ use crate::kit::{self, Replay, Replayer, Sent};
 
 /// The OpenCode driver's view of a transcript.
 pub struct OpenCode {
+    /// The directory of the recorded `POST /session?directory=`.
+    directory: Option<String>,
     converter: Converter,
     turns: usize,
     /// OpenCode request id (`per_…`, `que_…`) → universal id.
     asked: HashMap<String, String>,
 }
 
-/// Whether a recorded call is the one the converter built (the recorder always sent a
-/// JSON body: `{}` where the converter sends none).
+/// Whether a recorded call is the one the converter built: the same method, the same path
+/// with `?directory=` ([`NativeCall::path_with_directory`]), the same body or none.
 fn assert_same(call: &NativeCall, recorded: &Value) {
     assert_eq!(call.method.as_str(), recorded["method"], "{recorded}");
-    assert_eq!(call.path, recorded["path"], "{recorded}");
-    let body = call.body.clone().unwrap_or_else(|| json!({}));
-    assert_eq!(body, recorded["body"], "{recorded}");
+    assert_eq!(call.path_with_directory(), recorded["path"], "{recorded}");
+    assert_eq!(call.body.as_ref(), recorded.get("body"), "{recorded}");
+}
+
+/// A recorded request's route (its path without the query) and its `directory`
+/// parameter, percent-decoded.
+fn route_and_directory(path: &str) -> (&str, Option<String>) {
+    let (route, query) = path.split_once('?').unwrap_or((path, ""));
+    let directory = query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("directory="))
+        .map(percent_decode);
+    (route, directory)
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                decoded.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).expect("a UTF-8 directory")
 }
 
 impl Replayer for OpenCode {
     fn new(cwd: &str) -> Self {
         Self {
+            directory: None,
             converter: Converter::new(cwd),
             turns: 0,
             asked: HashMap::new(),
         }
     }
 
+    /// The directory the session was created in (`POST /session?directory=<cwd>`).
     fn cwd(transcript: &[Value]) -> Option<String> {
         transcript
             .iter()
-            .find(|m| m["path"] == "/session" && m["body"]["directory"].is_string())
-            .and_then(|m| m["body"]["directory"].as_str())
-            .map(String::from)
+            .filter(|m| m["method"] == "POST")
+            .filter_map(|m| m["path"].as_str())
+            .map(route_and_directory)
+            .find(|(route, _)| *route == "/session")
+            .and_then(|(_, directory)| directory)
     }
 
     fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
         let path = msg["path"].as_str().unwrap_or_default();
-        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        let (route, directory) = route_and_directory(path);
+        // Every request is routed to the directory the session was created in, as the
+        // daemon sends it.
+        assert!(directory.is_some(), "a request without ?directory=: {msg}");
+        if route == "/session" {
+            self.directory = directory.clone();
+        }
+        assert_eq!(directory, self.directory, "{msg}");
+        let segments: Vec<&str> = route.trim_start_matches('/').split('/').collect();
         match segments.as_slice() {
             ["session", id, "prompt_async"] => {
                 self.converter.set_native_session_id(id);
@@ -108,12 +157,14 @@ impl Replayer for OpenCode {
     }
 
     fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        if msg.get("type").is_none() && msg.get("status").is_some() {
-            return Vec::new(); // an HTTP answer
-        }
-        // The driver's demultiplexing: this session and its children only.
-        match native::classify(msg) {
-            Scope::Server => return Vec::new(),
+        // An HTTP answer has no payload; an event is the payload of its envelope.
+        let Some(payload) = msg.get("payload") else {
+            return Vec::new();
+        };
+        // The driver's demultiplexing (the server pool's routes): this session and its
+        // children only; events about the server or of no session reach no session.
+        match native::classify(payload) {
+            Scope::Server | Scope::Unscoped => return Vec::new(),
             Scope::Session { id, parent } => {
                 let ours =
                     self.converter.owns(&id) || parent.is_some_and(|p| self.converter.owns(&p));
@@ -121,13 +172,14 @@ impl Replayer for OpenCode {
                     return Vec::new();
                 }
             }
-            Scope::Unscoped => {}
         }
-        let events = self.converter.event(msg, ids);
+        let events = self.converter.event(payload, ids);
         for event in &events {
             let (universal, request) = match &event.payload {
-                EventPayload::PermissionAsked(p) => (&p.permission_id, &msg["properties"]["id"]),
-                EventPayload::QuestionAsked(q) => (&q.question_id, &msg["properties"]["id"]),
+                EventPayload::PermissionAsked(p) => {
+                    (&p.permission_id, &payload["properties"]["id"])
+                }
+                EventPayload::QuestionAsked(q) => (&q.question_id, &payload["properties"]["id"]),
                 _ => continue,
             };
             let request = request.as_str().expect("a request id").to_string();

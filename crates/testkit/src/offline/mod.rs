@@ -2,9 +2,9 @@
 //! auto-update and non-essential-traffic switch off, and the model provider pointed at
 //! the fake. One module per agent; read them as the reference of what each agent needs.
 //!
-//! These serve the kit's smoke tests and `testkit record`. Claude Code and Codex are
-//! launched with the daemon's own configuration (the agents crate's `launch` modules), so
-//! recorded fixtures show what the daemon's sessions see; the others are configured here.
+//! These serve the kit's smoke tests and `testkit record`. Claude Code, Codex and OpenCode
+//! are launched with the daemon's own configuration (the agents crate's `launch` modules),
+//! so recorded fixtures show what the daemon's sessions see; the others are configured here.
 
 pub mod amp;
 pub mod claude;

@@ -1,62 +1,59 @@
-//! OpenCode: `opencode serve` (HTTP + SSE) with an `@ai-sdk/openai-compatible`
-//! provider, which is bundled, so nothing is downloaded.
+//! OpenCode: `opencode serve` (HTTP + SSE) — launched exactly as the daemon launches a
+//! server ([`sandbox_agents::opencode::launch`]: its providers, key files, generated config
+//! in which every permission asks, password and environment), pointed at the fake
+//! provider through the daemon's Anthropic provider (the Messages API at `<provider>/v1`).
+//! The driver ([`crate::drivers::opencode`]) talks to it as the daemon's does.
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use sandbox_agents::ProviderEnv;
+use sandbox_agents::opencode::launch::{self, ServerDirs, ServerKey};
 
 use super::{Launch, Sandbox};
 
-/// The inline config (`OPENCODE_CONFIG_CONTENT`): the `fake` provider at
-/// `<provider>/v1` (Chat Completions), no auto-update, no sharing, and an optional
-/// `permission` block such as `{"bash": "ask", "edit": "ask"}`.
-pub fn config(provider_url: &str, permission: Option<Value>) -> Value {
-    let mut config = json!({
-        "$schema": "https://opencode.ai/config.json",
-        "model": "fake/fake-model",
-        "small_model": "fake/fake-model",
-        "autoupdate": false,
-        "share": "disabled",
-        "provider": {"fake": {
-            "npm": "@ai-sdk/openai-compatible",
-            "name": "Fake",
-            "options": {"baseURL": format!("{provider_url}/v1"), "apiKey": "sk-fake"},
-            "models": {"fake-model": {"name": "Fake Model", "tool_call": true,
-                                      "limit": {"context": 200_000, "output": 8192}}},
-        }},
-    });
-    if let Some(permission) = permission {
-        config["permission"] = permission;
+/// The fake API key (the fake provider takes any).
+pub const API_KEY: &str = "sk-fake";
+
+/// A server ready to start: its launch and the password it is started with (the driver
+/// authenticates as [`launch::USER`] with it).
+#[derive(Clone)]
+pub struct Serve {
+    /// `opencode serve` with the daemon's arguments and environment.
+    pub launch: Launch,
+    /// The server's password (also in the launch's environment, as the daemon puts it).
+    pub password: String,
+}
+
+impl std::fmt::Debug for Serve {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Serve")
+            .field("launch", &self.launch.program)
+            .field("password", &"<redacted>")
+            .finish()
     }
-    config
 }
 
-/// Environment switching off model-list fetches, updates, LSP downloads, default
-/// plugins, sharing and Claude Code config discovery.
-pub fn env(provider_url: &str, permission: Option<Value>) -> Vec<(&'static str, String)> {
-    let one = || "1".to_owned();
-    vec![
-        (
-            "OPENCODE_CONFIG_CONTENT",
-            config(provider_url, permission).to_string(),
-        ),
-        ("OPENCODE_DISABLE_MODELS_FETCH", one()),
-        ("OPENCODE_DISABLE_AUTOUPDATE", one()),
-        ("OPENCODE_DISABLE_LSP_DOWNLOAD", one()),
-        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", one()),
-        ("OPENCODE_DISABLE_SHARE", one()),
-        ("OPENCODE_DISABLE_CLAUDE_CODE", one()),
-    ]
+/// The environment the daemon would have: an Anthropic key and base URL (the fake).
+pub fn provider_env(provider_url: &str) -> ProviderEnv {
+    ProviderEnv::default()
+        .with("ANTHROPIC_API_KEY", API_KEY)
+        .with("ANTHROPIC_BASE_URL", provider_url)
 }
 
-/// `opencode serve` on a free port of 127.0.0.1 (it prints the URL it listens on).
-pub fn launch(
-    exe: &Path,
-    sandbox: &Sandbox,
-    provider_url: &str,
-    permission: Option<Value>,
-) -> Launch {
-    Launch::new(exe, sandbox)
-        .args(["serve", "--hostname", "127.0.0.1", "--port", "0"])
-        .envs(env(provider_url, permission))
+/// `opencode serve` against the fake provider, as the daemon's server pool starts one: the
+/// providers of the daemon's environment ([`provider_env`]), the server's directories
+/// under `<root>/opencode/<key id>` (HOME with its XDG dirs, the key files) as under the
+/// daemon's data directory, the inline config and a fresh password. TMPDIR is moved into
+/// the sandbox.
+pub fn launch(exe: &Path, sandbox: &Sandbox, provider_url: &str) -> std::io::Result<Serve> {
+    let providers = launch::providers(&provider_env(provider_url), None, None);
+    let dirs = ServerDirs::new(&sandbox.root.join("opencode"), &ServerKey::of(&providers));
+    dirs.write(&providers)?;
+    let config = launch::config(&providers, &dirs);
+    let password = launch::password();
+    let spec = launch::serve(exe.to_owned(), &dirs, &config, &password);
+    Ok(Serve {
+        launch: Launch::from_spec(spec, sandbox),
+        password,
+    })
 }

@@ -73,7 +73,7 @@ struct Shared {
     ids: Ids,
     log: Mutex<Vec<RecordedRequest>>,
     log_file: Option<Mutex<std::fs::File>>,
-    api_key: Option<String>,
+    api_keys: Vec<String>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -93,7 +93,7 @@ pub struct FakeProviderBuilder {
     script: Script,
     port: u16,
     request_log: Option<PathBuf>,
-    api_key: Option<String>,
+    api_keys: Vec<String>,
 }
 
 impl FakeProviderBuilder {
@@ -115,11 +115,13 @@ impl FakeProviderBuilder {
         self
     }
 
-    /// Answers model calls that do not carry this key (as `Authorization: Bearer <key>`
-    /// or `x-api-key: <key>`) with HTTP 401, so a test can prove which credential an
-    /// agent sent although recorded headers are redacted.
+    /// Answers model calls that carry none of the required keys (as `Authorization:
+    /// Bearer <key>` or `x-api-key: <key>`) with HTTP 401, so a test can prove which
+    /// credential an agent sent although recorded headers are redacted. Called again, it
+    /// accepts one more key; each request records which one it carried
+    /// ([`RecordedRequest::key`]).
     pub fn require_api_key(mut self, key: &str) -> Self {
-        self.api_key = Some(key.to_owned());
+        self.api_keys.push(key.to_owned());
         self
     }
 
@@ -141,7 +143,7 @@ impl FakeProviderBuilder {
             ids: Ids::default(),
             log: Mutex::new(Vec::new()),
             log_file,
-            api_key: self.api_key,
+            api_keys: self.api_keys,
         });
         let app = Router::new().fallback(handle).with_state(shared.clone());
         let server = tokio::spawn(async move {
@@ -227,14 +229,17 @@ fn failure_response(failure: &Failure, body: &serde_json::Value) -> Response {
     response
 }
 
-/// Whether the request carries `expected` (always true when no key is required).
-fn key_matches(expected: Option<&str>, headers: &HeaderMap) -> bool {
-    let Some(expected) = expected else {
-        return true;
-    };
+/// Which of the required keys the request carries (`Some(None)` when none is required,
+/// `None` when it carries none of them).
+fn key_of(required: &[String], headers: &HeaderMap) -> Option<Option<usize>> {
+    if required.is_empty() {
+        return Some(None);
+    }
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    header("authorization").and_then(|v| v.strip_prefix("Bearer ")) == Some(expected)
-        || header("x-api-key") == Some(expected)
+    let sent = header("authorization")
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .or_else(|| header("x-api-key"))?;
+    required.iter().position(|k| k == sent).map(Some)
 }
 
 /// Serves every path: routes by method and path (with or without `/v1`) and records.
@@ -252,9 +257,10 @@ async fn handle(
     let model_call = |view: view::RequestView| shared.script.plan(&view);
     let is_model_call =
         method == Method::POST && matches!(route, "/messages" | "/responses" | "/chat/completions");
+    let key = key_of(&shared.api_keys, &headers);
     let (response, reply) = match (&method, route) {
         _ if bad_credential(&headers) => (unauthorized(route), "unauthorized".to_owned()),
-        _ if is_model_call && !key_matches(shared.api_key.as_deref(), &headers) => {
+        _ if is_model_call && key.is_none() => {
             let body = json!({"type": "error", "error": {"type": "authentication_error",
                 "code": "invalid_api_key", "message": "fake provider: wrong or missing API key"}});
             (
@@ -304,6 +310,7 @@ async fn handle(
         headers: recorded::redact_headers(&headers),
         body,
         reply,
+        key: key.flatten(),
     };
     tracing::debug!(method = %record.method, path = %record.path, reply = %record.reply, "fake provider");
     if let Some(file) = &shared.log_file

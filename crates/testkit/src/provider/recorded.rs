@@ -22,6 +22,10 @@ pub struct RecordedRequest {
     pub body: Value,
     /// What the fake model answered: `text`, `tool:Bash`, `error:500`, `not-found`, ...
     pub reply: String,
+    /// Which of the keys the provider requires the request carried (its index, in the
+    /// order they were required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<usize>,
 }
 
 impl RecordedRequest {

@@ -1,5 +1,8 @@
-//! OpenCode scenarios (`serve`, one session, SSE events).
+//! OpenCode scenarios: `opencode serve` launched and driven as the daemon does (one session
+//! created with the rules of its permission mode, events from `/global/event`).
 
+use sandbox_agents::opencode::launch::permission_rules;
+use sandbox_universal::PermissionMode;
 use serde_json::{Value, json};
 
 use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure};
@@ -15,19 +18,19 @@ pub(super) const SCENARIOS: &[(&str, &str)] = &[
     ),
     (
         "tool",
-        "bash call under the default config: runs without asking",
+        "bash call in a bypass-mode session: runs without asking",
     ),
     (
         "permission",
-        "bash set to \"ask\": permission.asked, replied once, the command runs",
+        "bash asks (default mode): permission.asked, replied once, the command runs",
     ),
     (
         "permission-reject",
-        "bash set to \"ask\": permission.asked, rejected, the command does not run",
+        "bash asks (default mode): permission.asked, rejected, the command does not run",
     ),
     (
         "question",
-        "the question tool with two questions (one multiple), answered",
+        "the question tool (allowed in default mode) with two questions (one multiple), answered",
     ),
     ("think", "reasoning deltas before the text"),
     (
@@ -51,12 +54,28 @@ fn prompt(name: &str) -> &'static str {
     }
 }
 
+/// The permission mode a scenario's session is created in: `tool` lets the command run
+/// without asking (`bypass`); the others keep the daemon's default rules (bash asks, the
+/// question tool is allowed).
+fn mode(name: &str) -> PermissionMode {
+    if name == "tool" {
+        PermissionMode::Bypass
+    } else {
+        PermissionMode::Default
+    }
+}
+
 pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
-    let permission = name
-        .starts_with("permission")
-        .then(|| json!({"bash": "ask", "edit": "ask"}));
-    let launch = offline::opencode::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url, permission);
-    let mut server = OpenCode::start(&launch, ctx.transcript.clone(), START_LIMIT).await?;
+    let serve = offline::opencode::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url)?;
+    let directory = ctx.sandbox.work.display().to_string();
+    let mut server = OpenCode::start(
+        &serve,
+        &directory,
+        permission_rules(mode(name)),
+        ctx.transcript.clone(),
+        START_LIMIT,
+    )
+    .await?;
     let session = server.session_id.clone();
     let mut aborted = false;
     server
@@ -68,12 +87,14 @@ pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
                     } else {
                         "once"
                     };
-                    vec![opencode::permission_reply(event, reply)]
+                    vec![opencode::permission_reply(&directory, event, reply)]
                 }
-                Some("question.asked") => vec![opencode::question_reply(event, choose)],
+                Some("question.asked") => {
+                    vec![opencode::question_reply(&directory, event, choose)]
+                }
                 Some("message.part.delta") if name == "cancel" && !aborted => {
                     aborted = true;
-                    vec![opencode::abort(&session)]
+                    vec![opencode::abort(&directory, &session)]
                 }
                 _ => Vec::new(),
             }
@@ -86,8 +107,11 @@ pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
     Ok(())
 }
 
+/// The payloads of the recorded `/global/event` envelopes of one type.
 fn events<'a>(run: &'a Run, kind: &'a str) -> impl Iterator<Item = &'a Value> {
-    run.out().filter(move |e| e["type"] == kind)
+    run.out()
+        .map(opencode::payload)
+        .filter(move |e| e["type"] == kind)
 }
 
 /// Final states of parts of one type (the last `message.part.updated` per part id).
@@ -208,7 +232,8 @@ pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
         "cancel" => {
             ensure(
                 run.sent()
-                    .any(|m| m["path"].as_str().is_some_and(|p| p.ends_with("/abort"))),
+                    .filter_map(|m| m["path"].as_str())
+                    .any(|p| p.split('?').next().is_some_and(|r| r.ends_with("/abort"))),
                 "abort not sent",
             )?;
             ensure(
