@@ -16,16 +16,7 @@ pub const API_KEY: &str = "sk-ant-e2e-key";
 pub const DAEMON_TOKEN: &str = "daemon-token-must-not-leak";
 pub const OPENAI_SECRET: &str = "sk-openai-must-not-leak";
 
-/// A text turn: the user's message, then the streamed reply.
-pub const TEXT_TURN: &[&str] = &[
-    "turnStarted",
-    "itemStarted:message",
-    "itemCompleted:message",
-    "itemStarted:message",
-    "itemDelta*",
-    "itemCompleted:message",
-    "turnEnded",
-];
+pub use crate::common::agent_events::TEXT_TURN;
 
 pub struct Ctx {
     pub daemon: TestDaemon,

@@ -1,20 +1,19 @@
 //! The test harness: a fake provider, a daemon configured for it, and event helpers.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::CLAIMS;
+pub use crate::common::agent_events::*;
+pub use crate::common::completed;
 use crate::common::{Options, TestDaemon, assert_contiguous, skeleton};
 use sandbox_agents::ProviderEnv;
 use sandbox_testkit::agents::{self, Agent};
 use sandbox_testkit::provider::{Effect, FakeProvider, RecordedRequest, Script, ToolTemplate};
-use sandbox_universal::{
-    AgentId, ContentPart, CreateSessionRequest, EventPayload, Item, ItemKind, StopReason,
-    UniversalEvent,
-};
-use serde_json::{Value, json};
+use sandbox_universal::{AgentId, CreateSessionRequest, EventPayload, ItemKind, UniversalEvent};
+use serde_json::json;
 
 /// The key the daemon is given; the fake provider refuses any other.
 pub const KEY: &str = "sk-codex-e2e-7f3a9c";
@@ -141,142 +140,11 @@ impl Codex {
             .collect()
     }
 
-    /// The capability flags of `GET /agents` for codex, as a JSON object.
-    pub async fn capabilities(&self) -> serde_json::Map<String, Value> {
-        let agents = self.daemon.client.list_agents().await.unwrap();
-        let codex = agents
-            .agents
-            .iter()
-            .find(|a| a.id == AgentId::Codex)
-            .unwrap();
-        serde_json::to_value(codex.capabilities)
-            .unwrap()
-            .as_object()
-            .unwrap()
-            .clone()
-    }
-
-    /// Checks that everything `events` show is a `true` capability, and that the flags
-    /// the test claims are `true` (and, when events can show them, shown).
+    /// Checks `events` against the capability flags (see [`check_capabilities`]).
     pub async fn check_capabilities(&self, test: &str, events: &[UniversalEvent]) {
-        let caps = self.capabilities().await;
-        let observed = observed_capabilities(events);
-        for flag in &observed {
-            assert_eq!(
-                caps[*flag], true,
-                "{test} observed `{flag}`, reported false"
-            );
-        }
-        let claimed = CLAIMS
-            .iter()
-            .find(|(t, _)| *t == test)
-            .map_or(&[][..], |c| c.1);
-        for flag in claimed {
-            assert_eq!(caps[*flag], true, "{test} claims `{flag}`, reported false");
-            if EVENT_FLAGS.contains(flag) {
-                assert!(
-                    observed.contains(flag),
-                    "{test} claims `{flag}` but shows none"
-                );
-            }
-        }
+        check_capabilities(&self.daemon.client, AgentId::Codex, CLAIMS, test, events).await;
         eprintln!("{test}: {:.1} s", self.started.elapsed().as_secs_f64());
     }
-}
-
-/// Flags that events alone can show.
-pub const EVENT_FLAGS: &[&str] = &[
-    "textMessages",
-    "streamingDeltas",
-    "reasoning",
-    "toolCalls",
-    "commandExecution",
-    "fileChanges",
-    "plans",
-    "permissions",
-    "questions",
-    "cancel",
-    "multiTurn",
-    "usage",
-];
-
-pub fn observed_capabilities(events: &[UniversalEvent]) -> BTreeSet<&'static str> {
-    let mut flags = BTreeSet::new();
-    let kinds = item_kinds(events);
-    let mut completed_turns = 0;
-    for event in events {
-        match &event.payload {
-            EventPayload::ItemCompleted(e) => match e.item.kind {
-                ItemKind::Message if !e.item.text().is_empty() => {
-                    flags.insert("textMessages");
-                }
-                ItemKind::Reasoning => {
-                    flags.insert("reasoning");
-                }
-                ItemKind::ToolCall | ItemKind::ToolResult => {
-                    flags.insert("toolCalls");
-                }
-                ItemKind::CommandExecution => {
-                    flags.insert("commandExecution");
-                }
-                ItemKind::FileChange => {
-                    flags.insert("fileChanges");
-                }
-                ItemKind::Plan => {
-                    flags.insert("plans");
-                }
-                _ => {}
-            },
-            EventPayload::ItemDelta(d) if kinds.get(&d.item_id) == Some(&ItemKind::Message) => {
-                flags.insert("streamingDeltas");
-            }
-            EventPayload::PermissionAsked(_) => {
-                flags.insert("permissions");
-            }
-            EventPayload::QuestionAsked(_) => {
-                flags.insert("questions");
-            }
-            EventPayload::TurnEnded(t) => {
-                if t.stop_reason == StopReason::Cancelled {
-                    flags.insert("cancel");
-                }
-                if t.stop_reason == StopReason::Completed {
-                    completed_turns += 1;
-                }
-                if t.usage.is_some() {
-                    flags.insert("usage");
-                }
-            }
-            _ => {}
-        }
-    }
-    if completed_turns >= 2 {
-        flags.insert("multiTurn");
-    }
-    flags
-}
-
-pub fn item_kinds(events: &[UniversalEvent]) -> HashMap<String, ItemKind> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            EventPayload::ItemStarted(i) => Some((i.item.item_id.clone(), i.item.kind)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The events from `turnStarted` of `turn_id` to its `turnEnded`.
-pub fn turn_events(events: &[UniversalEvent], turn_id: &str) -> Vec<UniversalEvent> {
-    let start = events
-        .iter()
-        .position(|e| matches!(&e.payload, EventPayload::TurnStarted(t) if t.turn_id == turn_id))
-        .expect("turnStarted");
-    let end = events
-        .iter()
-        .position(|e| matches!(&e.payload, EventPayload::TurnEnded(t) if t.turn_id == turn_id))
-        .expect("turnEnded");
-    events[start..=end].to_vec()
 }
 
 /// The skeleton without command output deltas: Codex streams the output of a quick
@@ -294,57 +162,7 @@ pub fn canonical(events: &[UniversalEvent]) -> Vec<String> {
     skeleton(&kept)
 }
 
-pub fn completed(events: &[UniversalEvent], kind: ItemKind) -> Vec<Item> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            EventPayload::ItemCompleted(i) if i.item.kind == kind => Some(i.item.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-pub fn find<T>(events: &[UniversalEvent], pick: impl Fn(&EventPayload) -> Option<T>) -> Option<T> {
-    events.iter().find_map(|e| pick(&e.payload))
-}
-
-pub fn stop_reason(events: &[UniversalEvent]) -> StopReason {
-    find(events, |p| match p {
-        EventPayload::TurnEnded(t) => Some(t.stop_reason),
-        _ => None,
-    })
-    .expect("turnEnded")
-}
-
-pub fn assert_no_unparsed(events: &[UniversalEvent]) {
-    let unparsed: Vec<_> = events
-        .iter()
-        .filter(|e| matches!(&e.payload, EventPayload::ItemCompleted(i) if i.item.kind == ItemKind::Unparsed))
-        .collect();
-    assert!(unparsed.is_empty(), "unparsed events: {unparsed:#?}");
-}
-
-pub fn command_part(item: &Item) -> (&str, Option<&str>, Option<i32>) {
-    match &item.content[0] {
-        ContentPart::CommandExecution {
-            command,
-            output,
-            exit_code,
-            ..
-        } => (command.as_str(), output.as_deref(), *exit_code),
-        other => panic!("not a command: {other:?}"),
-    }
-}
-
-pub const MESSAGE_TURN: &[&str] = &[
-    "turnStarted",
-    "itemStarted:message",
-    "itemCompleted:message",
-    "itemStarted:message",
-    "itemDelta*",
-    "itemCompleted:message",
-    "turnEnded",
-];
+pub const MESSAGE_TURN: &[&str] = TEXT_TURN;
 
 pub fn app_server_pid(binary: &Path, cwd: &Path) -> Option<i32> {
     let binary = binary.canonicalize().unwrap();
@@ -357,14 +175,6 @@ pub fn app_server_pid(binary: &Path, cwd: &Path) -> Option<i32> {
             let dir = std::fs::read_link(entry.path().join("cwd")).ok()?;
             (exe == binary && dir == cwd).then_some(pid)
         })
-}
-
-pub fn kill_9(pid: i32) {
-    let status = std::process::Command::new("kill")
-        .args(["-9", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 pub fn files_under(dir: &Path) -> Vec<PathBuf> {

@@ -12,11 +12,9 @@ mod hitl;
 mod lifecycle;
 mod turns;
 
-use std::collections::BTreeSet;
-
 use common::TestDaemon;
+use common::agent_events::assert_claims_are_reported;
 use sandbox_universal::AgentId;
-use serde_json::Value;
 
 /// Which capability flags each test proves with the real CLI.
 pub const CLAIMS: &[(&str, &[&str])] = &[
@@ -48,26 +46,5 @@ pub const CLAIMS: &[(&str, &[&str])] = &[
 async fn capabilities_are_truthful() {
     // No agent runs here: `GET /agents` reports static flags.
     let daemon = TestDaemon::start().await;
-    let agents = daemon.client.list_agents().await.unwrap();
-    let codex = agents
-        .agents
-        .iter()
-        .find(|a| a.id == AgentId::Codex)
-        .unwrap();
-    let caps = serde_json::to_value(codex.capabilities).unwrap();
-    let reported: BTreeSet<&str> = caps
-        .as_object()
-        .unwrap()
-        .iter()
-        .filter(|(_, v)| **v == Value::Bool(true))
-        .map(|(k, _)| k.as_str())
-        .collect();
-    let claimed: BTreeSet<&str> = CLAIMS
-        .iter()
-        .flat_map(|(_, flags)| flags.iter().copied())
-        .collect();
-    assert_eq!(
-        reported, claimed,
-        "true flags must be exactly those the e2e tests prove"
-    );
+    assert_claims_are_reported(&daemon.client, AgentId::Codex, CLAIMS).await;
 }

@@ -19,6 +19,7 @@ use sandbox_universal::{
     AgentId, CreateSessionRequest, EventPayload, EventType, ItemKind, UniversalEvent,
 };
 
+pub mod agent_events;
 pub mod process;
 pub mod proxy;
 pub mod store_access;
@@ -305,6 +306,15 @@ pub async fn create_mock(client: &Client, id: &str) {
 
 /// Every stored event of a session, page by page.
 pub async fn all_events(client: &Client, id: &str) -> Vec<UniversalEvent> {
+    events_with(client, id, false).await
+}
+
+/// Every stored event of a session with the agent's native JSON (`raw`).
+pub async fn raw_events(client: &Client, id: &str) -> Vec<UniversalEvent> {
+    events_with(client, id, true).await
+}
+
+async fn events_with(client: &Client, id: &str, include_raw: bool) -> Vec<UniversalEvent> {
     let mut all: Vec<UniversalEvent> = Vec::new();
     loop {
         let page = client
@@ -313,7 +323,7 @@ pub async fn all_events(client: &Client, id: &str) -> Vec<UniversalEvent> {
                 &EventsQuery {
                     offset: all.last().map(|e| e.sequence),
                     limit: Some(1000),
-                    include_raw: false,
+                    include_raw,
                 },
             )
             .await
