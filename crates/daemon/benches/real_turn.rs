@@ -25,11 +25,9 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
-use sandbox_client::{Client, EventStream};
 use sandbox_testkit::agents::{self, Agent};
 use sandbox_testkit::drivers::Transcript;
 use sandbox_testkit::drivers::claude::{self, Claude};
@@ -39,10 +37,12 @@ use sandbox_testkit::offline::{self, Sandbox};
 use sandbox_testkit::provider::script::REPLY_TEXT;
 use sandbox_testkit::provider::{FakeProvider, Script};
 use sandbox_testkit::scenarios::{START_LIMIT, TURN_LIMIT};
-use sandbox_universal::{CreateSessionRequest, EventPayload, ItemKind, ItemRole, StopReason};
+use sandbox_universal::CreateSessionRequest;
 
 #[path = "support/daemon.rs"]
 mod daemon;
+
+use daemon::{Daemon, daemon_turn, summary};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -54,7 +54,6 @@ struct Args {
     turns: usize,
     agents: Vec<Agent>,
     daemon: Option<PathBuf>,
-    no_netns: bool,
     gap: Duration,
 }
 
@@ -63,7 +62,6 @@ fn args(argv: &[String]) -> Result<Args> {
         turns: 30,
         agents: vec![Agent::Claude, Agent::Codex],
         daemon: None,
-        no_netns: argv.iter().any(|a| a == "--no-netns"),
         gap: Duration::from_millis(50),
     };
     for pair in argv.windows(2) {
@@ -87,95 +85,6 @@ fn args(argv: &[String]) -> Result<Args> {
         return Err("--turns must be at least 1".into());
     }
     Ok(args)
-}
-
-/// The daemon under measurement, as a child process.
-struct Daemon {
-    child: Child,
-    client: Client,
-}
-
-impl Daemon {
-    /// Starts `binary` on `data_dir`, finding the agents at `paths` and the model provider
-    /// at `provider` through the variables a user would set.
-    fn spawn(
-        binary: &Path,
-        data_dir: &Path,
-        paths: &[(Agent, PathBuf)],
-        provider: &str,
-    ) -> Result<Self> {
-        let mut command = Command::new(binary);
-        // This process's environment, as the native agents get it (the allow-listed
-        // variables, e.g. SSL_CERT_DIR, change what an agent does per turn), minus the
-        // daemon's own settings.
-        for (name, _) in std::env::vars_os() {
-            if name.to_string_lossy().starts_with("SANDBOX_DAEMON_") {
-                command.env_remove(name);
-            }
-        }
-        command
-            .args(["--no-token", "--port", "0", "--data-dir"])
-            .arg(data_dir)
-            .env("SANDBOX_DAEMON_LOG", "error")
-            .env("ANTHROPIC_BASE_URL", provider)
-            .env("ANTHROPIC_API_KEY", offline::claude::API_KEY)
-            .env("OPENAI_BASE_URL", format!("{provider}/v1"))
-            .env("OPENAI_API_KEY", "sk-fake")
-            .current_dir(data_dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .envs(paths.iter().map(|(agent, path)| (agent.path_env(), path)));
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("{}: {e}", binary.display()))?;
-        let url =
-            daemon::listening_url(&mut child, true).ok_or("the daemon exited before listening")?;
-        Ok(Self {
-            client: Client::new(&url, None)?,
-            child,
-        })
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        daemon::stop(&mut self.child);
-    }
-}
-
-/// One daemon turn: `POST …/messages` → `turnEnded` on `stream`; checks the reply.
-async fn daemon_turn(client: &Client, id: &str, stream: &mut EventStream) -> Result<Duration> {
-    let started = Instant::now();
-    let turn = client.send_message(id, PROMPT).await?;
-    let mut text = None;
-    loop {
-        let event = tokio::time::timeout(TURN_LIMIT, stream.next())
-            .await
-            .map_err(|_| format!("daemon: no turnEnded within {TURN_LIMIT:?}"))?
-            .ok_or("daemon: the SSE stream ended")??;
-        match event.payload {
-            EventPayload::TurnEnded(end) if end.turn_id == turn.turn_id => {
-                let elapsed = started.elapsed();
-                if end.stop_reason != StopReason::Completed || text.as_deref() != Some(REPLY_TEXT) {
-                    return Err(
-                        format!("daemon turn: {:?}, reply {text:?}", end.stop_reason).into(),
-                    );
-                }
-                return Ok(elapsed);
-            }
-            EventPayload::ItemCompleted(done)
-                if done.item.kind == ItemKind::Message
-                    && done.item.role == Some(ItemRole::Assistant) =>
-            {
-                text = Some(done.item.text());
-            }
-            EventPayload::Error(error) => {
-                return Err(format!("daemon: error event {error:?}").into());
-            }
-            _ => {}
-        }
-    }
 }
 
 /// The same agent driven natively by the test kit.
@@ -341,7 +250,8 @@ async fn bench_agent(
         for path in order {
             tokio::time::sleep(gap).await;
             if path == 0 {
-                pair[0] = daemon_turn(client, &id, &mut stream).await?;
+                pair[0] =
+                    daemon_turn(client, &id, PROMPT, REPLY_TEXT, &mut stream, TURN_LIMIT).await?;
                 check_calls(provider, &format!("{agent} daemon"), &mut daemon_models)?;
             } else {
                 pair[1] = native.turn().await?;
@@ -370,13 +280,6 @@ async fn bench_agent(
 }
 
 /// p50, p99 (nearest rank) and min of `values`, ms.
-fn summary(values: &[f64]) -> [f64; 3] {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let at = |p: f64| sorted[((sorted.len() - 1) as f64 * p).round() as usize];
-    [at(0.5), at(0.99), sorted[0]]
-}
-
 async fn run(args: Args) -> Result<()> {
     let binary = args
         .daemon
@@ -395,7 +298,17 @@ async fn run(args: Args) -> Result<()> {
     let dir = tempfile::tempdir()?;
     let data_dir = dir.path().join("daemon");
     std::fs::create_dir_all(&data_dir)?;
-    let daemon = Daemon::spawn(&binary, &data_dir, &paths, &provider.base_url())?;
+    let provider_url = provider.base_url();
+    let mut env: Vec<(String, String)> = vec![
+        ("ANTHROPIC_BASE_URL".into(), provider_url.clone()),
+        ("ANTHROPIC_API_KEY".into(), offline::claude::API_KEY.into()),
+        ("OPENAI_BASE_URL".into(), format!("{provider_url}/v1")),
+        ("OPENAI_API_KEY".into(), "sk-fake".into()),
+    ];
+    for (agent, path) in &paths {
+        env.push((agent.path_env().to_string(), path.display().to_string()));
+    }
+    let daemon = Daemon::spawn(&binary, &data_dir, &env)?;
     println!(
         "real_turn: {} cores, daemon {}, {} turn pairs per agent after {WARM_UP} warm-up pairs, {} ms apart{}",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
@@ -447,52 +360,5 @@ async fn run(args: Args) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().collect();
-    if !argv.iter().any(|a| a == "--bench") {
-        println!(
-            "real_turn: a benchmark; run it with `cargo bench -p sandbox-daemon --bench real_turn`"
-        );
-        return ExitCode::SUCCESS;
-    }
-    let args = match args(&argv) {
-        Ok(args) => args,
-        Err(e) => return fail(&e.to_string()),
-    };
-    if !args.no_netns && !netns::inside() {
-        let exe = std::env::current_exe().expect("current executable");
-        return match netns::isolated_command(&exe, &argv[1..]).map(|mut c| c.status()) {
-            Ok(Ok(status)) if status.success() => ExitCode::SUCCESS,
-            Ok(Ok(_)) => ExitCode::FAILURE,
-            Ok(Err(e)) => fail(&format!("cannot start unshare: {e}")),
-            Err(why) => fail(&format!(
-                "refusing to run: no loopback-only network namespace here ({why}); the agents \
-                 must reach only 127.0.0.1. Pass --no-netns to run unisolated."
-            )),
-        };
-    }
-    let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-    // In the namespace this process is PID 1, which ignores SIGINT and SIGTERM it does not handle.
-    let interrupted = async {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-    };
-    let outcome = runtime.block_on(async {
-        tokio::select! {
-            outcome = run(args) => outcome,
-            () = interrupted => Err("interrupted".into()),
-        }
-    });
-    match outcome {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&format!("FAILED, no figures: {e}")),
-    }
-}
-
-fn fail(message: &str) -> ExitCode {
-    eprintln!("real_turn: {message}");
-    ExitCode::FAILURE
+    daemon::isolated_main("real_turn", |argv| async move { run(args(&argv)?).await })
 }
