@@ -46,6 +46,15 @@ impl Items {
         self.calls.get(tool_use_id)
     }
 
+    /// The item of a tool call named `name` with exactly this input (for agents that ask
+    /// permission without naming the call, like Amp's delegate program).
+    pub fn call_with(&self, name: &str, input: &Value) -> Option<&Call> {
+        self.calls
+            .values()
+            .filter(|c| c.name == name && &c.input == input)
+            .max_by(|a, b| a.item_id.cmp(&b.item_id))
+    }
+
     /// `message_start`.
     pub fn message_started(&mut self, id: &str) {
         self.current_message = Some(id.to_string());
@@ -275,8 +284,11 @@ impl Items {
         }
         let mut item = Item::new(ids.next_id("itm"), kind, ItemStatus::Completed)
             .with_role(ItemRole::Assistant)
-            .with_native_id(message_id)
             .with_content(part);
+        // Amp's messages have no id.
+        if !message_id.is_empty() {
+            item = item.with_native_id(message_id);
+        }
         item.parent_id = parent.map(str::to_string);
         finished_item(item, raw)
     }

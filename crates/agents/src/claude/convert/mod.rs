@@ -21,8 +21,10 @@
 //!
 //! Anything else becomes an `unparsed` item with the raw JSON and the reason.
 
+pub mod dialect;
 pub mod hitl;
 mod items;
+pub mod patch;
 mod system;
 mod tools;
 
@@ -32,6 +34,7 @@ use sandbox_universal::{AgentError, EventPayload, StopReason, TurnEnded, Usage};
 use serde::Deserialize;
 use serde_json::Value;
 
+pub use dialect::{CLAUDE, Dialect, FileTool};
 pub use hitl::{Pending, PendingKind, always_scope, permission_response, question_response};
 
 use self::items::Items;
@@ -61,9 +64,10 @@ struct Turn {
     error_reported: bool,
 }
 
-/// The conversion state of one Claude session.
+/// The conversion state of one session of an agent that prints Claude Code's stream JSON.
 #[derive(Debug)]
 pub struct Converter {
+    dialect: &'static Dialect,
     cwd: String,
     turn: Option<Turn>,
     items: Items,
@@ -74,9 +78,15 @@ pub struct Converter {
 }
 
 impl Converter {
-    /// A converter for a session working in `cwd`.
+    /// A converter for a Claude Code session working in `cwd`.
     pub fn new(cwd: impl Into<String>) -> Self {
+        Self::with_dialect(cwd, &CLAUDE)
+    }
+
+    /// A converter for a session of the agent speaking `dialect`, working in `cwd`.
+    pub fn with_dialect(cwd: impl Into<String>, dialect: &'static Dialect) -> Self {
         Self {
+            dialect,
             cwd: cwd.into(),
             turn: None,
             items: Items::default(),
@@ -130,6 +140,13 @@ impl Converter {
     /// `acceptEdits`, ...), e.g. `default` after an approved plan.
     pub fn permission_mode(&self) -> Option<&str> {
         self.permission_mode.as_deref()
+    }
+
+    /// The universal item of the tool call named `tool` with exactly this input.
+    pub fn call_item(&self, tool: &str, input: &Value) -> Option<String> {
+        self.items
+            .call_with(tool, input)
+            .map(|call| call.item_id.clone())
     }
 
     /// Takes the pending request with this universal id (to answer it).
@@ -286,7 +303,14 @@ impl Converter {
                 ));
                 continue;
             }
-            match tools::tool_result(block, &line, &self.items, &self.cwd, raw, ids) {
+            match tools::tool_result(
+                block,
+                &line,
+                (&self.items, self.dialect),
+                &self.cwd,
+                raw,
+                ids,
+            ) {
                 Ok(events) => out.events.extend(events),
                 Err(error) => out.events.extend(unparsed_item(ids, raw, error)),
             }
@@ -306,6 +330,7 @@ impl Converter {
             let message = result
                 .result
                 .clone()
+                .or_else(|| result.error.clone())
                 .filter(|r| !r.is_empty())
                 .or_else(|| (!result.errors.is_empty()).then(|| result.errors.join("; ")))
                 .unwrap_or_else(|| format!("the turn failed ({})", result.subtype));
@@ -322,7 +347,9 @@ impl Converter {
             EventPayload::TurnEnded(TurnEnded {
                 turn_id: turn.id,
                 stop_reason,
-                usage: Some(usage(result)),
+                // Amp's `result` has no usage.
+                usage: (result.usage.is_some() || result.total_cost_usd.is_some())
+                    .then(|| usage(result)),
             }),
             Some(raw.clone()),
         ));
@@ -342,7 +369,8 @@ impl Converter {
         if !cancelled {
             events.push(AgentEvent::synthetic(EventPayload::Error(exit.error(
                 format!(
-                    "Claude Code exited unexpectedly ({}); the next message resumes the conversation",
+                    "{} exited unexpectedly ({}); the next message resumes the conversation",
+                    self.dialect.agent,
                     exit.describe()
                 ),
             ))));

@@ -1,23 +1,22 @@
-//! Tool results: Bash → `commandExecution` (command, output, exit code), Write / Edit /
-//! MultiEdit / NotebookEdit → `fileChange` (path, kind, unified diff), anything else (and
-//! tools that did not run, e.g. a denied permission) → `toolResult`.
+//! Tool results: the dialect's command tools (Claude's `Bash`) → `commandExecution` (command,
+//! output, exit code), its file tools (Claude's Write / Edit / MultiEdit / NotebookEdit) →
+//! `fileChange` (path, kind, unified diff), anything else (and tools that did not run, e.g.
+//! a denied permission) → `toolResult`.
 
 use sandbox_universal::{ContentPart, FileChangeKind, Item, ItemKind, ItemRole, ItemStatus};
 use serde_json::Value;
 
+use super::dialect::{Dialect, FileTool};
 use super::items::{Call, Items};
 use crate::claude::native::{Block, UserLine};
 use crate::items::finished_item;
 use crate::{AgentEvent, SessionIds};
 
-/// Tools whose successful result is a file change.
-const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
-
 /// Converts one `tool_result` block of a `user` line.
 pub fn tool_result(
     block: &Value,
     line: &UserLine,
-    items: &Items,
+    (items, dialect): (&Items, &Dialect),
     cwd: &str,
     raw: &Value,
     ids: &dyn SessionIds,
@@ -34,7 +33,8 @@ pub fn tool_result(
     let ran = !line
         .tool_result_meta
         .iter()
-        .any(|m| m.id == tool_use_id && m.non_execution_kind.is_some());
+        .any(|m| m.id == tool_use_id && m.non_execution_kind.is_some())
+        && !dialect.not_run(&output);
     let structured = line.tool_use_result.as_ref();
     let call = items.call(&tool_use_id);
     let status = if is_error {
@@ -44,12 +44,20 @@ pub fn tool_result(
     };
     let id = ids.next_id("itm");
     let item = match call {
-        Some(call) if ran && call.name == "Bash" => {
+        Some(call) if ran && dialect.is_command(&call.name) => {
             command_item(id, call, &output, is_error, structured, cwd)
         }
-        Some(call) if ran && !is_error && FILE_TOOLS.contains(&call.name.as_str()) => {
-            file_change_item(id, call, structured)
+        Some(call) if ran && !is_error && dialect.file_tool(&call.name).is_some() => {
+            let tool = dialect.file_tool(&call.name).expect("a file tool");
+            file_change_item(id, call, tool, structured, cwd)
         }
+        _ if !ran => Item::new(id, ItemKind::ToolResult, ItemStatus::Failed)
+            .with_role(ItemRole::Tool)
+            .with_content(ContentPart::ToolResult {
+                call_id: tool_use_id.clone(),
+                output,
+                is_error: true,
+            }),
         _ => Item::new(id, ItemKind::ToolResult, status)
             .with_role(ItemRole::Tool)
             .with_content(ContentPart::ToolResult {
@@ -58,8 +66,9 @@ pub fn tool_result(
                 is_error,
             }),
     };
+    let failed = item.status == ItemStatus::Failed;
     let mut item = item.with_native_id(tool_use_id);
-    item.status = status;
+    item.status = if failed { ItemStatus::Failed } else { status };
     item.parent_id = call.map(|c| c.item_id.clone());
     Ok(finished_item(item, raw))
 }
@@ -94,6 +103,8 @@ fn command_item(
         .as_str()
         .unwrap_or_default()
         .to_string();
+    // Amp's `shell_command` may run elsewhere than the session's cwd.
+    let cwd = call.input["workdir"].as_str().unwrap_or(cwd);
     let (code, rest) = split_exit_code(output);
     let text = match structured {
         Some(Value::Object(result)) if result.contains_key("stdout") => {
@@ -135,23 +146,37 @@ fn split_exit_code(output: &str) -> (Option<i32>, &str) {
     }
 }
 
-fn file_change_item(id: String, call: &Call, structured: Option<&Value>) -> Item {
+fn file_change_item(
+    id: String,
+    call: &Call,
+    tool: &FileTool,
+    structured: Option<&Value>,
+    cwd: &str,
+) -> Item {
     let input = &call.input;
-    let path = input["file_path"]
-        .as_str()
-        .or_else(|| input["notebook_path"].as_str())
+    if let Some(patch) = tool.patch.and_then(|key| input[key].as_str()) {
+        let mut item = Item::new(id, ItemKind::FileChange, ItemStatus::Completed)
+            .with_role(ItemRole::Assistant);
+        item.content = super::patch::file_changes(patch, cwd);
+        return item;
+    }
+    let path = tool
+        .path
+        .iter()
+        .find_map(|key| input[*key].as_str())
         .unwrap_or_default()
         .to_string();
     let created = structured.is_some_and(|s| s["type"] == "create");
     let hunks = structured
         .and_then(|s| s["structuredPatch"].as_array())
         .filter(|h| !h.is_empty());
-    let diff = match hunks {
-        Some(hunks) => Some(render_patch(&path, hunks, created)),
-        None if call.name == "Write" => input["content"]
+    let diff = match (hunks, tool.content, tool.replace) {
+        (Some(hunks), _, _) => Some(render_patch(&path, hunks, created)),
+        (None, Some(content), _) => input[content]
             .as_str()
             .map(|content| creation_diff(&path, content)),
-        None => edit_diff(&path, input),
+        (None, None, Some(keys)) => edit_diff(&path, input, keys),
+        (None, None, None) => None,
     };
     Item::new(id, ItemKind::FileChange, ItemStatus::Completed)
         .with_role(ItemRole::Assistant)
@@ -208,8 +233,9 @@ pub fn creation_diff(path: &str, content: &str) -> String {
     diff
 }
 
-/// A diff of an Edit / MultiEdit input when the CLI gave no hunks (no line numbers).
-fn edit_diff(path: &str, input: &Value) -> Option<String> {
+/// A diff of an edit's input (`(old, new)` keys, or an `edits` array of them) when the CLI
+/// gave no hunks (no line numbers).
+fn edit_diff(path: &str, input: &Value, (old_key, new_key): (&str, &str)) -> Option<String> {
     let edits: Vec<&Value> = match input["edits"].as_array() {
         Some(edits) => edits.iter().collect(),
         None => vec![input],
@@ -217,8 +243,7 @@ fn edit_diff(path: &str, input: &Value) -> Option<String> {
     let mut diff = header(path, false);
     let mut any = false;
     for edit in edits {
-        let (Some(old), Some(new)) = (edit["old_string"].as_str(), edit["new_string"].as_str())
-        else {
+        let (Some(old), Some(new)) = (edit[old_key].as_str(), edit[new_key].as_str()) else {
             continue;
         };
         any = true;
@@ -271,9 +296,16 @@ mod tests {
         let multi = json!({"file_path": "/w/f", "edits": [
             {"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]});
         assert_eq!(
-            edit_diff("/w/f", &multi).unwrap(),
+            edit_diff("/w/f", &multi, ("old_string", "new_string")).unwrap(),
             "--- a/w/f\n+++ b/w/f\n@@\n-a\n+b\n@@\n-c\n+d\n"
         );
-        assert_eq!(edit_diff("/w/f", &json!({"file_path": "/w/f"})), None);
+        assert_eq!(
+            edit_diff(
+                "/w/f",
+                &json!({"file_path": "/w/f"}),
+                ("old_string", "new_string")
+            ),
+            None
+        );
     }
 }

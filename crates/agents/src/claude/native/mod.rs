@@ -281,6 +281,9 @@ pub struct ResultLine {
     /// The final text (or the error text).
     #[serde(default)]
     pub result: Option<String>,
+    /// The error text of a failed run (Amp's name for it).
+    #[serde(default)]
+    pub error: Option<String>,
     /// Error messages of error subtypes.
     #[serde(default)]
     pub errors: Vec<String>,
