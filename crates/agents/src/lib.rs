@@ -6,6 +6,7 @@
 //! session's [`EventSink`]. Converters (native → universal) are pure and live next to
 //! each driver.
 
+pub mod amp;
 pub mod cache;
 pub mod claude;
 pub mod codex;

@@ -9,6 +9,7 @@ use sandbox_universal::{
     AgentCapabilities, AgentError, AgentId, ModelsResponse, ModesResponse, PermissionMode,
 };
 
+use crate::amp::AmpDriver;
 use crate::claude::ClaudeDriver;
 use crate::codex::CodexDriver;
 use crate::locate::BinaryLocator;
@@ -26,6 +27,9 @@ pub struct DriverContext {
     /// The daemon's data directory: what a driver keeps across sessions lives under
     /// `<data_dir>/<agent>/` (OpenCode's servers, say).
     pub data_dir: PathBuf,
+    /// The daemon's own executable: agents that ask permission through a program (Amp's
+    /// `delegate`) run it (see `amp::relay`).
+    pub executable: PathBuf,
 }
 
 /// Every known agent, each with its driver.
@@ -45,6 +49,7 @@ impl AgentRegistry {
             Arc::new(ClaudeDriver::new(context.clone())),
         );
         drivers.insert(AgentId::Codex, Arc::new(CodexDriver::new(context.clone())));
+        drivers.insert(AgentId::Amp, Arc::new(AmpDriver::new(context.clone())));
         drivers.insert(
             AgentId::Opencode,
             Arc::new(OpenCodeDriver::new(context.clone())),

@@ -36,6 +36,7 @@ fn fixture() -> Fixture {
         locator: BinaryLocator::new(HashMap::from([(AgentId::Claude, fake_cli())]), None, None),
         provider_env: ProviderEnv::default().with("ANTHROPIC_API_KEY", "sk-ant-test"),
         data_dir: std::env::temp_dir(),
+        executable: std::env::temp_dir(),
     };
     let config = SessionConfig {
         session_id: "s".into(),
@@ -178,6 +179,7 @@ async fn a_cli_that_dies_at_start_is_reported_not_hung() {
         locator: BinaryLocator::new(HashMap::from([(AgentId::Claude, broken)]), None, None),
         provider_env: ProviderEnv::default(),
         data_dir: std::env::temp_dir(),
+        executable: std::env::temp_dir(),
     }));
     let (store, sink) = CollectingSink::new();
     let error = match driver.start(f.config.clone(), sink).await {

@@ -120,6 +120,7 @@ async fn main() {
         store_options: sandbox_daemon::store::StoreOptions::new(),
         provider_env: ProviderEnv::default(),
         locator: BinaryLocator::new(HashMap::new(), None, None),
+        executable: None,
     })
     .await
     .unwrap();

@@ -6,6 +6,10 @@ use clap::Parser;
 use sandbox_daemon::cli::{Cli, run};
 
 fn main() -> ExitCode {
+    // Run by Amp as its permission program (`delegate`): ask the daemon, answer, exit.
+    if sandbox_agents::amp::relay::is_helper() {
+        return sandbox_agents::amp::relay::helper();
+    }
     sandbox_daemon::memory::limit_arenas();
     sandbox_daemon::secrets::protect_process();
     tracing_subscriber::fmt()

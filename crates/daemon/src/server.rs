@@ -41,6 +41,9 @@ pub struct ServerConfig {
     pub provider_env: ProviderEnv,
     /// Where agent binaries are found.
     pub locator: BinaryLocator,
+    /// The daemon's own executable, which Amp runs to ask permission (`None`: this
+    /// process's).
+    pub executable: Option<PathBuf>,
 }
 
 /// A daemon serving in the background (for tests, benchmarks and the demo).
@@ -141,6 +144,10 @@ async fn manager(config: ServerConfig) -> std::io::Result<Arc<SessionManager>> {
         locator: config.locator,
         provider_env: config.provider_env,
         data_dir: data_dir.clone(),
+        executable: match config.executable {
+            Some(path) => path,
+            None => std::env::current_exe()?,
+        },
     });
     Ok(Arc::new(SessionManager::new(
         AgentRegistry::new(context),

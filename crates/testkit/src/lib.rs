@@ -24,3 +24,4 @@ pub mod offline;
 pub mod postgres;
 pub mod provider;
 pub mod scenarios;
+pub mod standins;

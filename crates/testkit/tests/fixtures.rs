@@ -38,6 +38,11 @@ fn no_fixture_without_a_scenario() {
     let all = scenarios::all();
     for agent_dir in std::fs::read_dir(fixtures_dir()).unwrap() {
         let agent_dir = agent_dir.unwrap().path();
+        // Amp cannot run offline: its fixtures are written from its documented shapes
+        // (fixtures/amp/README.md), not recorded by a scenario.
+        if agent_dir.ends_with("amp") {
+            continue;
+        }
         for file in std::fs::read_dir(&agent_dir).unwrap() {
             let file = file.unwrap().path();
             let agent = agent_dir

@@ -2,11 +2,13 @@
 //!
 //! A fixture is a native transcript (`{"dir":"in"|"out","msg":...}` per line) recorded
 //! from the real pinned CLI, launched with the daemon's own configuration (`testkit
-//! record`). [`replay`] feeds it to an agent's converter through that agent's
-//! [`Replayer`] the way its driver would; [`conform`] then checks the one set of
-//! invariants below and compares the full universal payloads with
-//! `tests/golden/<agent>/<fixture>.jsonl` (`UPDATE_GOLDEN=1` rewrites them; review the
-//! diff).
+//! record`); Amp's, which cannot run offline, are written by hand from its documented
+//! shapes. An agent that runs one process per turn also has `{"dir":"exit","msg":{"code",
+//! "signal","stderr_tail"}}` lines where a process ended. [`replay`] feeds it to an
+//! agent's converter through that agent's [`Replayer`] the way its driver would;
+//! [`conform`] then checks the one set of invariants below and compares the full
+//! universal payloads with `tests/golden/<agent>/<fixture>.jsonl` (`UPDATE_GOLDEN=1`
+//! rewrites them; review the diff).
 //!
 //! Invariants:
 //! - zero `unparsed` items, and every native event keeps its raw JSON;
@@ -46,6 +48,11 @@ pub trait Replayer {
     fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent>;
     /// The agent's working directory as the transcript shows it.
     fn cwd(transcript: &[Value]) -> Option<String>;
+    /// The agent's process ended (an `exit` line: `code`, `signal`, `stderr_tail`), for
+    /// agents that run a process per turn. Only their fixtures have such lines.
+    fn exited(&mut self, exit: &Value, _ids: &dyn SessionIds) -> Vec<AgentEvent> {
+        panic!("a process exit in a fixture of an agent that does not model one: {exit}")
+    }
 }
 
 /// A replayed fixture.
@@ -157,12 +164,14 @@ pub fn replay<R: Replayer>(path: &Path) -> Replay {
     let (collected, sink) = CollectingSink::new();
     let (mut turns, mut resolved) = (0, Vec::new());
     for line in &lines {
-        if line["dir"] == "in" {
-            let sent = replayer.sent(&line["msg"], &sink);
-            turns += usize::from(sent.turn);
-            resolved.extend(sent.resolved);
-        } else {
-            sink.emit_all(replayer.received(&line["msg"], &sink));
+        match line["dir"].as_str() {
+            Some("in") => {
+                let sent = replayer.sent(&line["msg"], &sink);
+                turns += usize::from(sent.turn);
+                resolved.extend(sent.resolved);
+            }
+            Some("exit") => sink.emit_all(replayer.exited(&line["msg"], &sink)),
+            _ => sink.emit_all(replayer.received(&line["msg"], &sink)),
         }
     }
     Replay {

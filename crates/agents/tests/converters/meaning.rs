@@ -5,19 +5,25 @@ use sandbox_agents::{CollectingSink, QuestionAnswer};
 use sandbox_universal::{EventPayload, ItemKind, ItemStatus, StopReason};
 use serde_json::Value;
 
+use crate::amp::Amp;
 use crate::claude::Claude;
 use crate::codex::Codex;
 use crate::kit::{self, Replay, Replayer};
 use crate::opencode::OpenCode;
 
-/// Every agent's replays of every fixture.
+/// Every agent's replays of every fixture (Amp's hold no permission or question: its
+/// delegate helper asks the daemon outside the stream).
 fn everything() -> Vec<Replay> {
     let mut all: Vec<Replay> = kit::conform_all::<Claude>("claude").into_values().collect();
     all.extend(kit::conform_all::<Codex>("codex").into_values());
     all.extend(kit::conform_all::<OpenCode>("opencode").into_values());
+    all.extend(kit::conform_all::<Amp>("amp").into_values());
     all
 }
 
+/// Amp is not in it: it prints each message whole (no token deltas), so a cancelled Amp
+/// turn has no partial message; its cancel fixture ends with the messages it completed
+/// (see `amp::a_killed_process_ends_its_turn_cancelled_and_the_thread_goes_on`).
 #[test]
 fn a_turn_cancelled_mid_reply_ends_its_partial_message_failed_with_the_text_so_far() {
     for (agent, replay) in [

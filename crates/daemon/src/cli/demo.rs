@@ -42,6 +42,7 @@ async fn demo() -> Result<(), String> {
         store_options: crate::store::StoreOptions::new(),
         provider_env: ProviderEnv::default(),
         locator: BinaryLocator::default(),
+        executable: None,
     })
     .await
     .map_err(|e| format!("starting the daemon: {e}"))?;

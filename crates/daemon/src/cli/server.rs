@@ -154,6 +154,7 @@ impl ServerArgs {
                 body_timeout: self.request_body_timeout,
             },
             locator: BinaryLocator::from_process_env(Some(data_dir.join("agents"))),
+            executable: None,
             sessions: SessionSettings {
                 workspace_root: self.workspace_root.clone(),
                 idle_timeout: (!self.idle_timeout.is_zero()).then_some(self.idle_timeout),

@@ -351,7 +351,7 @@ async fn unhealthy_starts_leave_the_id_free() {
         &format!("{url}/sessions/s2"),
         None,
         JSON,
-        body(json!({"agent": "amp"})),
+        body(json!({"agent": "pi"})),
     )
     .await;
     assert_problem(&unsupported, 409, "agent-unsupported");
@@ -368,9 +368,9 @@ async fn agents_models_modes_and_install() {
     let mock = agents.iter().find(|a| a.id.as_str() == "mock").unwrap();
     assert!(mock.installed && mock.supported);
     assert!(mock.capabilities.permissions && mock.capabilities.questions);
-    let amp = agents.iter().find(|a| a.id.as_str() == "amp").unwrap();
-    assert!(!amp.installed && !amp.supported);
-    assert_eq!(amp.capabilities, Default::default());
+    let pi = agents.iter().find(|a| a.id.as_str() == "pi").unwrap();
+    assert!(!pi.installed && !pi.supported);
+    assert_eq!(pi.capabilities, Default::default());
 
     let models = daemon.client.agent_models("mock").await.unwrap();
     assert_eq!(models.default_model.as_deref(), Some("mock-1"));
@@ -397,15 +397,15 @@ async fn agents_models_modes_and_install() {
             .unwrap()
             .contains("SANDBOX_DAEMON_AMP_PATH")
     );
-    let amp_models = raw(
+    let pi_models = raw(
         Method::GET,
-        &format!("{url}/agents/amp/models"),
+        &format!("{url}/agents/pi/models"),
         None,
         None,
         None,
     )
     .await;
-    assert_problem(&amp_models, 409, "agent-unsupported");
+    assert_problem(&pi_models, 409, "agent-unsupported");
 }
 
 #[tokio::test]
@@ -510,6 +510,7 @@ async fn two_daemons_cannot_share_a_data_dir() {
         store_options: sandbox_daemon::store::StoreOptions::new(),
         provider_env: Default::default(),
         locator: Default::default(),
+        executable: None,
     })
     .await;
     let error = second.err().expect("the data dir is taken");

@@ -9,6 +9,7 @@
 
 mod common;
 
+mod amp_e2e;
 mod api_errors;
 mod claude_e2e;
 mod cli;

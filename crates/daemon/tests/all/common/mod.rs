@@ -199,6 +199,7 @@ impl TestDaemon {
             // No PATH: only the mock and the agents given in `agent_paths` are
             // "installed", whatever this machine has.
             locator: BinaryLocator::new(options.agent_paths.clone(), None, None),
+            executable: Some(PathBuf::from(process::BINARY)),
         })
         .await
         .unwrap();
@@ -276,6 +277,39 @@ impl TestDaemon {
             .await
             .unwrap();
         request.clone()
+    }
+
+    /// Sends `message` to session `id`, answers the permission it asks (the session's `n`th)
+    /// with `reply`, and returns the request and the events of the turn once it ended.
+    pub async fn permission_turn(
+        &self,
+        id: &str,
+        message: &str,
+        n: usize,
+        reply: sandbox_universal::PermissionReply,
+    ) -> (sandbox_universal::PermissionRequest, Vec<UniversalEvent>) {
+        let turn = self.client.send_message(id, message).await.unwrap();
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let events = self
+            .wait_for(id, |e| {
+                matches!(e.payload, EventPayload::PermissionAsked(_))
+                    && seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == n
+            })
+            .await;
+        let EventPayload::PermissionAsked(asked) = &events.last().unwrap().payload else {
+            unreachable!("wait_for stops at the match")
+        };
+        self.client
+            .reply_permission(id, &asked.permission_id, reply)
+            .await
+            .unwrap();
+        let number = turn.turn_id.trim_start_matches("turn_").parse().unwrap();
+        let events = self.wait_turn_ended(id, number).await;
+        assert_contiguous(&events, id);
+        (
+            asked.clone(),
+            agent_events::turn_events(&events, &turn.turn_id),
+        )
     }
 
     /// Waits until the `n`th `turnEnded` and returns all events so far.

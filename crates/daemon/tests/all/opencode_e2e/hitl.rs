@@ -18,24 +18,7 @@ async fn asked_turn(
     n: usize,
     reply: PermissionReply,
 ) -> (PermissionRequest, Vec<UniversalEvent>) {
-    let turn = oc.daemon.client.send_message("s", message).await.unwrap();
-    let seen = std::sync::atomic::AtomicUsize::new(0);
-    let events = oc
-        .daemon
-        .wait_for("s", |e| {
-            matches!(e.payload, EventPayload::PermissionAsked(_))
-                && seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == n
-        })
-        .await;
-    let EventPayload::PermissionAsked(asked) = &events.last().unwrap().payload else {
-        unreachable!()
-    };
-    oc.daemon
-        .client
-        .reply_permission("s", &asked.permission_id, reply)
-        .await
-        .unwrap();
-    (asked.clone(), oc.turn_ended("s", &turn.turn_id).await)
+    oc.daemon.permission_turn("s", message, n, reply).await
 }
 
 #[tokio::test]

@@ -1,0 +1,87 @@
+//! The real pinned Amp, offline: what can be checked without Amp's service.
+
+use std::time::{Duration, Instant};
+
+use sandbox_agents::ProviderEnv;
+use sandbox_testkit::agents::{self, Agent};
+use sandbox_universal::{AgentId, CreateSessionRequest, EventPayload, StopReason};
+
+use super::harness::*;
+
+#[tokio::test]
+async fn the_real_amp_without_its_service() {
+    sandbox_testkit::isolate!();
+    let Some(binary) = agents::require(Agent::Amp) else {
+        return;
+    };
+    // A loopback port nothing listens on: Amp's service is unreachable.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+
+    // Without a key: refused at once (Amp itself would wait for a browser login).
+    let amp = Amp::start(binary.clone(), ProviderEnv::default().with("AMP_URL", &url)).await;
+    let agents = amp.daemon.client.list_agents().await.unwrap();
+    let info = agents.agents.iter().find(|a| a.id == AgentId::Amp).unwrap();
+    assert!(info.installed && info.supported);
+    assert!(
+        info.version
+            .as_deref()
+            .unwrap()
+            .starts_with("0.0.1790142911-g7618fb"),
+        "{info:?}"
+    );
+    let cwd = amp.daemon.data_dir.path().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let started = Instant::now();
+    let error = amp
+        .daemon
+        .client
+        .create_session(
+            "nokey",
+            &CreateSessionRequest {
+                agent: "amp".into(),
+                cwd: Some(cwd.display().to_string()),
+                ..CreateSessionRequest::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    let sandbox_client::ClientError::Problem(problem) = error else {
+        panic!("{error}")
+    };
+    assert_eq!(problem.status, 422, "{problem:?}");
+    assert_eq!(problem.agent_error.unwrap().kind(), "tokenError");
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // With a key and no reachable service: the turn ends with a clear error, quickly.
+    let amp = Amp::start(
+        binary,
+        ProviderEnv::default()
+            .with("AMP_API_KEY", KEY)
+            .with("AMP_URL", &url),
+    )
+    .await;
+    amp.session("s", CreateSessionRequest::default()).await;
+    let started = Instant::now();
+    let turn = amp.turn("s", "say hi").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(stop_reason(&turn), StopReason::Error);
+    let error = find(&turn, |p| match p {
+        EventPayload::Error(e) => Some(e.clone()),
+        _ => None,
+    })
+    .expect("an error event");
+    let text = serde_json::to_string(&error).unwrap();
+    eprintln!("amp without its service: {text}");
+    assert!(
+        text.contains("Error"),
+        "the stderr tail is in the error: {text}"
+    );
+    assert_not_on_disk(&amp.files(), KEY);
+    assert_no_unparsed(&amp.daemon.events("s").await);
+}
