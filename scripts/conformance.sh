@@ -50,7 +50,11 @@ trap cleanup EXIT
 start() {
   local name="$1"; shift
   mkdir -p "$work/$name"
-  "$daemon" --port 0 --data-dir "$work/$name/data" --sse-keep-alive-secs 1 "$@" \
+  # The API is under test, not the agents: no real agent binary is handed to this daemon
+  # (they are driven, offline and isolated, by the end-to-end tests).
+  env -u SANDBOX_DAEMON_CLAUDE_PATH -u SANDBOX_DAEMON_CODEX_PATH -u SANDBOX_DAEMON_OPENCODE_PATH \
+    -u SANDBOX_DAEMON_AMP_PATH -u SANDBOX_DAEMON_PI_PATH \
+    "$daemon" --port 0 --data-dir "$work/$name/data" --sse-keep-alive-secs 1 "$@" \
     2>"$work/$name/stderr" &
   pid=$!
   url=
