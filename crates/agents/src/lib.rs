@@ -16,6 +16,7 @@ pub mod locate;
 pub mod manifest;
 pub mod mock;
 pub mod opencode;
+pub mod pi;
 pub mod process;
 pub mod registry;
 pub mod sink;

@@ -15,6 +15,7 @@ use crate::codex::CodexDriver;
 use crate::locate::BinaryLocator;
 use crate::mock::MockDriver;
 use crate::opencode::OpenCodeDriver;
+use crate::pi::PiDriver;
 use crate::{AgentDriver, AgentSession, BinaryStatus, EventSink, ProviderEnv, SessionConfig};
 
 /// What drivers share: where binaries are and the daemon's provider environment.
@@ -50,6 +51,7 @@ impl AgentRegistry {
         );
         drivers.insert(AgentId::Codex, Arc::new(CodexDriver::new(context.clone())));
         drivers.insert(AgentId::Amp, Arc::new(AmpDriver::new(context.clone())));
+        drivers.insert(AgentId::Pi, Arc::new(PiDriver::new(context.clone())));
         drivers.insert(
             AgentId::Opencode,
             Arc::new(OpenCodeDriver::new(context.clone())),

@@ -9,3 +9,4 @@ mod codex;
 mod kit;
 mod meaning;
 mod opencode;
+mod pi;

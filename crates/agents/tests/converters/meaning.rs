@@ -10,14 +10,17 @@ use crate::claude::Claude;
 use crate::codex::Codex;
 use crate::kit::{self, Replay, Replayer};
 use crate::opencode::OpenCode;
+use crate::pi::Pi;
 
 /// Every agent's replays of every fixture (Amp's hold no permission or question: its
-/// delegate helper asks the daemon outside the stream).
+/// delegate helper asks the daemon outside the stream; nor do Pi's: Pi asks only through
+/// extensions, which the recordings load none of).
 fn everything() -> Vec<Replay> {
     let mut all: Vec<Replay> = kit::conform_all::<Claude>("claude").into_values().collect();
     all.extend(kit::conform_all::<Codex>("codex").into_values());
     all.extend(kit::conform_all::<OpenCode>("opencode").into_values());
     all.extend(kit::conform_all::<Amp>("amp").into_values());
+    all.extend(kit::conform_all::<Pi>("pi").into_values());
     all
 }
 
@@ -39,6 +42,7 @@ fn a_turn_cancelled_mid_reply_ends_its_partial_message_failed_with_the_text_so_f
             "opencode",
             kit::replay::<OpenCode>(&kit::fixture("opencode", "cancel")),
         ),
+        ("pi", kit::replay::<Pi>(&kit::fixture("pi", "cancel"))),
     ] {
         assert_eq!(replay.stop_reasons()[0], StopReason::Cancelled, "{agent}");
         let first_turn_end = replay

@@ -346,7 +346,8 @@ async fn unhealthy_starts_leave_the_id_free() {
     .await;
     assert_eq!(ok.0, 201);
 
-    let unsupported = raw(
+    // Every agent is supported; one whose binary is missing is a 409 naming how to fix it.
+    let missing = raw(
         Method::POST,
         &format!("{url}/sessions/s2"),
         None,
@@ -354,8 +355,8 @@ async fn unhealthy_starts_leave_the_id_free() {
         body(json!({"agent": "pi"})),
     )
     .await;
-    assert_problem(&unsupported, 409, "agent-unsupported");
-    assert_eq!(unsupported.2["agentError"]["type"], "unsupportedAgent");
+    assert_problem(&missing, 409, "agent-not-installed");
+    assert_eq!(missing.2["agentError"]["type"], "notInstalled");
     assert!(daemon.client.get_session("s2").await.is_err());
 }
 
@@ -369,8 +370,7 @@ async fn agents_models_modes_and_install() {
     assert!(mock.installed && mock.supported);
     assert!(mock.capabilities.permissions && mock.capabilities.questions);
     let pi = agents.iter().find(|a| a.id.as_str() == "pi").unwrap();
-    assert!(!pi.installed && !pi.supported);
-    assert_eq!(pi.capabilities, Default::default());
+    assert!(!pi.installed && pi.supported);
 
     let models = daemon.client.agent_models("mock").await.unwrap();
     assert_eq!(models.default_model.as_deref(), Some("mock-1"));
@@ -405,7 +405,7 @@ async fn agents_models_modes_and_install() {
         None,
     )
     .await;
-    assert_problem(&pi_models, 409, "agent-unsupported");
+    assert_problem(&pi_models, 409, "agent-not-installed");
 }
 
 #[tokio::test]

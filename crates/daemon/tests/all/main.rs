@@ -20,6 +20,7 @@ mod faults;
 mod mock_hitl;
 mod mock_sessions;
 mod opencode_e2e;
+mod pi_e2e;
 mod restart;
 mod security;
 mod spec;

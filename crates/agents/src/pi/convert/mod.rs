@@ -1,0 +1,236 @@
+//! Pi `--mode rpc` stdout lines → universal events, and universal replies → the
+//! `extension_ui_response` lines Pi reads on stdin.
+//!
+//! One [`Converter`] per universal session (one Pi process). It is pure: it returns
+//! universal events and the lines the driver must write; ids come from the session
+//! ([`crate::SessionIds`]).
+//!
+//! - Assistant messages stream as `message_update`s: `text_*` → a `message` item,
+//!   `thinking_*` → a `reasoning` item (started at `*_start`, grown by `*_delta`, completed
+//!   at `*_end` with the whole text), `toolcall_*` → a `toolCall` item completed with its
+//!   arguments at `toolcall_end` ([`stream`]). `message_end` completes what is still open:
+//!   a message cut by an abort or an error ends `failed` with its text so far.
+//! - `tool_execution_*` → the call's result item, child of the `toolCall` item: `bash` →
+//!   `commandExecution`, `write` / `edit` → `fileChange`, anything else → `toolResult`
+//!   ([`tools`]).
+//! - A Pi "turn" is one model call; the daemon's turn is one prompt, a Pi *run*: it ends
+//!   (`turnEnded`, exactly once) at `agent_end`, with the usage of the run's assistant
+//!   messages summed and the stop reason of its last one ([`turn`]). A prompt Pi rejects
+//!   (a failed `prompt` response before `agent_start`) ends it with `error`.
+//! - Extension dialogs (`extension_ui_request`) → `permissionAsked` (`confirm`) or
+//!   `questionAsked` (`select`, `input`, `editor`); `notify` → a `status` item ([`hitl`]).
+//!
+//! Pi's own retries and overflow compaction run *after* `agent_end` (`auto_retry_start`,
+//! `compaction_end` with `willRetry`, then a new run). The driver launches Pi without
+//! retries (`retry.enabled: false`, as the recordings do); a continuation that still comes
+//! is converted (its `status` items and items) but ends no second turn.
+//!
+//! Lines handled without universal events are listed in [`IGNORED_EVENTS`], with
+//! `response`s that succeeded (the driver reads them) and fire-and-forget UI calls other
+//! than `notify` ([`hitl::IGNORED_UI_METHODS`]); anything else becomes an `unparsed` item
+//! with the raw JSON.
+
+mod hitl;
+mod stream;
+mod tools;
+mod turn;
+
+use std::collections::{HashMap, HashSet};
+
+use sandbox_universal::{ContentPart, EventPayload, Item, ItemKind, ItemRole, ItemStatus};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+pub use hitl::{IGNORED_UI_METHODS, always_scope};
+
+use super::native;
+use crate::items::{finished_item, unparsed_item};
+use crate::{AgentEvent, SessionIds};
+
+/// Lines that carry nothing the universal log needs, ignored on purpose:
+/// - `turn_start`, `turn_end`: one model call and its tool results (items come from the
+///   message and tool events; the turn ends at `agent_end`); `agent_start`: the run began
+///   (noted, no event: the daemon emits `turnStarted`);
+/// - `message_start`: items start with their blocks; user, tool result and the coding
+///   agent's own messages (`bashExecution`, `custom`, summaries) make no items (the prompt
+///   is the daemon's; tool results come from `tool_execution_end`);
+/// - `queue_update`: steering / follow-up queues, which the daemon does not use;
+/// - `compaction_start`: `compaction_end` reports the compaction;
+/// - `auto_retry_end`: the retried run's own messages and `agent_end` say how it went;
+/// - `session_info_changed`, `thinking_level_changed`: session name and thinking level.
+pub const IGNORED_EVENTS: &[&str] = &[
+    "agent_start",
+    "turn_start",
+    "turn_end",
+    "message_start",
+    "queue_update",
+    "compaction_start",
+    "auto_retry_end",
+    "session_info_changed",
+    "thinking_level_changed",
+];
+
+/// The turn the daemon is running.
+#[derive(Debug, Default)]
+struct Turn {
+    id: String,
+    /// The daemon asked to cancel (`abort` sent).
+    cancelling: bool,
+    /// Pi started the prompt's run (`agent_start`).
+    running: bool,
+}
+
+/// A block of the assistant message being streamed that is an open item.
+#[derive(Debug, Clone)]
+struct OpenBlock {
+    /// Its `contentIndex`.
+    index: usize,
+    item: Item,
+    /// Text sent as deltas so far.
+    streamed: String,
+}
+
+/// A tool call of the model, once its `toolCall` item started.
+#[derive(Debug, Clone)]
+struct Call {
+    item_id: String,
+    arguments: Value,
+}
+
+/// A tool execution between `tool_execution_start` and `_end`.
+#[derive(Debug, Clone)]
+struct Running {
+    call_id: String,
+    name: String,
+    args: Value,
+    /// Its open item (`bash`: the `commandExecution`, started with the execution).
+    item: Option<Item>,
+    /// Output sent as deltas so far.
+    streamed: String,
+}
+
+/// The conversion state of one universal session.
+#[derive(Debug, Default)]
+pub struct Converter {
+    cwd: String,
+    turn: Option<Turn>,
+    blocks: Vec<OpenBlock>,
+    /// Content indices of the streamed assistant message that made items.
+    seen: HashSet<usize>,
+    /// Tool calls by call id (this run's).
+    calls: HashMap<String, Call>,
+    running: Vec<Running>,
+    pending: Vec<hitl::Pending>,
+}
+
+/// An event with the native line attached.
+fn event(payload: EventPayload, raw: &Value) -> AgentEvent {
+    AgentEvent::native(payload, Some(raw.clone()))
+}
+
+fn parse<T: DeserializeOwned>(raw: &Value) -> Result<T, String> {
+    T::deserialize(raw).map_err(|e| e.to_string())
+}
+
+impl Converter {
+    /// A converter for a session whose Pi runs in `cwd`.
+    pub fn new(cwd: impl Into<String>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            ..Self::default()
+        }
+    }
+
+    /// The daemon started turn `turn_id`; the `prompt` command is about to be written.
+    pub fn begin_turn(&mut self, turn_id: &str) {
+        self.calls.clear();
+        self.turn = Some(Turn {
+            id: turn_id.to_string(),
+            ..Turn::default()
+        });
+    }
+
+    /// Forgets the running turn without ending it (its prompt never reached Pi).
+    pub fn take_turn(&mut self) -> Option<String> {
+        self.turn.take().map(|t| t.id)
+    }
+
+    /// The running turn's id.
+    pub fn current_turn(&self) -> Option<&str> {
+        self.turn.as_ref().map(|t| t.id.as_str())
+    }
+
+    /// The client cancelled: the turn will end `cancelled` (at the aborted run's
+    /// `agent_end`). Returns the lines the driver writes, in order: `{"type":"abort"}`,
+    /// then a cancellation of every dialog Pi waits on (an abort does not close them). The
+    /// universal requests stay pending: the daemon resolves them as cancelled when the
+    /// turn ends.
+    pub fn cancel_requested(&mut self) -> Vec<Value> {
+        if let Some(turn) = &mut self.turn {
+            turn.cancelling = true;
+        }
+        let mut lines = vec![json!({"type": "abort"})];
+        lines.extend(self.cancel_pending());
+        lines
+    }
+
+    /// Converts one stdout line. Anything not understood becomes an `unparsed` item.
+    pub fn event(&mut self, raw: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
+        let kind = native::event_type(raw);
+        match self.dispatch(kind, raw, ids) {
+            Ok(events) => events,
+            Err(error) => unparsed_item(ids, raw, format!("`{kind}`: {error}")),
+        }
+    }
+
+    fn dispatch(
+        &mut self,
+        kind: &str,
+        raw: &Value,
+        ids: &dyn SessionIds,
+    ) -> Result<Vec<AgentEvent>, String> {
+        if kind == "agent_start"
+            && let Some(turn) = &mut self.turn
+        {
+            turn.running = true;
+        }
+        if IGNORED_EVENTS.contains(&kind) {
+            return Ok(Vec::new());
+        }
+        let events = match kind {
+            "response" => self.response(parse(raw)?, raw),
+            "agent_end" => self.agent_end(parse(raw)?, raw),
+            "message_update" => self.message_update(ids, parse(raw)?, raw)?,
+            "message_end" => self.message_end(ids, parse(raw)?, raw),
+            "tool_execution_start" => self.tool_start(ids, parse(raw)?, raw),
+            "tool_execution_update" => self.tool_update(parse(raw)?, raw),
+            "tool_execution_end" => self.tool_end(ids, parse(raw)?, raw),
+            "compaction_end" => self.compaction_end(ids, parse(raw)?, raw),
+            "auto_retry_start" => self.retry_start(ids, parse(raw)?, raw),
+            "extension_ui_request" => self.ui_request(ids, parse(raw)?, raw)?,
+            "extension_error" => self.extension_error(parse(raw)?, raw),
+            "" => return Err("a line without a type".into()),
+            _ => return Err("unknown Pi event".into()),
+        };
+        Ok(events)
+    }
+}
+
+/// A finished `status` item (retries, compaction, extension notices).
+fn status_item(
+    ids: &dyn SessionIds,
+    label: &str,
+    detail: Option<String>,
+    raw: &Value,
+) -> Vec<AgentEvent> {
+    let item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
+        .with_role(ItemRole::System)
+        .with_content(ContentPart::Status {
+            label: label.to_string(),
+            detail,
+        });
+    finished_item(item, raw)
+}
+
+#[cfg(test)]
+mod tests;

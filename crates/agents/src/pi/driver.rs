@@ -1,0 +1,260 @@
+//! The Pi driver: a `pi --mode rpc` process per session, models asked of Pi itself.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use sandbox_universal::{
+    AgentCapabilities, AgentError, AgentId, EventPayload, ModelInfo, ModelsResponse, ModesResponse,
+    PermissionMode, SessionStarted,
+};
+use serde_json::{Value, json};
+
+use super::launch::PiDirs;
+use super::session::{Launch, PiSession};
+use crate::cache::BinaryCache;
+use crate::registry::{DriverContext, binary_names};
+use crate::{
+    AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, SessionConfig,
+};
+
+/// Pi's thinking levels (the session's `variant`), for models that reason.
+pub const THINKING_LEVELS: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh"];
+
+/// The Pi driver.
+pub struct PiDriver {
+    context: Arc<DriverContext>,
+    models: BinaryCache<ModelsResponse>,
+}
+
+impl PiDriver {
+    /// A driver using the daemon's binary locator and provider environment.
+    pub fn new(context: Arc<DriverContext>) -> Self {
+        Self {
+            context,
+            models: BinaryCache::default(),
+        }
+    }
+
+    fn binary(&self) -> Result<PathBuf, AgentError> {
+        self.context
+            .locator
+            .locate(AgentId::Pi, binary_names(AgentId::Pi))
+            .ok_or_else(|| AgentError::NotInstalled {
+                message: format!(
+                    "pi was not found: set {} or put `pi` on PATH",
+                    crate::locate::override_var(AgentId::Pi)
+                ),
+            })
+    }
+
+    fn launch(&self, session: &SessionConfig) -> Result<Launch, AgentError> {
+        let dirs = PiDirs::new(&session.state_dir);
+        dirs.write(&self.context.provider_env, session.permission_mode)
+            .map_err(|e| AgentError::SpawnFailed {
+                message: format!("writing pi's agent dir: {e}"),
+            })?;
+        Ok(Launch {
+            program: self.binary()?,
+            cwd: session.cwd.clone(),
+            dirs,
+            env: self.context.provider_env.clone(),
+            token: session.token.clone(),
+            mode: session.permission_mode,
+            model: session.model.clone(),
+            thinking: session.variant.clone(),
+        })
+    }
+
+    /// Asks a throw-away Pi (the daemon's providers, no session) for its models.
+    async fn list_models(&self, binary: PathBuf) -> Result<ModelsResponse, AgentError> {
+        let state = tempfile::tempdir().map_err(|e| AgentError::SpawnFailed {
+            message: format!("a directory for pi: {e}"),
+        })?;
+        let dirs = PiDirs::new(state.path());
+        dirs.write(&self.context.provider_env, PermissionMode::Bypass)
+            .map_err(|e| AgentError::SpawnFailed {
+                message: format!("writing pi's agent dir: {e}"),
+            })?;
+        let launch = Launch {
+            program: binary,
+            cwd: state.path().to_path_buf(),
+            dirs,
+            env: self.context.provider_env.clone(),
+            token: None,
+            mode: PermissionMode::Bypass,
+            model: None,
+            thinking: None,
+        };
+        let mut pi = PiSession::start(launch, None, None).await?;
+        let answer = pi.request(json!({"type": "get_available_models"})).await;
+        let state = pi.request(json!({"type": "get_state"})).await;
+        pi.stop().await;
+        Ok(models_of(
+            &answer?["data"]["models"],
+            &state?["data"]["model"],
+        ))
+    }
+}
+
+/// Pi's models as `provider/id`, with thinking levels for the ones that reason.
+fn models_of(models: &Value, default: &Value) -> ModelsResponse {
+    let id = |m: &Value| Some(format!("{}/{}", m["provider"].as_str()?, m["id"].as_str()?));
+    ModelsResponse {
+        models: models
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| {
+                Some(ModelInfo {
+                    id: id(m)?,
+                    name: m["name"].as_str().unwrap_or_default().to_string(),
+                    variants: if m["reasoning"] == true {
+                        THINKING_LEVELS.iter().map(|l| l.to_string()).collect()
+                    } else {
+                        Vec::new()
+                    },
+                    default_variant: None,
+                })
+            })
+            .collect(),
+        default_model: id(default),
+    }
+}
+
+#[async_trait]
+impl AgentDriver for PiDriver {
+    fn id(&self) -> AgentId {
+        AgentId::Pi
+    }
+
+    fn name(&self) -> &'static str {
+        "Pi"
+    }
+
+    /// Every `true` flag is observed against the real CLI in
+    /// `crates/daemon/tests/all/pi_e2e/`.
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
+            text_messages: true,
+            streaming_deltas: true,
+            reasoning: true,
+            tool_calls: true,
+            command_execution: true,
+            file_changes: true,
+            plans: false,
+            permissions: true,
+            permission_always: true,
+            // Extension dialogs (`select`/`input`) convert to questions, but Pi's own tools
+            // ask none and the daemon ships no question tool.
+            questions: false,
+            plan_approval: false,
+            cancel: true,
+            multi_turn: true,
+            resume: true,
+            usage: true,
+            models: true,
+            variants: true,
+            agent_modes: false,
+            validate_token: false,
+        }
+    }
+
+    async fn status(&self) -> BinaryStatus {
+        self.context
+            .locator
+            .status(AgentId::Pi, binary_names(AgentId::Pi))
+            .await
+    }
+
+    async fn models(&self) -> Result<ModelsResponse, AgentError> {
+        let binary = self.binary()?;
+        self.models
+            .get(&binary, || self.list_models(binary.clone()))
+            .await
+    }
+
+    async fn modes(&self) -> Result<ModesResponse, AgentError> {
+        Ok(ModesResponse {
+            modes: Vec::new(),
+            default_mode: None,
+            permission_modes: vec![
+                PermissionMode::Default,
+                PermissionMode::Plan,
+                PermissionMode::AcceptEdits,
+                PermissionMode::Bypass,
+            ],
+        })
+    }
+
+    async fn check_model(
+        &self,
+        model: Option<&str>,
+        variant: Option<&str>,
+    ) -> Result<(), ConfigError> {
+        if model.is_none() && variant.is_none() {
+            return Ok(());
+        }
+        let models = self.models().await?;
+        let id = model.or(models.default_model.as_deref());
+        let info = id.and_then(|id| models.models.iter().find(|m| m.id == id));
+        match (model, info, variant) {
+            (Some(model), None, _) => Err(ConfigError::Invalid(format!(
+                "Pi offers no model `{model}` with the providers this daemon has credentials for; see GET /agents/pi/models"
+            ))),
+            (_, Some(info), Some(variant)) if !info.variants.iter().any(|v| v == variant) => {
+                Err(ConfigError::Invalid(format!(
+                    "Pi's model `{}` has no thinking level `{variant}`; levels: {}",
+                    info.id,
+                    if info.variants.is_empty() {
+                        "none (it does not reason)".to_string()
+                    } else {
+                        info.variants.join(", ")
+                    }
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    async fn start(
+        &self,
+        session: SessionConfig,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let launch = self.launch(&session)?;
+        let version = self.status().await.version;
+        let pi = PiSession::start(launch, Some(sink.clone()), None).await?;
+        if let Some(id) = pi.native_session_id() {
+            sink.set_native_session_id(&id);
+        }
+        sink.emit(AgentEvent::native(
+            EventPayload::SessionStarted(SessionStarted {
+                agent: AgentId::Pi,
+                model: session.model,
+                agent_mode: None,
+                permission_mode: Some(session.permission_mode),
+                cwd: Some(session.cwd.display().to_string()),
+                agent_version: version,
+            }),
+            None,
+        ));
+        Ok(Box::new(pi))
+    }
+
+    /// Pi's session file lives on in the session's state dir: the next message starts a
+    /// process that resumes it (`--session <id>`).
+    async fn restore(
+        &self,
+        session: SessionConfig,
+        native_session_id: Option<String>,
+        sink: EventSink,
+    ) -> Result<Box<dyn AgentSession>, AgentError> {
+        let launch = self.launch(&session)?;
+        Ok(Box::new(PiSession::restored(
+            launch,
+            sink,
+            native_session_id,
+        )))
+    }
+}

@@ -1,0 +1,246 @@
+//! What a Pi session's process is started with: `pi --mode rpc` in the session's cwd, a
+//! private agent dir (`PI_CODING_AGENT_DIR`) holding a `models.json` that routes Pi's
+//! built-in Anthropic and OpenAI providers to the daemon's endpoints (keys by variable
+//! name: they are only in Pi's environment, never on disk), a settings file, the daemon's
+//! permission extension, and Pi's own session files (`--session-dir`, resumed with
+//! `--session <id>`).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use sandbox_universal::PermissionMode;
+use serde_json::{Value, json};
+
+use crate::ProviderEnv;
+use crate::process::{ProcessSpec, base_env};
+
+/// The title of the extension's permission confirms.
+pub const PERMISSION_MARKER: &str = "sandbox-daemon: permission";
+/// The variables Pi reads the keys from (named in `models.json`).
+const ANTHROPIC_KEY_VAR: &str = "SANDBOX_PI_ANTHROPIC_KEY";
+const OPENAI_KEY_VAR: &str = "SANDBOX_PI_OPENAI_KEY";
+
+/// Pi's tools that only read.
+const READ_ONLY: &[&str] = &["read", "grep", "find", "ls"];
+/// Pi's tools that change files.
+const EDITS: &[&str] = &["write", "edit"];
+
+/// A session's private Pi files (under its state dir).
+#[derive(Debug, Clone)]
+pub struct PiDirs {
+    /// HOME.
+    pub home: PathBuf,
+    /// `PI_CODING_AGENT_DIR`: `models.json`, `settings.json`, the extension.
+    pub agent: PathBuf,
+    /// Pi's session files.
+    pub sessions: PathBuf,
+}
+
+impl PiDirs {
+    /// The directories under `state_dir`.
+    pub fn new(state_dir: &Path) -> Self {
+        Self {
+            home: state_dir.join("home"),
+            agent: state_dir.join("pi-agent"),
+            sessions: state_dir.join("pi-sessions"),
+        }
+    }
+
+    /// The permission extension's file.
+    pub fn extension(&self) -> PathBuf {
+        self.agent.join("sandbox-daemon-permissions.js")
+    }
+
+    /// Creates the directories and writes the models, settings and the extension of `mode`.
+    pub fn write(&self, env: &ProviderEnv, mode: PermissionMode) -> std::io::Result<()> {
+        for dir in [&self.home, &self.agent, &self.sessions] {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(
+            self.agent.join("models.json"),
+            serde_json::to_string_pretty(&models(env)).expect("serializes"),
+        )?;
+        std::fs::write(
+            self.agent.join("settings.json"),
+            serde_json::to_string_pretty(&settings()).expect("serializes"),
+        )?;
+        std::fs::write(self.extension(), extension(mode))
+    }
+}
+
+/// `models.json`: Pi's built-in providers routed to the daemon's endpoints (their models
+/// stay as Pi knows them), keys by variable name.
+pub fn models(env: &ProviderEnv) -> Value {
+    let mut providers = serde_json::Map::new();
+    if env.get("ANTHROPIC_API_KEY").is_some() || env.get("ANTHROPIC_BASE_URL").is_some() {
+        let mut anthropic = json!({"apiKey": ANTHROPIC_KEY_VAR});
+        if let Some(url) = env.get("ANTHROPIC_BASE_URL") {
+            anthropic["baseUrl"] = json!(url.trim_end_matches('/'));
+        }
+        providers.insert("anthropic".into(), anthropic);
+    }
+    if env.get("OPENAI_API_KEY").is_some() || env.get("OPENAI_BASE_URL").is_some() {
+        let mut openai = json!({"apiKey": OPENAI_KEY_VAR});
+        if let Some(url) = env.get("OPENAI_BASE_URL") {
+            openai["baseUrl"] = json!(url.trim_end_matches('/'));
+        }
+        providers.insert("openai".into(), openai);
+    }
+    json!({ "providers": providers })
+}
+
+/// `settings.json`: no install telemetry, no agent-level retries (the daemon reports
+/// failures as they are).
+pub fn settings() -> Value {
+    json!({"retry": {"enabled": false}, "enableInstallTelemetry": false})
+}
+
+/// The extension with the rules of `mode`: read-only tools run; `default` asks for the
+/// rest, `acceptEdits` lets edits run, `plan` forbids edits and commands; `bypass` runs
+/// everything (the extension is not loaded at all).
+pub fn extension(mode: PermissionMode) -> String {
+    let mut rules = serde_json::Map::new();
+    for tool in READ_ONLY {
+        rules.insert((*tool).into(), json!("allow"));
+    }
+    match mode {
+        PermissionMode::AcceptEdits => {
+            for tool in EDITS {
+                rules.insert((*tool).into(), json!("allow"));
+            }
+        }
+        PermissionMode::Plan => {
+            for tool in EDITS.iter().chain(&["bash"]) {
+                rules.insert((*tool).into(), json!("deny"));
+            }
+        }
+        PermissionMode::Default | PermissionMode::Bypass => {}
+    }
+    rules.insert(
+        "mode".into(),
+        serde_json::to_value(mode).expect("serializes"),
+    );
+    include_str!("permission.js").replace("__RULES__", &Value::Object(rules).to_string())
+}
+
+/// `pi --mode rpc` for a session: `session` resumes Pi's own session file.
+pub fn args(
+    dirs: &PiDirs,
+    mode: PermissionMode,
+    model: Option<&str>,
+    thinking: Option<&str>,
+    session: Option<&str>,
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = ["--mode", "rpc", "--no-extensions"]
+        .map(OsString::from)
+        .to_vec();
+    if mode != PermissionMode::Bypass {
+        args.push("--extension".into());
+        args.push(dirs.extension().into_os_string());
+    }
+    args.push("--session-dir".into());
+    args.push(dirs.sessions.clone().into_os_string());
+    if let Some(session) = session {
+        args.push("--session".into());
+        args.push(session.into());
+    }
+    if let Some(model) = model {
+        args.push("--model".into());
+        args.push(model.into());
+    }
+    if let Some(thinking) = thinking {
+        args.push("--thinking".into());
+        args.push(thinking.into());
+    }
+    args
+}
+
+/// The process spec: the session's cwd, a private HOME and agent dir, Pi offline and quiet,
+/// the keys (the session's `token` replaces the key of its model's provider) in its
+/// environment only.
+pub fn spec(
+    program: PathBuf,
+    cwd: &Path,
+    dirs: &PiDirs,
+    env: &ProviderEnv,
+    token: Option<&str>,
+    args: Vec<OsString>,
+) -> ProcessSpec {
+    let mut vars: BTreeMap<String, String> = base_env(&dirs.home);
+    vars.insert(
+        "PI_CODING_AGENT_DIR".into(),
+        dirs.agent.display().to_string(),
+    );
+    for (name, value) in [
+        ("PI_OFFLINE", "1"),
+        ("PI_TELEMETRY", "0"),
+        ("PI_SKIP_VERSION_CHECK", "1"),
+    ] {
+        vars.insert(name.into(), value.into());
+    }
+    if let Some(key) = env.credential(token, &["ANTHROPIC_API_KEY"]) {
+        vars.insert(ANTHROPIC_KEY_VAR.into(), key);
+    }
+    if let Some(key) = env.get("OPENAI_API_KEY") {
+        vars.insert(OPENAI_KEY_VAR.into(), key.into());
+    }
+    ProcessSpec {
+        program,
+        args,
+        cwd: cwd.to_path_buf(),
+        env: vars,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_named_not_written_and_modes_become_rules() {
+        let env = ProviderEnv::default()
+            .with("ANTHROPIC_API_KEY", "sk-ant-1")
+            .with("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/");
+        let models = models(&env);
+        assert_eq!(
+            models["providers"]["anthropic"]["apiKey"],
+            ANTHROPIC_KEY_VAR
+        );
+        assert_eq!(
+            models["providers"]["anthropic"]["baseUrl"],
+            "http://127.0.0.1:9"
+        );
+        assert!(!models.to_string().contains("sk-ant-1"));
+        assert!(models["providers"].get("openai").is_none());
+        let plan = extension(PermissionMode::Plan);
+        assert!(plan.contains(r#""bash":"deny""#), "{plan}");
+        assert!(extension(PermissionMode::AcceptEdits).contains(r#""write":"allow""#));
+        assert!(!extension(PermissionMode::Default).contains("__RULES__"));
+        let dirs = PiDirs::new(Path::new("/s"));
+        let bypass = args(&dirs, PermissionMode::Bypass, None, None, None);
+        assert!(!bypass.iter().any(|a| a == "--extension"));
+        let resumed = args(
+            &dirs,
+            PermissionMode::Default,
+            Some("anthropic/x"),
+            Some("high"),
+            Some("abc"),
+        );
+        assert!(
+            resumed
+                .windows(2)
+                .any(|w| w[0] == "--session" && w[1] == "abc")
+        );
+        let spec = spec(
+            "/bin/pi".into(),
+            Path::new("/w"),
+            &dirs,
+            &env,
+            Some("sk-own"),
+            resumed,
+        );
+        assert_eq!(spec.env[ANTHROPIC_KEY_VAR], "sk-own");
+        assert_eq!(spec.env["PI_CODING_AGENT_DIR"], "/s/pi-agent");
+    }
+}

@@ -1,0 +1,19 @@
+//! Pi (`@mariozechner/pi-coding-agent`, pinned 0.73.1): `pi --mode rpc`, one process per
+//! session speaking JSON lines on stdio (commands on stdin, responses and events on
+//! stdout).
+//!
+//! - [`native`]: the stdout lines of the pinned version (command responses, agent session
+//!   events, extension UI requests), typed where the daemon reads them.
+//! - [`convert`]: pure native → universal conversion, and universal replies → the
+//!   `extension_ui_response` lines (held to the converters' conformance kit).
+//! - [`launch`]: the agent dir (`models.json` routing Pi's providers to the daemon's
+//!   endpoints, keys by variable name), the permission extension, the arguments.
+//! - [`session`]: one process per session; [`driver`]: the driver, models asked of Pi.
+
+pub mod convert;
+pub mod driver;
+pub mod launch;
+pub mod native;
+pub mod session;
+
+pub use driver::PiDriver;
