@@ -73,13 +73,12 @@ impl PiDirs {
 /// stay as Pi knows them), keys by variable name.
 pub fn models(env: &ProviderEnv) -> Value {
     let mut providers = serde_json::Map::new();
-    if env.get("ANTHROPIC_API_KEY").is_some() || env.get("ANTHROPIC_BASE_URL").is_some() {
-        let mut anthropic = json!({"apiKey": ANTHROPIC_KEY_VAR});
-        if let Some(url) = env.get("ANTHROPIC_BASE_URL") {
-            anthropic["baseUrl"] = json!(url.trim_end_matches('/'));
-        }
-        providers.insert("anthropic".into(), anthropic);
+    // Always: a session's `token` is an Anthropic key even when the daemon has none.
+    let mut anthropic = json!({"apiKey": ANTHROPIC_KEY_VAR});
+    if let Some(url) = env.get("ANTHROPIC_BASE_URL") {
+        anthropic["baseUrl"] = json!(url.trim_end_matches('/'));
     }
+    providers.insert("anthropic".into(), anthropic);
     if env.get("OPENAI_API_KEY").is_some() || env.get("OPENAI_BASE_URL").is_some() {
         let mut openai = json!({"apiKey": OPENAI_KEY_VAR});
         if let Some(url) = env.get("OPENAI_BASE_URL") {
@@ -213,6 +212,11 @@ mod tests {
         );
         assert!(!models.to_string().contains("sk-ant-1"));
         assert!(models["providers"].get("openai").is_none());
+        let bare = super::models(&ProviderEnv::default());
+        assert_eq!(
+            bare["providers"]["anthropic"]["apiKey"], ANTHROPIC_KEY_VAR,
+            "for a token"
+        );
         let plan = extension(PermissionMode::Plan);
         assert!(plan.contains(r#""bash":"deny""#), "{plan}");
         assert!(extension(PermissionMode::AcceptEdits).contains(r#""write":"allow""#));

@@ -13,8 +13,10 @@ use sandbox_testkit::agents::{self, Agent};
 use sandbox_testkit::provider::{FakeProvider, RecordedRequest};
 use sandbox_universal::{AgentId, CreateSessionRequest, UniversalEvent};
 
-/// The key the daemon is given; the fake provider refuses any other.
+/// The key the daemon is given (the provider's key 0).
 pub const KEY: &str = "sk-ant-pi-e2e-93c1";
+/// A session's own `token` (the provider's key 1); the provider refuses any other key.
+pub const TOKEN: &str = "sk-ant-pi-token-5e7a";
 
 pub struct Pi {
     pub provider: FakeProvider,
@@ -29,6 +31,7 @@ impl Pi {
         let binary = agents::require(Agent::Pi)?;
         let provider = FakeProvider::builder()
             .require_api_key(KEY)
+            .require_api_key(TOKEN)
             .start()
             .await
             .unwrap();

@@ -1,5 +1,5 @@
 //! Lifecycle: cancel during a slow reply, kill -9 then resume with the history, a daemon
-//! restart then resume, two concurrent sessions kept apart.
+//! restart then resume, two concurrent sessions kept apart (one with its own token).
 
 use sandbox_testkit::provider::script::REPLY_TEXT;
 use sandbox_universal::{CreateSessionRequest, EventPayload, ItemKind, ItemStatus, StopReason};
@@ -88,7 +88,13 @@ async fn two_concurrent_sessions_are_kept_apart() {
     };
     tokio::join!(
         pi.session("a", CreateSessionRequest::default()),
-        pi.session("b", CreateSessionRequest::default()),
+        pi.session(
+            "b",
+            CreateSessionRequest {
+                token: Some(TOKEN.into()),
+                ..CreateSessionRequest::default()
+            }
+        ),
     );
     let (a, b) = tokio::join!(pi.turn("a", "ALPHA say hi"), pi.turn("b", "BRAVO say hi"));
     assert_eq!(stop_reason(&a), StopReason::Completed);
@@ -102,7 +108,14 @@ async fn two_concurrent_sessions_are_kept_apart() {
             !call.body.to_string().contains("BRAVO"),
             "one session's prompt in the other's call"
         );
+        assert_eq!(call.key, Some(0), "the daemon's key");
     }
+    let bravo = pi.calls_with("BRAVO");
+    assert!(!bravo.is_empty());
+    assert!(
+        bravo.iter().all(|c| c.key == Some(1)),
+        "the session's own token"
+    );
     assert_ne!(
         pi.daemon
             .client
