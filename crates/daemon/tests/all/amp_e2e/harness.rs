@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::CLAIMS;
 pub use crate::common::agent_events::*;
 pub use crate::common::completed;
-use crate::common::{Options, TestDaemon, assert_contiguous};
+use crate::common::{Options, TestDaemon};
 use sandbox_agents::ProviderEnv;
 use sandbox_universal::{AgentId, CreateSessionRequest, UniversalEvent};
 
@@ -44,40 +44,19 @@ impl Amp {
         }
     }
 
-    /// Creates a healthy Amp session in its own working directory; returns the directory.
+    /// Creates a healthy session in its own working directory; returns the directory.
     pub async fn session(&self, id: &str, request: CreateSessionRequest) -> PathBuf {
-        let cwd = self.daemon.data_dir.path().join("work").join(id);
-        std::fs::create_dir_all(&cwd).unwrap();
-        let cwd = cwd.canonicalize().unwrap();
-        let created = self
-            .daemon
-            .client
-            .create_session(
-                id,
-                &CreateSessionRequest {
-                    agent: "amp".into(),
-                    cwd: Some(cwd.display().to_string()),
-                    ..request
-                },
-            )
-            .await
-            .unwrap();
-        assert!(created.healthy, "{created:?}");
-        cwd
+        self.daemon.agent_session("amp", id, request).await
     }
 
     /// Sends a message and returns the events of that turn once it ended.
     pub async fn turn(&self, id: &str, message: &str) -> Vec<UniversalEvent> {
-        let turn = self.daemon.client.send_message(id, message).await.unwrap();
-        self.turn_ended(id, &turn.turn_id).await
+        self.daemon.turn(id, message).await
     }
 
     /// Waits for the end of `turn_id` and returns its events.
     pub async fn turn_ended(&self, id: &str, turn_id: &str) -> Vec<UniversalEvent> {
-        let n = turn_id.trim_start_matches("turn_").parse().unwrap();
-        let events = self.daemon.wait_turn_ended(id, n).await;
-        assert_contiguous(&events, id);
-        turn_events(&events, turn_id)
+        self.daemon.turn_ended(id, turn_id).await
     }
 
     /// Every file under the daemon's data dir, for secrets that must not be on disk.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use super::CLAIMS;
 pub use crate::common::agent_events::*;
 pub use crate::common::completed;
-use crate::common::{Options, TestDaemon, assert_contiguous, skeleton};
+use crate::common::{Options, TestDaemon, skeleton};
 use sandbox_agents::ProviderEnv;
 use sandbox_testkit::agents::{self, Agent};
 use sandbox_testkit::provider::{Effect, FakeProvider, RecordedRequest, Script, ToolTemplate};
@@ -78,25 +78,11 @@ impl Codex {
 
     /// Creates a healthy Codex session in its own working directory; returns the directory.
     pub async fn session(&self, id: &str, request: CreateSessionRequest) -> PathBuf {
-        let cwd = self.daemon.data_dir.path().join("work").join(id);
-        std::fs::create_dir_all(&cwd).unwrap();
-        let cwd = cwd.canonicalize().unwrap();
-        let created = self
-            .daemon
-            .client
-            .create_session(
-                id,
-                &CreateSessionRequest {
-                    agent: "codex".into(),
-                    cwd: Some(cwd.display().to_string()),
-                    model: request.model.clone().or(Some(MODEL.into())),
-                    ..request
-                },
-            )
-            .await
-            .unwrap();
-        assert!(created.healthy, "{created:?}");
-        cwd
+        let request = CreateSessionRequest {
+            model: request.model.clone().or(Some(MODEL.into())),
+            ..request
+        };
+        self.daemon.agent_session("codex", id, request).await
     }
 
     /// Waits until `n` events match, and returns every event so far.
@@ -116,11 +102,7 @@ impl Codex {
 
     /// Sends a message and returns the events of that turn once it ended.
     pub async fn turn(&self, id: &str, message: &str) -> Vec<UniversalEvent> {
-        let turn = self.daemon.client.send_message(id, message).await.unwrap();
-        let n = turn.turn_id.trim_start_matches("turn_").parse().unwrap();
-        let events = self.daemon.wait_turn_ended(id, n).await;
-        assert_contiguous(&events, id);
-        turn_events(&events, &turn.turn_id)
+        self.daemon.turn(id, message).await
     }
 
     /// The model calls of one session (Codex sends its thread id as `session-id`).

@@ -279,6 +279,48 @@ impl TestDaemon {
         request.clone()
     }
 
+    /// Creates a healthy session of `agent` in its own working directory under the data
+    /// dir (canonical); returns the directory.
+    pub async fn agent_session(
+        &self,
+        agent: &str,
+        id: &str,
+        request: CreateSessionRequest,
+    ) -> PathBuf {
+        let cwd = self.data_dir.path().join("work").join(id);
+        std::fs::create_dir_all(&cwd).unwrap();
+        let cwd = cwd.canonicalize().unwrap();
+        let created = self
+            .client
+            .create_session(
+                id,
+                &CreateSessionRequest {
+                    agent: agent.into(),
+                    cwd: Some(cwd.display().to_string()),
+                    ..request
+                },
+            )
+            .await
+            .unwrap();
+        assert!(created.healthy, "{created:?}");
+        cwd
+    }
+
+    /// Sends a message and returns the events of that turn once it ended.
+    pub async fn turn(&self, id: &str, message: &str) -> Vec<UniversalEvent> {
+        let turn = self.client.send_message(id, message).await.unwrap();
+        self.turn_ended(id, &turn.turn_id).await
+    }
+
+    /// Waits for the end of `turn_id` and returns its events (the log is checked to be
+    /// contiguous).
+    pub async fn turn_ended(&self, id: &str, turn_id: &str) -> Vec<UniversalEvent> {
+        let number = turn_id.trim_start_matches("turn_").parse().unwrap();
+        let events = self.wait_turn_ended(id, number).await;
+        assert_contiguous(&events, id);
+        agent_events::turn_events(&events, turn_id)
+    }
+
     /// Sends `message` to session `id`, answers the permission it asks (the session's `n`th)
     /// with `reply`, and returns the request and the events of the turn once it ended.
     pub async fn permission_turn(
@@ -303,13 +345,7 @@ impl TestDaemon {
             .reply_permission(id, &asked.permission_id, reply)
             .await
             .unwrap();
-        let number = turn.turn_id.trim_start_matches("turn_").parse().unwrap();
-        let events = self.wait_turn_ended(id, number).await;
-        assert_contiguous(&events, id);
-        (
-            asked.clone(),
-            agent_events::turn_events(&events, &turn.turn_id),
-        )
+        (asked.clone(), self.turn_ended(id, &turn.turn_id).await)
     }
 
     /// Waits until the `n`th `turnEnded` and returns all events so far.
