@@ -33,6 +33,27 @@ pub struct DriverContext {
     pub executable: PathBuf,
 }
 
+impl DriverContext {
+    /// The binary of `agent`, or a `notInstalled` error that says how to provide it.
+    pub fn binary(&self, agent: AgentId) -> Result<PathBuf, AgentError> {
+        self.locator
+            .locate(agent, binary_names(agent))
+            .ok_or_else(|| AgentError::NotInstalled {
+                message: format!(
+                    "{} was not found: set {} to the `{}` binary, put it in the daemon's install dir, or on PATH",
+                    display_name(agent),
+                    crate::locate::override_var(agent),
+                    binary_names(agent)[0],
+                ),
+            })
+    }
+
+    /// Whether `agent`'s binary is installed, where, and its version.
+    pub async fn status(&self, agent: AgentId) -> BinaryStatus {
+        self.locator.status(agent, binary_names(agent)).await
+    }
+}
+
 /// Every known agent, each with its driver.
 #[derive(Clone)]
 pub struct AgentRegistry {
@@ -129,10 +150,7 @@ impl AgentDriver for UnsupportedDriver {
     }
 
     async fn status(&self) -> BinaryStatus {
-        self.context
-            .locator
-            .status(self.agent, binary_names(self.agent))
-            .await
+        self.context.status(self.agent).await
     }
 
     async fn models(&self) -> Result<ModelsResponse, AgentError> {

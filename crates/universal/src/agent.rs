@@ -114,6 +114,16 @@ pub enum PermissionMode {
     Bypass,
 }
 
+impl PermissionMode {
+    /// Every permission mode.
+    pub const ALL: [PermissionMode; 4] = [
+        PermissionMode::Default,
+        PermissionMode::Plan,
+        PermissionMode::AcceptEdits,
+        PermissionMode::Bypass,
+    ];
+}
+
 /// Which universal features an agent supports. Every flag is backed by tests of the
 /// agent's real CLI (or, for the mock, of the mock itself).
 #[derive(

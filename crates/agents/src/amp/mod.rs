@@ -22,7 +22,7 @@ use sandbox_universal::{
 
 use self::launch::AmpDirs;
 use self::session::{AmpSession, Launch};
-use crate::registry::{DriverContext, binary_names};
+use crate::registry::DriverContext;
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, SessionConfig,
 };
@@ -39,15 +39,7 @@ impl AmpDriver {
     }
 
     fn binary(&self) -> Result<PathBuf, AgentError> {
-        self.context
-            .locator
-            .locate(AgentId::Amp, binary_names(AgentId::Amp))
-            .ok_or_else(|| AgentError::NotInstalled {
-                message: format!(
-                    "amp was not found: set {} or put `amp` on PATH",
-                    crate::locate::override_var(AgentId::Amp)
-                ),
-            })
+        self.context.binary(AgentId::Amp)
     }
 
     /// Everything a session's turns are started with; fails fast without a key (Amp would
@@ -118,10 +110,7 @@ impl AgentDriver for AmpDriver {
     }
 
     async fn status(&self) -> BinaryStatus {
-        self.context
-            .locator
-            .status(AgentId::Amp, binary_names(AgentId::Amp))
-            .await
+        self.context.status(AgentId::Amp).await
     }
 
     /// Amp offers no model list: it chooses the model by mode, on its servers.
@@ -143,12 +132,7 @@ impl AgentDriver for AmpDriver {
                 })
                 .collect(),
             default_mode: Some(launch::DEFAULT_MODE.into()),
-            permission_modes: vec![
-                PermissionMode::Default,
-                PermissionMode::Plan,
-                PermissionMode::AcceptEdits,
-                PermissionMode::Bypass,
-            ],
+            permission_modes: PermissionMode::ALL.to_vec(),
         })
     }
 

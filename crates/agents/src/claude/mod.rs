@@ -25,7 +25,7 @@ use sandbox_universal::{
 
 use self::launch::LaunchPlan;
 use self::session::ClaudeSession;
-use crate::registry::{DriverContext, binary_names};
+use crate::registry::DriverContext;
 use crate::validate::{ProviderApi, validate};
 use crate::{AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, SessionConfig};
 
@@ -67,17 +67,7 @@ impl ClaudeDriver {
     }
 
     fn binary(&self) -> Result<PathBuf, AgentError> {
-        let path = self
-            .context
-            .locator
-            .locate(AgentId::Claude, binary_names(AgentId::Claude))
-            .ok_or_else(|| AgentError::NotInstalled {
-                message: format!(
-                    "Claude Code was not found: set {} to the `claude` binary, put it in the \
-                     daemon's install dir, or on PATH",
-                    crate::locate::override_var(AgentId::Claude)
-                ),
-            })?;
+        let path = self.context.binary(AgentId::Claude)?;
         if !path.is_file() {
             return Err(AgentError::NotInstalled {
                 message: format!("Claude Code is not at {}", path.display()),
@@ -145,10 +135,7 @@ impl AgentDriver for ClaudeDriver {
     }
 
     async fn status(&self) -> BinaryStatus {
-        self.context
-            .locator
-            .status(AgentId::Claude, binary_names(AgentId::Claude))
-            .await
+        self.context.status(AgentId::Claude).await
     }
 
     async fn models(&self) -> Result<ModelsResponse, AgentError> {
@@ -172,12 +159,7 @@ impl AgentDriver for ClaudeDriver {
                 })
                 .collect(),
             default_mode: None,
-            permission_modes: vec![
-                PermissionMode::Default,
-                PermissionMode::Plan,
-                PermissionMode::AcceptEdits,
-                PermissionMode::Bypass,
-            ],
+            permission_modes: PermissionMode::ALL.to_vec(),
         })
     }
 

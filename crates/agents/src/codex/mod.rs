@@ -26,7 +26,7 @@ use self::convert::Converter;
 use self::models::ModelCache;
 use self::session::connection::{Connection, Launch, Shared, ThreadChoice};
 use self::session::{CodexSession, TurnSettings};
-use crate::registry::{DriverContext, binary_names};
+use crate::registry::DriverContext;
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, Credentials, EventSink, SessionConfig,
@@ -49,15 +49,7 @@ impl CodexDriver {
     }
 
     fn binary(&self) -> Result<PathBuf, AgentError> {
-        self.context
-            .locator
-            .locate(AgentId::Codex, binary_names(AgentId::Codex))
-            .ok_or_else(|| AgentError::NotInstalled {
-                message: format!(
-                    "codex was not found: set {} or put `codex` on PATH",
-                    crate::locate::override_var(AgentId::Codex)
-                ),
-            })
+        self.context.binary(AgentId::Codex)
     }
 
     fn base_url(&self) -> String {
@@ -117,10 +109,7 @@ impl AgentDriver for CodexDriver {
     }
 
     async fn status(&self) -> BinaryStatus {
-        self.context
-            .locator
-            .status(AgentId::Codex, binary_names(AgentId::Codex))
-            .await
+        self.context.status(AgentId::Codex).await
     }
 
     async fn models(&self) -> Result<ModelsResponse, AgentError> {
@@ -131,12 +120,7 @@ impl AgentDriver for CodexDriver {
         Ok(ModesResponse {
             modes: Vec::new(),
             default_mode: None,
-            permission_modes: vec![
-                PermissionMode::Default,
-                PermissionMode::Plan,
-                PermissionMode::AcceptEdits,
-                PermissionMode::Bypass,
-            ],
+            permission_modes: PermissionMode::ALL.to_vec(),
         })
     }
 

@@ -103,12 +103,7 @@ impl AgentDriver for MockDriver {
                 },
             ],
             default_mode: Some("build".into()),
-            permission_modes: vec![
-                PermissionMode::Default,
-                PermissionMode::Plan,
-                PermissionMode::AcceptEdits,
-                PermissionMode::Bypass,
-            ],
+            permission_modes: PermissionMode::ALL.to_vec(),
         })
     }
 

@@ -15,7 +15,7 @@ use super::launch::{self, Provider};
 use super::pool::{Lease, ServerPool};
 use super::session::{OpenCodeSession, PromptSettings};
 use crate::cache::BinaryCache;
-use crate::registry::{DriverContext, binary_names};
+use crate::registry::DriverContext;
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, Credentials, EventSink,
@@ -41,15 +41,7 @@ impl OpenCodeDriver {
     }
 
     fn binary(&self) -> Result<PathBuf, AgentError> {
-        self.context
-            .locator
-            .locate(AgentId::Opencode, binary_names(AgentId::Opencode))
-            .ok_or_else(|| AgentError::NotInstalled {
-                message: format!(
-                    "opencode was not found: set {} or put `opencode` on PATH",
-                    crate::locate::override_var(AgentId::Opencode)
-                ),
-            })
+        self.context.binary(AgentId::Opencode)
     }
 
     fn pool(&self, binary: &Path) -> Arc<ServerPool> {
@@ -180,10 +172,7 @@ impl AgentDriver for OpenCodeDriver {
     }
 
     async fn status(&self) -> BinaryStatus {
-        self.context
-            .locator
-            .status(AgentId::Opencode, binary_names(AgentId::Opencode))
-            .await
+        self.context.status(AgentId::Opencode).await
     }
 
     async fn models(&self) -> Result<ModelsResponse, AgentError> {
@@ -195,12 +184,7 @@ impl AgentDriver for OpenCodeDriver {
         Ok(ModesResponse {
             default_mode: catalog.default_mode(),
             modes: catalog.modes,
-            permission_modes: vec![
-                PermissionMode::Default,
-                PermissionMode::Plan,
-                PermissionMode::AcceptEdits,
-                PermissionMode::Bypass,
-            ],
+            permission_modes: PermissionMode::ALL.to_vec(),
         })
     }
 

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::launch::PiDirs;
 use super::session::{Launch, PiSession};
 use crate::cache::BinaryCache;
-use crate::registry::{DriverContext, binary_names};
+use crate::registry::DriverContext;
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, SessionConfig,
 };
@@ -37,15 +37,7 @@ impl PiDriver {
     }
 
     fn binary(&self) -> Result<PathBuf, AgentError> {
-        self.context
-            .locator
-            .locate(AgentId::Pi, binary_names(AgentId::Pi))
-            .ok_or_else(|| AgentError::NotInstalled {
-                message: format!(
-                    "pi was not found: set {} or put `pi` on PATH",
-                    crate::locate::override_var(AgentId::Pi)
-                ),
-            })
+        self.context.binary(AgentId::Pi)
     }
 
     fn launch(&self, session: &SessionConfig) -> Result<Launch, AgentError> {
@@ -161,10 +153,7 @@ impl AgentDriver for PiDriver {
     }
 
     async fn status(&self) -> BinaryStatus {
-        self.context
-            .locator
-            .status(AgentId::Pi, binary_names(AgentId::Pi))
-            .await
+        self.context.status(AgentId::Pi).await
     }
 
     async fn models(&self) -> Result<ModelsResponse, AgentError> {
@@ -178,12 +167,7 @@ impl AgentDriver for PiDriver {
         Ok(ModesResponse {
             modes: Vec::new(),
             default_mode: None,
-            permission_modes: vec![
-                PermissionMode::Default,
-                PermissionMode::Plan,
-                PermissionMode::AcceptEdits,
-                PermissionMode::Bypass,
-            ],
+            permission_modes: PermissionMode::ALL.to_vec(),
         })
     }
 

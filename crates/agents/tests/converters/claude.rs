@@ -161,13 +161,7 @@ fn thinking_and_text_stream_as_deltas_and_turns_report_usage() {
     for message in replay.completed(ItemKind::Message) {
         assert_eq!(message.text(), "hello from fake model");
     }
-    let usage = replay
-        .payloads()
-        .find_map(|p| match p {
-            EventPayload::TurnEnded(t) => t.usage.clone(),
-            _ => None,
-        })
-        .expect("usage");
+    let usage = replay.usage().expect("usage");
     assert!(usage.input_tokens > 0 && usage.output_tokens > 0);
     assert!(usage.total_cost_usd.is_some());
 }

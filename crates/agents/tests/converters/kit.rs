@@ -114,6 +114,14 @@ impl Replay {
             })
             .collect()
     }
+
+    /// The usage of the first turn that reports one.
+    pub fn usage(&self) -> Option<sandbox_universal::Usage> {
+        self.payloads().find_map(|p| match p {
+            EventPayload::TurnEnded(t) => t.usage.clone(),
+            _ => None,
+        })
+    }
 }
 
 /// The test kit's recordings of one agent (`fixtures/<agent>/` at the repository root).

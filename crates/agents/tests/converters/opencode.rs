@@ -224,13 +224,7 @@ fn text_streams_deltas_and_reports_usage() {
     let messages = replay.completed(ItemKind::Message);
     assert_eq!(messages.len(), 1, "the user's own text is not an item");
     assert_eq!(messages[0].text(), "hello from fake model");
-    let usage = replay
-        .payloads()
-        .find_map(|p| match p {
-            EventPayload::TurnEnded(t) => t.usage.clone(),
-            _ => None,
-        })
-        .expect("usage");
+    let usage = replay.usage().expect("usage");
     assert_eq!((usage.input_tokens, usage.output_tokens), (12, 7));
 }
 

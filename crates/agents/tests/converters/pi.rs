@@ -136,13 +136,7 @@ fn text_streams_deltas_and_reports_usage() {
         deltas(&replay, &messages[0].item_id),
         "hello from fake model"
     );
-    let usage = replay
-        .payloads()
-        .find_map(|p| match p {
-            EventPayload::TurnEnded(t) => t.usage.clone(),
-            _ => None,
-        })
-        .expect("usage");
+    let usage = replay.usage().expect("usage");
     assert_eq!((usage.input_tokens, usage.output_tokens), (12, 7));
 }
 
@@ -191,13 +185,7 @@ fn bash_is_a_command_under_its_call_with_streamed_output_and_exit_code() {
         "tool finished; hello from fake model"
     );
     // Two model calls, one prompt: one turn, the usage of both.
-    let usage = replay
-        .payloads()
-        .find_map(|p| match p {
-            EventPayload::TurnEnded(t) => t.usage.clone(),
-            _ => None,
-        })
-        .expect("usage");
+    let usage = replay.usage().expect("usage");
     assert_eq!((usage.input_tokens, usage.output_tokens), (24, 14));
 }
 
