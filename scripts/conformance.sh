@@ -51,9 +51,12 @@ start() {
   local name="$1"; shift
   mkdir -p "$work/$name"
   # The API is under test, not the agents: no real agent binary is handed to this daemon
-  # (they are driven, offline and isolated, by the end-to-end tests).
+  # (they are driven, offline and isolated, by the end-to-end tests), and installs go to a
+  # loopback port nothing listens on (they fail at once, as documented: 502).
   env -u SANDBOX_DAEMON_CLAUDE_PATH -u SANDBOX_DAEMON_CODEX_PATH -u SANDBOX_DAEMON_OPENCODE_PATH \
     -u SANDBOX_DAEMON_AMP_PATH -u SANDBOX_DAEMON_PI_PATH \
+    SANDBOX_DAEMON_INSTALL_MIRROR=http://127.0.0.1:1 SANDBOX_DAEMON_NPM_REGISTRY=http://127.0.0.1:1/ \
+    SANDBOX_DAEMON_NO_AUTO_INSTALL=true \
     "$daemon" --port 0 --data-dir "$work/$name/data" --sse-keep-alive-secs 1 "$@" \
     2>"$work/$name/stderr" &
   pid=$!

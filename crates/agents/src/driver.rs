@@ -131,6 +131,8 @@ pub struct BinaryStatus {
     pub version: Option<String>,
     /// Its path.
     pub path: Option<PathBuf>,
+    /// Where it was found.
+    pub origin: Option<crate::locate::BinaryOrigin>,
 }
 
 /// A client's answer to a question request.

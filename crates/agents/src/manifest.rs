@@ -4,38 +4,11 @@
 
 use sandbox_universal::AgentId;
 
-/// A machine an agent's executable is built for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Platform {
-    /// `x64` or `arm64` (npm's names).
-    pub arch: &'static str,
-    /// The Rust/LLVM target triple of the musl build (e.g. `x86_64-unknown-linux-musl`).
-    pub musl_triple: &'static str,
-}
-
-impl Platform {
-    /// The machine this build runs on.
-    pub fn current() -> Self {
-        if cfg!(target_arch = "aarch64") {
-            Self {
-                arch: "arm64",
-                musl_triple: "aarch64-unknown-linux-musl",
-            }
-        } else {
-            Self {
-                arch: "x64",
-                musl_triple: "x86_64-unknown-linux-musl",
-            }
-        }
-    }
-
-    /// `pattern` with `{arch}` and `{triple}` filled in.
-    pub fn expand(&self, pattern: &str) -> String {
-        pattern
-            .replace("{arch}", self.arch)
-            .replace("{triple}", self.musl_triple)
-    }
-}
+pub use crate::platform::{Arch, Os, Platform, PlatformNames};
+use crate::release::{
+    Archive, Checksums, InstallSpec, LatestVersion, NpmBinaries, ReleaseFile, ReleaseHost,
+    ReleaseSource,
+};
 
 /// Where an agent's real executable sits inside `node_modules` once its npm package is
 /// installed (the package's own launcher is skipped: it would spawn Node for nothing).
@@ -75,12 +48,25 @@ pub struct AgentSpec {
     pub credential_vars: &'static [&'static str],
     /// The environment variables naming its provider endpoint.
     pub endpoint_vars: &'static [&'static str],
+    /// How it is installed (`None`: built in).
+    pub install: Option<InstallSpec>,
 }
 
 impl AgentSpec {
     /// The pinned version, when the agent has a package.
     pub fn pinned_version(&self) -> Option<&'static str> {
         self.npm.map(|p| p.version)
+    }
+
+    /// Where its executable is inside an install directory
+    /// (`<data>/agents/<agent>/<version>/`).
+    pub fn installed_executable(&self) -> Option<String> {
+        match self.install? {
+            InstallSpec::Native { release, .. } => Some(release.files[0].install_as.to_string()),
+            InstallSpec::Node { script } => {
+                Some(format!("node_modules/{}/{script}", self.npm?.name))
+            }
+        }
     }
 
     /// The variable through which the daemon is told this agent's binary, e.g.
@@ -116,6 +102,33 @@ pub const MANIFEST: [AgentSpec; 6] = [
         }),
         credential_vars: &["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
         endpoint_vars: &["ANTHROPIC_BASE_URL"],
+        install: Some(InstallSpec::Native {
+            release: ReleaseSource {
+                host: ReleaseHost::ClaudeReleases,
+                latest: LatestVersion::Text {
+                    host: ReleaseHost::ClaudeReleases,
+                    path: "/latest",
+                },
+                tag: "{version}",
+                platforms: CLAUDE_PLATFORMS,
+                linux_archive: Archive::Raw,
+                macos_archive: Archive::Raw,
+                files: &[ReleaseFile {
+                    path: "/{version}/{platform}/claude",
+                    member: "claude",
+                    install_as: "claude",
+                }],
+                checksums: Checksums::PlatformManifest {
+                    path: "/{version}/manifest.json",
+                },
+            },
+            npm: NpmBinaries {
+                package: "@anthropic-ai/claude-code-{platform}",
+                version: "{version}",
+                platforms: CLAUDE_PLATFORMS,
+                files: &[("claude", "claude")],
+            },
+        }),
     },
     AgentSpec {
         id: AgentId::Codex,
@@ -131,6 +144,54 @@ pub const MANIFEST: [AgentSpec; 6] = [
         }),
         credential_vars: &["OPENAI_API_KEY"],
         endpoint_vars: &["OPENAI_BASE_URL"],
+        install: Some(InstallSpec::Native {
+            release: ReleaseSource {
+                host: ReleaseHost::Github,
+                latest: LatestVersion::GithubRelease {
+                    repo: "openai/codex",
+                },
+                tag: "rust-v{version}",
+                platforms: PlatformNames {
+                    linux_x64: Some("x86_64-unknown-linux-musl"),
+                    linux_x64_musl: Some("x86_64-unknown-linux-musl"),
+                    linux_arm64: Some("aarch64-unknown-linux-musl"),
+                    linux_arm64_musl: Some("aarch64-unknown-linux-musl"),
+                    darwin_x64: Some("x86_64-apple-darwin"),
+                    darwin_arm64: Some("aarch64-apple-darwin"),
+                },
+                linux_archive: Archive::TarGz,
+                macos_archive: Archive::TarGz,
+                // Code mode (the default model's tools) runs in a host process Codex
+                // starts from next to its own executable.
+                files: &[
+                    ReleaseFile {
+                        path: "/openai/codex/releases/download/{tag}/codex-{platform}.{ext}",
+                        member: "codex-{platform}",
+                        install_as: "codex",
+                    },
+                    ReleaseFile {
+                        path: "/openai/codex/releases/download/{tag}/codex-code-mode-host-{platform}.{ext}",
+                        member: "codex-code-mode-host-{platform}",
+                        install_as: "codex-code-mode-host",
+                    },
+                ],
+                checksums: Checksums::GithubAssets {
+                    repo: "openai/codex",
+                },
+            },
+            npm: NpmBinaries {
+                package: "@openai/codex",
+                version: "{version}-{platform}",
+                platforms: NPM_PLATFORMS_STATIC_LINUX,
+                files: &[
+                    ("vendor/{triple}/bin/codex", "codex"),
+                    (
+                        "vendor/{triple}/bin/codex-code-mode-host",
+                        "codex-code-mode-host",
+                    ),
+                ],
+            },
+        }),
     },
     AgentSpec {
         id: AgentId::Opencode,
@@ -146,6 +207,32 @@ pub const MANIFEST: [AgentSpec; 6] = [
         }),
         credential_vars: &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
         endpoint_vars: &["ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"],
+        install: Some(InstallSpec::Native {
+            release: ReleaseSource {
+                host: ReleaseHost::Github,
+                latest: LatestVersion::GithubRelease {
+                    repo: "anomalyco/opencode",
+                },
+                tag: "v{version}",
+                platforms: OPENCODE_PLATFORMS,
+                linux_archive: Archive::TarGz,
+                macos_archive: Archive::Zip,
+                files: &[ReleaseFile {
+                    path: "/anomalyco/opencode/releases/download/{tag}/opencode-{platform}.{ext}",
+                    member: "opencode",
+                    install_as: "opencode",
+                }],
+                checksums: Checksums::GithubAssets {
+                    repo: "anomalyco/opencode",
+                },
+            },
+            npm: NpmBinaries {
+                package: "opencode-{platform}",
+                version: "{version}",
+                platforms: OPENCODE_PLATFORMS,
+                files: &[("bin/opencode", "opencode")],
+            },
+        }),
     },
     AgentSpec {
         id: AgentId::Amp,
@@ -161,6 +248,31 @@ pub const MANIFEST: [AgentSpec; 6] = [
         }),
         credential_vars: &["AMP_API_KEY"],
         endpoint_vars: &["AMP_URL"],
+        install: Some(InstallSpec::Native {
+            release: ReleaseSource {
+                host: ReleaseHost::AmpReleases,
+                latest: LatestVersion::Text {
+                    host: ReleaseHost::AmpReleases,
+                    path: "/cli-version.txt",
+                },
+                tag: "{version}",
+                platforms: AMP_PLATFORMS,
+                linux_archive: Archive::Raw,
+                macos_archive: Archive::Raw,
+                files: &[ReleaseFile {
+                    path: "/{version}/amp-{platform}",
+                    member: "amp",
+                    install_as: "amp",
+                }],
+                checksums: Checksums::None,
+            },
+            npm: NpmBinaries {
+                package: "@ampcode/cli-{platform}",
+                version: "{version}",
+                platforms: AMP_PLATFORMS,
+                files: &[("amp", "amp")],
+            },
+        }),
     },
     AgentSpec {
         id: AgentId::Pi,
@@ -177,6 +289,9 @@ pub const MANIFEST: [AgentSpec; 6] = [
         }),
         credential_vars: &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
         endpoint_vars: &["ANTHROPIC_BASE_URL", "OPENAI_BASE_URL"],
+        install: Some(InstallSpec::Node {
+            script: "dist/cli.js",
+        }),
     },
     AgentSpec {
         id: AgentId::Mock,
@@ -185,8 +300,36 @@ pub const MANIFEST: [AgentSpec; 6] = [
         npm: None,
         credential_vars: &[],
         endpoint_vars: &[],
+        install: None,
     },
 ];
+
+/// Claude Code's platform names (its release paths and npm packages agree).
+const CLAUDE_PLATFORMS: PlatformNames = PlatformNames {
+    linux_x64: Some("linux-x64"),
+    linux_x64_musl: Some("linux-x64-musl"),
+    linux_arm64: Some("linux-arm64"),
+    linux_arm64_musl: Some("linux-arm64-musl"),
+    darwin_x64: Some("darwin-x64"),
+    darwin_arm64: Some("darwin-arm64"),
+};
+
+/// OpenCode's platform names (its release assets and npm packages agree).
+const OPENCODE_PLATFORMS: PlatformNames = CLAUDE_PLATFORMS;
+
+/// Amp's platform names: no musl build.
+const AMP_PLATFORMS: PlatformNames = PlatformNames {
+    linux_x64_musl: None,
+    linux_arm64_musl: None,
+    ..CLAUDE_PLATFORMS
+};
+
+/// npm's `<os>-<cpu>` names, for packages with one static Linux build (musl systems too).
+const NPM_PLATFORMS_STATIC_LINUX: PlatformNames = PlatformNames {
+    linux_x64_musl: Some("linux-x64"),
+    linux_arm64_musl: Some("linux-arm64"),
+    ..CLAUDE_PLATFORMS
+};
 
 /// The manifest entry of `agent`.
 pub fn spec(agent: AgentId) -> &'static AgentSpec {
@@ -270,10 +413,7 @@ mod tests {
     #[test]
     fn executables_fall_back_to_the_platform_binary() {
         let dir = tempfile::tempdir().unwrap();
-        let x64 = Platform {
-            arch: "x64",
-            musl_triple: "x86_64-unknown-linux-musl",
-        };
+        let x64 = Platform::linux(Arch::X64, false);
         // Claude's launcher is still the placeholder: the platform package's binary.
         let launcher = dir.path().join("@anthropic-ai/claude-code/bin/claude.exe");
         std::fs::create_dir_all(launcher.parent().unwrap()).unwrap();

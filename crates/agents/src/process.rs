@@ -127,7 +127,7 @@ pub async fn probe(
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
     tokio::time::timeout(limit, command.output())

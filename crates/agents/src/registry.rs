@@ -48,6 +48,28 @@ impl DriverContext {
             })
     }
 
+    /// The binary a session of `agent` runs: the requested `version` (which the daemon
+    /// installs before starting the session), else the located binary.
+    pub async fn session_binary(
+        &self,
+        agent: AgentId,
+        version: Option<&str>,
+    ) -> Result<PathBuf, AgentError> {
+        let Some(version) = version else {
+            return self.binary(agent);
+        };
+        self.locator
+            .locate_version(agent, binary_names(agent), version)
+            .await
+            .ok_or_else(|| AgentError::NotInstalled {
+                message: format!(
+                    "{} {version} is not installed (install it with POST /agents/{}/install and {{\"version\":\"{version}\"}})",
+                    display_name(agent),
+                    agent.as_str(),
+                ),
+            })
+    }
+
     /// Whether `agent`'s binary is installed, where, and its version.
     pub async fn status(&self, agent: AgentId) -> BinaryStatus {
         self.locator.status(agent, binary_names(agent)).await

@@ -7,13 +7,14 @@ mod sse;
 use reqwest::{Method, RequestBuilder, StatusCode, Url};
 use sandbox_universal::{
     AgentsResponse, CancelResponse, CreateSessionRequest, CreateSessionResponse, EventsResponse,
-    HealthResponse, InstallResponse, ModelsResponse, ModesResponse, PermissionReply,
-    PermissionReplyRequest, ProblemDetails, QuestionRejectRequest, QuestionReplyRequest,
-    SendMessageRequest, SendMessageResponse, SessionInfo, SessionListResponse, SessionStatus,
+    HealthResponse, InstallRequest, InstallResponse, ModelsResponse, ModesResponse,
+    PermissionReply, PermissionReplyRequest, ProblemDetails, QuestionRejectRequest,
+    QuestionReplyRequest, SendMessageRequest, SendMessageResponse, SessionInfo,
+    SessionListResponse, SessionStatus,
 };
 use serde::de::DeserializeOwned;
 
-pub use sse::EventStream;
+pub use sse::{EventStream, InstallFrame, InstallStream, SseStream};
 
 /// The default daemon address.
 pub const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:2468";
@@ -159,9 +160,32 @@ impl Client {
         Self::send(self.request(Method::GET, &["agents", agent, "modes"])).await
     }
 
-    /// `POST /agents/{agent}/install`.
-    pub async fn install_agent(&self, agent: &str) -> Result<InstallResponse, ClientError> {
-        Self::send(self.request(Method::POST, &["agents", agent, "install"])).await
+    /// `POST /agents/{agent}/install`, answered when the install is done.
+    pub async fn install_agent(
+        &self,
+        agent: &str,
+        request: &InstallRequest,
+    ) -> Result<InstallResponse, ClientError> {
+        Self::send(
+            self.request(Method::POST, &["agents", agent, "install"])
+                .json(request),
+        )
+        .await
+    }
+
+    /// `POST /agents/{agent}/install` with `Accept: text/event-stream`: the install's
+    /// progress as it goes, then its outcome.
+    pub async fn install_agent_stream(
+        &self,
+        agent: &str,
+        request: &InstallRequest,
+    ) -> Result<InstallStream, ClientError> {
+        let builder = self
+            .request(Method::POST, &["agents", agent, "install"])
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+            .json(request);
+        let response = checked(builder.send().await?).await?;
+        Ok(sse::install_frames(response))
     }
 
     /// `GET /sessions`: one page.
@@ -284,7 +308,7 @@ impl Client {
             builder = builder.query(&[("includeRaw", true)]);
         }
         let response = checked(builder.send().await?).await?;
-        Ok(EventStream::new(response))
+        Ok(sse::events(response))
     }
 
     /// `GET /sessions/{id}/events/sse` with `Last-Event-ID`: resumes a stream after the
@@ -302,7 +326,7 @@ impl Client {
             builder = builder.query(&[("includeRaw", true)]);
         }
         let response = checked(builder.send().await?).await?;
-        Ok(EventStream::new(response))
+        Ok(sse::events(response))
     }
 
     /// `POST /sessions/{id}/permissions/{permissionId}/reply`.

@@ -121,6 +121,8 @@ async fn main() {
         provider_env: ProviderEnv::default(),
         locator: BinaryLocator::new(HashMap::new(), None, None),
         executable: None,
+        install: None,
+        auto_install: false,
     })
     .await
     .unwrap();

@@ -81,6 +81,24 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let ApiOptionalJson(EmptyObject {}) = ApiOptionalJson::from_request(req, state).await?;
+        Ok(Self)
+    }
+}
+
+/// An optional JSON body: empty means `T::default()`; anything else must be JSON of `T`
+/// (with a JSON content type), with the same problem details as [`ApiJson`].
+#[derive(Debug, Clone, Default)]
+pub struct ApiOptionalJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiOptionalJson<T>
+where
+    T: DeserializeOwned + Default,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let limits = BodyLimit::of(&req);
         let json = req
             .headers()
@@ -97,14 +115,10 @@ where
                     ApiError::InvalidBody(rejection.body_text())
                 }
             })?;
-        if body.iter().all(u8::is_ascii_whitespace) {
-            return Ok(Self);
-        }
-        if !json {
+        if !body.iter().all(u8::is_ascii_whitespace) && !json {
             return Err(ApiError::UnsupportedMediaType);
         }
-        let EmptyObject {} = parse_optional_json(&body)?;
-        Ok(Self)
+        parse_optional_json(&body).map(Self)
     }
 }
 

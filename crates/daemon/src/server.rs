@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::app::{HttpSettings, build_app};
+use crate::installs::AgentInstalls;
 use crate::session::{SessionManager, SessionSettings, legacy};
 use crate::store::{Store, StoreConfig, StoreOptions};
 
@@ -44,6 +45,10 @@ pub struct ServerConfig {
     /// The daemon's own executable, which Amp runs to ask permission (`None`: this
     /// process's).
     pub executable: Option<PathBuf>,
+    /// How agents are installed (`None`: never; binaries must be provided).
+    pub install: Option<sandbox_install::InstallConfig>,
+    /// Install a missing agent when a session is created for it.
+    pub auto_install: bool,
 }
 
 /// A daemon serving in the background (for tests, benchmarks and the demo).
@@ -149,8 +154,14 @@ async fn manager(config: ServerConfig) -> std::io::Result<Arc<SessionManager>> {
             None => std::env::current_exe()?,
         },
     });
+    let installs = Arc::new(AgentInstalls::new(
+        config.install.map(sandbox_install::Installer::new),
+        config.auto_install,
+        context.clone(),
+    ));
     Ok(Arc::new(SessionManager::new(
         AgentRegistry::new(context),
+        installs,
         config.sessions,
         store,
     )))

@@ -40,7 +40,9 @@ pub fn universal_schema_json() -> String {
     register::<u::AgentsResponse>(&mut generator);
     register::<u::ModelsResponse>(&mut generator);
     register::<u::ModesResponse>(&mut generator);
+    register::<u::InstallRequest>(&mut generator);
     register::<u::InstallResponse>(&mut generator);
+    register::<u::InstallProgress>(&mut generator);
     register::<u::HealthResponse>(&mut generator);
     register::<u::ProblemDetails>(&mut generator);
     register::<u::EventType>(&mut generator);

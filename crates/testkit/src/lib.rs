@@ -10,6 +10,8 @@
 //! - [`drivers`]: each agent's native protocol, recorded as a transcript.
 //! - [`scenarios`]: scripted conversations with checks, shared by the smoke tests and
 //!   `testkit record`.
+//! - [`mirror`]: a loopback mirror of the agents' download hosts and of an npm registry,
+//!   filled with the real pinned binaries and packages, with injectable faults.
 //! - [`postgres`]: fresh databases in the store tests' throw-away PostgreSQL cluster.
 //!
 //! See `crates/testkit/README.md` for how to run and extend it.
@@ -19,6 +21,7 @@
 pub mod agents;
 pub mod drivers;
 mod loud;
+pub mod mirror;
 pub mod netns;
 pub mod offline;
 pub mod postgres;

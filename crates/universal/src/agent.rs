@@ -187,10 +187,29 @@ pub struct AgentInfo {
     /// Path of the binary in use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// Where the binary in use came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::BinarySource>,
+    /// Every version the daemon has installed in its data dir (the one in use among them
+    /// unless an override or `PATH` binary is used instead).
+    #[serde(default)]
+    pub installed_versions: Vec<InstalledVersion>,
     /// Whether this daemon can drive the agent yet.
     pub supported: bool,
     /// What the agent supports.
     pub capabilities: AgentCapabilities,
+}
+
+/// One version of an agent installed in the daemon's data dir.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InstalledVersion {
+    /// The version.
+    pub version: String,
+    /// Its executable.
+    pub path: String,
+    /// Whether it is the one new sessions use.
+    pub current: bool,
 }
 
 /// One model an agent can use.

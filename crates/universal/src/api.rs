@@ -63,13 +63,49 @@ pub struct AgentsResponse {
     pub agents: Vec<AgentInfo>,
 }
 
-/// Body of a successful `POST /agents/{agent}/install`.
+/// Body of `POST /agents/{agent}/install` (optional: no body installs the default version
+/// unless the agent is already there).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InstallRequest {
+    /// The version: `pinned` (the one this daemon is tested with), `latest`, or a version
+    /// such as `2.1.330`. Default: the daemon's `--install-version` (pinned unless told).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = "^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")]
+    #[schemars(regex(pattern = "^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$"))]
+    pub version: Option<String>,
+    /// Download again even if that version is already installed.
+    #[serde(default)]
+    pub reinstall: bool,
+}
+
+/// Where an agent's binary came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum BinarySource {
+    /// Built into the daemon (`mock`).
+    BuiltIn,
+    /// `SANDBOX_DAEMON_<AGENT>_PATH`.
+    Override,
+    /// Found on `PATH`.
+    Path,
+    /// Installed by the daemon from the vendor's official release files.
+    Release,
+    /// Installed by the daemon from the vendor's files under a mirror
+    /// (`SANDBOX_DAEMON_INSTALL_MIRROR`).
+    Mirror,
+    /// Installed by the daemon from an npm registry.
+    Npm,
+}
+
+/// Body of a successful `POST /agents/{agent}/install` (and the `installed` frame of its
+/// event stream).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InstallResponse {
     /// The agent.
     pub agent: AgentId,
-    /// Whether the agent was already installed (nothing was downloaded).
+    /// Whether the agent was already there (nothing was downloaded).
     pub already_installed: bool,
     /// The installed version, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,6 +113,48 @@ pub struct InstallResponse {
     /// The binary's path, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// Where the binary came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<BinarySource>,
+    /// Bytes downloaded (0 when nothing was).
+    #[serde(default)]
+    pub size: u64,
+    /// How long the install took, in milliseconds.
+    #[serde(default)]
+    pub duration_ms: u64,
+}
+
+/// One step of an install, streamed as `progress` frames by `POST /agents/{agent}/install`
+/// when asked for `text/event-stream`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(tag = "phase", rename_all = "camelCase")]
+pub enum InstallProgress {
+    /// Another install of this agent is running; this one waits for it (and then usually
+    /// finds the agent installed).
+    Waiting {},
+    /// Finding out the version and where its files are.
+    Resolving {
+        /// The version asked for (`pinned`, `latest` or a version).
+        requested: String,
+    },
+    /// Downloading one file.
+    #[serde(rename_all = "camelCase")]
+    Downloading {
+        /// The agent version.
+        version: String,
+        /// Its URL.
+        url: String,
+        /// Bytes received so far.
+        bytes: u64,
+        /// Its size, when announced.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<u64>,
+    },
+    /// Checking checksums, unpacking, and running the executable's `--version`.
+    Verifying {
+        /// The agent version.
+        version: String,
+    },
 }
 
 /// Body of `POST /sessions/{sessionId}`.

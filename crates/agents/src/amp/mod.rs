@@ -11,7 +11,6 @@ pub mod launch;
 pub mod relay;
 pub mod session;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -38,14 +37,13 @@ impl AmpDriver {
         Self { context }
     }
 
-    fn binary(&self) -> Result<PathBuf, AgentError> {
-        self.context.binary(AgentId::Amp)
-    }
-
     /// Everything a session's turns are started with; fails fast without a key (Amp would
     /// start a browser login and wait forever).
-    fn launch(&self, session: &SessionConfig) -> Result<Launch, AgentError> {
-        let program = self.binary()?;
+    async fn launch(&self, session: &SessionConfig) -> Result<Launch, AgentError> {
+        let program = self
+            .context
+            .session_binary(AgentId::Amp, session.agent_version.as_deref())
+            .await?;
         let env = &self.context.provider_env;
         let key = env
             .credential(session.token.as_deref(), &["AMP_API_KEY"])
@@ -157,8 +155,8 @@ impl AgentDriver for AmpDriver {
         session: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        let launch = self.launch(&session)?;
-        let version = self.status().await.version;
+        let launch = self.launch(&session).await?;
+        let version = self.context.locator.version_of(&launch.program).await;
         let amp = AmpSession::new(launch, sink.clone(), None)?;
         sink.emit(AgentEvent::native(
             EventPayload::SessionStarted(SessionStarted {
@@ -184,7 +182,7 @@ impl AgentDriver for AmpDriver {
         native_session_id: Option<String>,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        let launch = self.launch(&session)?;
+        let launch = self.launch(&session).await?;
         Ok(Box::new(AmpSession::new(launch, sink, native_session_id)?))
     }
 }

@@ -67,7 +67,19 @@ impl ClaudeDriver {
     }
 
     fn binary(&self) -> Result<PathBuf, AgentError> {
-        let path = self.context.binary(AgentId::Claude)?;
+        Self::usable(self.context.binary(AgentId::Claude)?)
+    }
+
+    /// The binary a session runs: its requested version, else the located one.
+    async fn session_binary(&self, config: &SessionConfig) -> Result<PathBuf, AgentError> {
+        Self::usable(
+            self.context
+                .session_binary(AgentId::Claude, config.agent_version.as_deref())
+                .await?,
+        )
+    }
+
+    fn usable(path: PathBuf) -> Result<PathBuf, AgentError> {
         if !path.is_file() {
             return Err(AgentError::NotInstalled {
                 message: format!("Claude Code is not at {}", path.display()),
@@ -78,8 +90,7 @@ impl ClaudeDriver {
 
     /// The launch plan of a session: binary, credential (the session's `token`, else the
     /// daemon's environment), base URL, and the private HOME it creates.
-    fn plan(&self, config: &SessionConfig) -> Result<LaunchPlan, AgentError> {
-        let program = self.binary()?;
+    fn plan(&self, config: &SessionConfig, program: PathBuf) -> Result<LaunchPlan, AgentError> {
         let provider = &self.context.provider_env;
         let credentials = launch::credentials(provider, config.token.as_deref());
         std::fs::create_dir_all(launch::home_dir(&config.state_dir)).map_err(|e| {
@@ -168,18 +179,7 @@ impl AgentDriver for ClaudeDriver {
         config: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        if let Some(wanted) = &config.agent_version {
-            let installed = self.status().await.version;
-            if installed.as_deref() != Some(wanted.as_str()) {
-                return Err(AgentError::NotInstalled {
-                    message: format!(
-                        "Claude Code {wanted} was requested but {} is installed, and this \
-                         daemon cannot install another version yet",
-                        installed.as_deref().unwrap_or("an unknown version")
-                    ),
-                });
-            }
-        }
+        let program = self.session_binary(&config).await?;
         if config.validate_token {
             let provider = &self.context.provider_env;
             let credentials = launch::credentials(provider, config.token.as_deref());
@@ -192,8 +192,12 @@ impl AgentDriver for ClaudeDriver {
         }
         let native_id = uuid::Uuid::new_v4().to_string();
         let cwd = config.cwd.display().to_string();
-        let mut session =
-            ClaudeSession::new(self.plan(&config)?, native_id.clone(), &cwd, sink.clone());
+        let mut session = ClaudeSession::new(
+            self.plan(&config, program)?,
+            native_id.clone(),
+            &cwd,
+            sink.clone(),
+        );
         let init = session.spawn().await?;
         sink.set_native_session_id(&native_id);
         let model = config
@@ -227,7 +231,8 @@ impl AgentDriver for ClaudeDriver {
             AgentError::protocol("no Claude session id was recorded, so there is nothing to resume")
         })?;
         let cwd = config.cwd.display().to_string();
-        let mut session = ClaudeSession::new(self.plan(&config)?, native_id, &cwd, sink);
+        let program = self.session_binary(&config).await?;
+        let mut session = ClaudeSession::new(self.plan(&config, program)?, native_id, &cwd, sink);
         session.mark_resumable();
         Ok(Box::new(session))
     }

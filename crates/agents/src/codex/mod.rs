@@ -133,7 +133,11 @@ impl AgentDriver for CodexDriver {
             let credentials = self.credentials(session.token.as_deref());
             validate(ProviderApi::OpenAi, &credentials, Some(&self.base_url())).await?;
         }
-        let prepared = self.prepare(&session, sink.clone(), false)?;
+        let binary = self
+            .context
+            .session_binary(AgentId::Codex, session.agent_version.as_deref())
+            .await?;
+        let prepared = self.prepare(&session, binary, sink.clone(), false)?;
         let connection = Connection::open(
             &prepared.launch,
             Some(prepared.shared.clone()),
@@ -171,7 +175,11 @@ impl AgentDriver for CodexDriver {
         let thread_id = native_session_id.ok_or_else(|| {
             AgentError::protocol("the log has no Codex thread id to resume this session with")
         })?;
-        let prepared = self.prepare(&session, sink, true)?;
+        let binary = self
+            .context
+            .session_binary(AgentId::Codex, session.agent_version.as_deref())
+            .await?;
+        let prepared = self.prepare(&session, binary, sink, true)?;
         Ok(Box::new(CodexSession::restored(
             prepared.shared,
             prepared.launch,
@@ -194,10 +202,10 @@ impl CodexDriver {
     fn prepare(
         &self,
         session: &SessionConfig,
+        binary: PathBuf,
         sink: EventSink,
         restored: bool,
     ) -> Result<Prepared, AgentError> {
-        let binary = self.binary()?;
         launch::write_codex_home(&session.state_dir, &self.base_url()).map_err(|e| {
             AgentError::SpawnFailed {
                 message: format!("writing CODEX_HOME: {e}"),

@@ -73,6 +73,7 @@ impl AgentDriver for MockDriver {
             installed: true,
             version: Some(env!("CARGO_PKG_VERSION").to_string()),
             path: None,
+            origin: None,
         }
     }
 

@@ -207,7 +207,10 @@ impl AgentDriver for OpenCodeDriver {
         session: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        let binary = self.binary()?;
+        let binary = self
+            .context
+            .session_binary(AgentId::Opencode, session.agent_version.as_deref())
+            .await?;
         if session.validate_token {
             self.validate_token(&session).await?;
         }
@@ -260,7 +263,10 @@ impl AgentDriver for OpenCodeDriver {
         let native_id = native_session_id.ok_or_else(|| {
             AgentError::protocol("the log has no OpenCode session id to resume this session with")
         })?;
-        let binary = self.binary()?;
+        let binary = self
+            .context
+            .session_binary(AgentId::Opencode, session.agent_version.as_deref())
+            .await?;
         let lease = self.pool(&binary).lease(self.providers(&session));
         Ok(Box::new(OpenCodeSession::restored(
             lease,

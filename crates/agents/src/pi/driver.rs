@@ -40,14 +40,18 @@ impl PiDriver {
         self.context.binary(AgentId::Pi)
     }
 
-    fn launch(&self, session: &SessionConfig) -> Result<Launch, AgentError> {
+    async fn launch(&self, session: &SessionConfig) -> Result<Launch, AgentError> {
+        let program = self
+            .context
+            .session_binary(AgentId::Pi, session.agent_version.as_deref())
+            .await?;
         let dirs = PiDirs::new(&session.state_dir);
         dirs.write(&self.context.provider_env, session.permission_mode)
             .map_err(|e| AgentError::SpawnFailed {
                 message: format!("writing pi's agent dir: {e}"),
             })?;
         Ok(Launch {
-            program: self.binary()?,
+            program,
             cwd: session.cwd.clone(),
             dirs,
             env: self.context.provider_env.clone(),
@@ -206,8 +210,8 @@ impl AgentDriver for PiDriver {
         session: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        let launch = self.launch(&session)?;
-        let version = self.status().await.version;
+        let launch = self.launch(&session).await?;
+        let version = self.context.locator.version_of(&launch.program).await;
         let pi = PiSession::start(launch, Some(sink.clone()), None).await?;
         if let Some(id) = pi.native_session_id() {
             sink.set_native_session_id(&id);
@@ -234,7 +238,7 @@ impl AgentDriver for PiDriver {
         native_session_id: Option<String>,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        let launch = self.launch(&session)?;
+        let launch = self.launch(&session).await?;
         Ok(Box::new(PiSession::restored(
             launch,
             sink,

@@ -68,13 +68,9 @@ pub enum AgentsCommand {
         #[command(flatten)]
         client: ClientArgs,
     },
-    /// POST /agents/{agent}/install.
-    Install {
-        /// Agent id.
-        agent: String,
-        #[command(flatten)]
-        client: ClientArgs,
-    },
+    /// POST /agents/{agent}/install: install an agent (progress bar on stderr, summary as
+    /// JSON), through the daemon or, with `--local`, directly into a data dir.
+    Install(Box<super::install::AgentInstallArgs>),
 }
 
 /// `sandbox-daemon sessions ...`.
@@ -299,11 +295,11 @@ fn parse_answers(text: &str) -> Result<Answers, String> {
         .map_err(|e| format!("--answers must be a JSON array of arrays of labels: {e}"))
 }
 
-fn connect(args: &ClientArgs) -> Result<Client, ClientError> {
+pub(super) fn connect(args: &ClientArgs) -> Result<Client, ClientError> {
     Client::new(&args.endpoint, args.token.clone())
 }
 
-fn print_json(value: &impl Serialize) {
+pub(super) fn print_json(value: &impl Serialize) {
     println!(
         "{}",
         serde_json::to_string_pretty(value).expect("responses serialize")
@@ -321,7 +317,7 @@ fn finish<T: Serialize>(result: Result<T, ClientError>) -> ExitCode {
     }
 }
 
-fn fail(error: ClientError) -> ExitCode {
+pub(super) fn fail(error: ClientError) -> ExitCode {
     match error.problem() {
         Some(problem) => eprintln!(
             "{}",
@@ -350,11 +346,12 @@ pub async fn openapi(args: ClientArgs) -> ExitCode {
 
 /// `agents ...`.
 pub async fn agents(command: AgentsCommand) -> ExitCode {
-    let args = match &command {
-        AgentsCommand::List(client) => client,
-        AgentsCommand::Models { client, .. }
-        | AgentsCommand::Modes { client, .. }
-        | AgentsCommand::Install { client, .. } => client,
+    let args = match command {
+        AgentsCommand::Install(args) => return super::install::run(*args).await,
+        AgentsCommand::List(ref client) => client,
+        AgentsCommand::Models { ref client, .. } | AgentsCommand::Modes { ref client, .. } => {
+            client
+        }
     };
     let client = match connect(args) {
         Ok(client) => client,
@@ -364,7 +361,7 @@ pub async fn agents(command: AgentsCommand) -> ExitCode {
         AgentsCommand::List(_) => finish(client.list_agents().await),
         AgentsCommand::Models { agent, .. } => finish(client.agent_models(agent).await),
         AgentsCommand::Modes { agent, .. } => finish(client.agent_modes(agent).await),
-        AgentsCommand::Install { agent, .. } => finish(client.install_agent(agent).await),
+        AgentsCommand::Install(_) => unreachable!("handled above"),
     }
 }
 

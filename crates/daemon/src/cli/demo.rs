@@ -31,6 +31,8 @@ pub async fn run() -> ExitCode {
 async fn demo() -> Result<(), String> {
     let data_dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let server = start(ServerConfig {
+        install: None,
+        auto_install: false,
         host: "127.0.0.1".into(),
         port: 0,
         http: HttpSettings::default(),

@@ -3,6 +3,7 @@
 
 mod client;
 mod demo;
+mod install;
 mod server;
 
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Start the daemon (the same as giving no subcommand).
-    Server(ServerArgs),
+    Server(Box<ServerArgs>),
     /// Run a complete mock-agent session in-process and print its events (no API keys).
     Demo,
     /// Write the generated OpenAPI document and universal JSON Schema.
@@ -61,7 +62,7 @@ pub enum Command {
 pub async fn run(cli: Cli) -> ExitCode {
     match cli.command {
         None => server::run(cli.server).await,
-        Some(Command::Server(args)) => server::run(args).await,
+        Some(Command::Server(args)) => server::run(*args).await,
         Some(Command::Demo) => demo::run().await,
         Some(Command::Spec { out, check }) => spec(&out, check),
         Some(Command::Health(args)) => client::health(args).await,

@@ -99,6 +99,13 @@ pub struct ServerArgs {
     /// repeat for several, or `*` for any.
     #[arg(long = "cors-origin")]
     pub cors_origins: Vec<String>,
+    /// Where agent downloads come from.
+    #[command(flatten)]
+    pub install: super::install::InstallArgs,
+    /// Do not install a missing agent when a session is created for it (`POST
+    /// /agents/{agent}/install` still installs).
+    #[arg(long, env = "SANDBOX_DAEMON_NO_AUTO_INSTALL")]
+    pub no_auto_install: bool,
 }
 
 impl ServerArgs {
@@ -155,6 +162,8 @@ impl ServerArgs {
             },
             locator: BinaryLocator::from_process_env(Some(data_dir.join("agents"))),
             executable: None,
+            install: Some(self.install.config(data_dir.join("agents"))),
+            auto_install: !self.no_auto_install,
             sessions: SessionSettings {
                 workspace_root: self.workspace_root.clone(),
                 idle_timeout: (!self.idle_timeout.is_zero()).then_some(self.idle_timeout),

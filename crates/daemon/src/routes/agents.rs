@@ -3,17 +3,21 @@
 use std::sync::Arc;
 
 use axum::Json;
+use axum::body::Body;
 use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures::StreamExt;
 use sandbox_agents::AgentDriver;
-use sandbox_agents::locate::override_var;
 use sandbox_universal::{
-    AgentId, AgentInfo, AgentsResponse, InstallResponse, ModelsResponse, ModesResponse,
-    ProblemDetails,
+    AgentId, AgentInfo, AgentsResponse, InstallProgress, InstallRequest, InstallResponse,
+    ModelsResponse, ModesResponse, ProblemDetails,
 };
 
 use super::AppState;
 use crate::error::ApiError;
-use crate::extract::{ApiEmpty, ApiPath};
+use crate::extract::{ApiOptionalJson, ApiPath};
 
 fn driver(state: &AppState, name: &str) -> Result<Arc<dyn AgentDriver>, ApiError> {
     let agent: AgentId = name
@@ -46,12 +50,15 @@ fn supported(driver: Arc<dyn AgentDriver>) -> Result<Arc<dyn AgentDriver>, ApiEr
 )]
 pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> {
     let drivers: Vec<_> = state.sessions.registry().all().cloned().collect();
+    let installs = state.sessions.installs();
     let infos = drivers.iter().map(|driver| async move {
         let status = driver.status().await;
         AgentInfo {
             id: driver.id(),
             name: driver.name().into(),
             installed: status.installed,
+            source: installs.source(driver.id(), status.origin, status.version.as_deref()),
+            installed_versions: installs.installed_versions(driver.id()),
             version: status.version,
             path: status.path.map(|p| p.display().to_string()),
             supported: driver.supported(),
@@ -109,8 +116,11 @@ pub async fn agent_modes(
     Ok(Json(driver.modes().await?))
 }
 
-/// Installs an agent. An agent whose binary is already present answers at once; downloading
-/// agents is not available in this build yet (409 problem naming how to provide the binary).
+/// Installs an agent: downloads the binary for this machine (the version asked for, else
+/// the daemon's default, pinned unless configured otherwise), verifies it and makes it the
+/// one new sessions use. A binary already here answers at once (unless `reinstall`); an
+/// install of the same agent already running is waited for, not repeated. Asked for
+/// `text/event-stream`, it streams `progress` frames, then one `installed` or `error` frame.
 #[utoipa::path(
     post,
     path = "/agents/{agent}/install",
@@ -118,30 +128,66 @@ pub async fn agent_modes(
     tag = "agents",
     security(("bearer" = [])),
     params(("agent" = String, Path, description = "Agent id")),
+    request_body(content = InstallRequest, description = "What to install (optional: no body installs the default version unless the agent is already here)", content_type = "application/json"),
     responses(
-        (status = 200, body = InstallResponse),
+        (status = 200, description = "Installed (or already there). With `Accept: text/event-stream`: frames `event: progress` (`data`: an InstallProgress), then `event: installed` (`data`: an InstallResponse) or `event: error` (`data`: problem details, e.g. `installFailed`); the HTTP status is then 200 whatever the outcome.", content(
+            (InstallResponse = "application/json"),
+            (String = "text/event-stream")
+        )),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "Installing is not available", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 409, description = "Installing is off in this daemon, or `SANDBOX_DAEMON_<AGENT>_PATH` names the binary to use (and it is not the version asked for)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 502, description = "The install failed (`agentError.type` is `installFailed`): a download answered an error status or broke off after retries, a checksum did not match, the platform has no build, the binary did not report the version, the disk is full, or a tool (Node.js, npm) is missing. Nothing partial is left behind.", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn install_agent(
     State(state): State<AppState>,
     ApiPath(agent): ApiPath<String>,
-    _body: ApiEmpty,
-) -> Result<Json<InstallResponse>, ApiError> {
-    let driver = driver(&state, &agent)?;
-    let status = driver.status().await;
-    if !status.installed {
-        return Err(ApiError::InstallUnavailable(format!(
-            "installing {} is not available in this build yet; install it yourself and set {} to the binary (or put it on PATH)",
-            driver.name(),
-            override_var(driver.id())
+    headers: HeaderMap,
+    ApiOptionalJson(request): ApiOptionalJson<InstallRequest>,
+) -> Result<Response, ApiError> {
+    let agent = driver(&state, &agent)?.id();
+    if let Some(version) = &request.version
+        && !sandbox_agents::locate::valid_version(version)
+    {
+        return Err(ApiError::InvalidParameter(format!(
+            "`{version}` is not a version (use `latest`, `pinned` or a version such as 1.2.3)"
         )));
     }
-    Ok(Json(InstallResponse {
-        agent: driver.id(),
-        already_installed: true,
-        version: status.version,
-        path: status.path.map(|p| p.display().to_string()),
-    }))
+    let installs = state.sessions.installs().clone();
+    let streamed = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/event-stream"));
+    if !streamed {
+        return Ok(Json(installs.install(agent, &request, &|_| {}).await?).into_response());
+    }
+    // The install runs on its own task: a client that goes away does not cut it short.
+    let (frames, body) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
+    tokio::spawn(async move {
+        let progress_frames = frames.clone();
+        let progress = move |step: InstallProgress| {
+            let _ = progress_frames.send(frame("progress", &step));
+        };
+        let last = match installs.install(agent, &request, &progress).await {
+            Ok(done) => frame("installed", &done),
+            Err(error) => frame("error", &error.problem()),
+        };
+        let _ = frames.send(last);
+    });
+    let stream = tokio_stream::wrappers::UnboundedReceiverStream::new(body)
+        .map(Ok::<_, std::convert::Infallible>);
+    let mut response = Response::new(Body::from_stream(stream));
+    let response_headers = response.headers_mut();
+    response_headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    Ok(response)
+}
+
+/// One SSE frame.
+fn frame(event: &str, data: &impl serde::Serialize) -> Bytes {
+    let json = serde_json::to_string(data).expect("install frames serialize");
+    Bytes::from(format!("event: {event}\ndata: {json}\n\n"))
 }

@@ -31,6 +31,7 @@ use crate::session::{MAX_SESSION_ID_LEN, SESSION_ID_PATTERN};
         (name = "events", description = "A session's event log"),
         (name = "hitl", description = "Human in the loop: permissions and questions"),
     ),
+    components(schemas(sandbox_universal::InstallProgress)),
     modifiers(&BearerAuth)
 )]
 struct BaseDocument;
@@ -66,7 +67,11 @@ pub enum DocAuth {
 
 /// Operations that take no body: an empty body or `{}` is accepted; `--no-token` requires
 /// the JSON content type on them too.
-const EMPTY_BODY_OPERATIONS: &[&str] = &["cancelTurn", "endSession", "installAgent"];
+const EMPTY_BODY_OPERATIONS: &[&str] = &["cancelTurn", "endSession"];
+
+/// Operations whose JSON body may be left out (an empty body means the defaults);
+/// `--no-token` requires the JSON content type, so a body, on them too.
+const OPTIONAL_BODY_OPERATIONS: &[&str] = &["installAgent"];
 
 /// The complete OpenAPI document of the daemon.
 pub fn document(auth: DocAuth) -> &'static Value {
@@ -140,6 +145,7 @@ fn complete(doc: &mut Value, auth: DocAuth) {
     add_links(doc);
     name_agents(doc);
     describe_frames(doc);
+    describe_install_frames(doc);
 }
 
 /// The SSE route answers a stream of frames, not one JSON body: each frame (as Open API
@@ -169,6 +175,40 @@ fn describe_frames(doc: &mut Value) {
                 }
             }
         }),
+    );
+}
+
+/// The install route's event stream, frame by frame: `progress` frames, then one
+/// `installed` or `error` frame.
+fn describe_install_frames(doc: &mut Value) {
+    let Some(media) = doc.pointer_mut(
+        "/paths/~1agents~1{agent}~1install/post/responses/200/content/text~1event-stream",
+    ) else {
+        return;
+    };
+    let media = media.as_object_mut().expect("a media type");
+    media.remove("schema");
+    let frame = |event: &str, schema: &str| {
+        json!({
+            "type": "object",
+            "required": ["event", "data"],
+            "properties": {
+                "event": {"const": event},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": format!("#/components/schemas/{schema}")}
+                }
+            }
+        })
+    };
+    media.insert(
+        "itemSchema".into(),
+        json!({"oneOf": [
+            frame("progress", "InstallProgress"),
+            frame("installed", "InstallResponse"),
+            frame("error", "ProblemDetails"),
+        ]}),
     );
 }
 
@@ -212,6 +252,9 @@ fn complete_operation(method: &str, operation: &mut Value, auth: DocAuth) {
             "required": auth == DocAuth::NoToken,
             "content": {"application/json": {"schema": {"type": "object", "maxProperties": 0}}}
         });
+    }
+    if OPTIONAL_BODY_OPERATIONS.contains(&id.as_str()) {
+        operation["requestBody"]["required"] = json!(auth == DocAuth::NoToken);
     }
     let has_body = operation.get("requestBody").is_some();
     let secured = operation["security"]

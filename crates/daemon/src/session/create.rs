@@ -33,8 +33,14 @@ impl SessionManager {
                 .map_err(|e: sandbox_universal::UnknownAgentName| {
                     ApiError::UnknownAgent(e.to_string())
                 })?;
-        let driver = self.registry.get(agent);
         let permission_mode = resolve_permission_mode(&request)?;
+        // The agent is installed (or being installed) before its modes and models can be
+        // asked of it.
+        let agent_version = self
+            .installs
+            .ensure(agent, request.agent_version.as_deref())
+            .await?;
+        let driver = self.registry.get(agent);
         validate_choices(driver.as_ref(), &request, permission_mode).await?;
         let cwd = resolve_cwd(&self.settings, request.cwd.as_deref())?;
         self.store.check_writable()?;
@@ -53,7 +59,7 @@ impl SessionManager {
             model: request.model.clone(),
             variant: request.variant.clone(),
             dangerously_skip_permissions: request.dangerously_skip_permissions.unwrap_or(false),
-            agent_version: request.agent_version.clone(),
+            agent_version,
             cwd,
             created_at: Utc::now(),
         };

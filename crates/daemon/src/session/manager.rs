@@ -19,6 +19,7 @@ use super::legacy::Imports;
 use super::record::{SessionRecord, stored_info};
 use super::{SessionCore, SessionSettings, files};
 use crate::error::ApiError;
+use crate::installs::AgentInstalls;
 use crate::log::{Heads, SessionLog};
 use crate::store::{ListQuery, SessionRow, Store, StoreError, StoredEvent};
 
@@ -52,6 +53,7 @@ pub enum View {
 /// Creates, loads, finds, ends and purges sessions.
 pub struct SessionManager {
     pub(super) registry: AgentRegistry,
+    pub(super) installs: Arc<AgentInstalls>,
     pub(super) settings: Arc<SessionSettings>,
     pub(super) store: Arc<Store>,
     pub(super) heads: Arc<Heads>,
@@ -63,9 +65,15 @@ pub struct SessionManager {
 
 impl SessionManager {
     /// A manager over `store`.
-    pub fn new(registry: AgentRegistry, settings: SessionSettings, store: Arc<Store>) -> Self {
+    pub fn new(
+        registry: AgentRegistry,
+        installs: Arc<AgentInstalls>,
+        settings: SessionSettings,
+        store: Arc<Store>,
+    ) -> Self {
         Self {
             registry,
+            installs,
             settings: Arc::new(settings),
             store,
             heads: Arc::new(Heads::default()),
@@ -84,6 +92,11 @@ impl SessionManager {
     /// The agent registry.
     pub fn registry(&self) -> &AgentRegistry {
         &self.registry
+    }
+
+    /// Installing agents.
+    pub fn installs(&self) -> &Arc<AgentInstalls> {
+        &self.installs
     }
 
     /// The store.

@@ -379,7 +379,11 @@ async fn agents_models_modes_and_install() {
     assert_eq!(modes.modes.len(), 2);
     assert_eq!(modes.permission_modes.len(), 4);
 
-    let install = daemon.client.install_agent("mock").await.unwrap();
+    let install = daemon
+        .client
+        .install_agent("mock", &Default::default())
+        .await
+        .unwrap();
     assert!(install.already_installed);
     let url = daemon.url();
     let amp_install = raw(
@@ -511,6 +515,8 @@ async fn two_daemons_cannot_share_a_data_dir() {
         provider_env: Default::default(),
         locator: Default::default(),
         executable: None,
+        install: None,
+        auto_install: false,
     })
     .await;
     let error = second.err().expect("the data dir is taken");

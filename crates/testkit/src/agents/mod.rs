@@ -140,8 +140,12 @@ pub fn node_modules() -> PathBuf {
 /// Where the real executable of `agent` lives inside `node_modules`, skipping the node
 /// launchers (the manifest's candidates, first match wins).
 pub fn expected_path(agent: Agent, node_modules: &Path) -> PathBuf {
-    manifest::npm_executable(agent.agent_id(), node_modules, Platform::current())
-        .expect("every test agent has a package")
+    manifest::npm_executable(
+        agent.agent_id(),
+        node_modules,
+        Platform::current().expect("a supported machine"),
+    )
+    .expect("every test agent has a package")
 }
 
 /// The installed executable of `agent`: `$SANDBOX_DAEMON_<AGENT>_PATH` when set, else

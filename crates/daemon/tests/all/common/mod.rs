@@ -86,6 +86,11 @@ pub struct Options {
     pub timeouts: sandbox_daemon::serve::ConnectionTimeouts,
     /// `--request-body-timeout`.
     pub body_timeout: Duration,
+    /// `--install-mirror`: installs come from this loopback mirror (`None`: installing is
+    /// off, so no test ever reaches a vendor).
+    pub install_mirror: Option<String>,
+    /// Install missing agents when sessions are created.
+    pub auto_install: bool,
 }
 
 /// The store test daemons use: SQLite in the data dir, or with `SANDBOX_TEST_STORE=postgres`
@@ -118,6 +123,8 @@ impl Default for Options {
             cors_origins: Vec::new(),
             store: None,
             idle_timeout: None,
+            install_mirror: None,
+            auto_install: false,
             retain_ended: None,
             evict_after: None,
             allowed_hosts: Vec::new(),
@@ -198,8 +205,20 @@ impl TestDaemon {
             provider_env: options.provider_env.clone(),
             // No PATH: only the mock and the agents given in `agent_paths` are
             // "installed", whatever this machine has.
-            locator: BinaryLocator::new(options.agent_paths.clone(), None, None),
+            locator: BinaryLocator::new(
+                options.agent_paths.clone(),
+                Some(data_dir.path().join("agents")),
+                None,
+            ),
             executable: Some(PathBuf::from(process::BINARY)),
+            install: options.install_mirror.as_ref().map(|mirror| {
+                let mut config =
+                    sandbox_install::InstallConfig::new(data_dir.path().join("agents"));
+                config.mirror = Some(mirror.clone());
+                config.backoff = Duration::from_millis(10);
+                config
+            }),
+            auto_install: options.auto_install,
         })
         .await
         .unwrap();
