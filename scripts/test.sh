@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command: formatting, lints, spec drift, and every test.
+# The project's test command: formatting, lints, spec drift, every test, and the SDK's
+# checks (Node 20 + npm needed; it installs its own pinned packages).
 # Usage: scripts/test.sh
 # Real-agent tests run when the agents are installed (scripts/install-test-agents.sh) and
 # skip loudly otherwise; SANDBOX_REQUIRE_AGENTS=1 SANDBOX_REQUIRE_NETNS=1 make them mandatory.
@@ -32,6 +33,11 @@ step "tests: test kit (fake provider, real-agent smoke tests)" \
 
 step "API conformance (Schemathesis, all checks and phases, token and --no-token)" \
   scripts/conformance.sh
+
+# The SDKs, against the daemon binary built from this tree.
+step "build the daemon binary for the SDKs" cargo build --quiet -p sandbox-daemon
+export SANDBOX_DAEMON_BIN="$PWD/target/debug/sandbox-daemon"
+step "TypeScript SDK (sdks/typescript/ci.sh)" sdks/typescript/ci.sh
 
 # The daemon's API and store tests once more, on a PostgreSQL store.
 postgres_tests() {

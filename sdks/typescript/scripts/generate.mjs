@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// Generates src/generated/ from the daemon's OpenAPI document (spec/openapi.json):
+//   openapi.ts     wire types (openapi-typescript)
+//   validators.ts  zod 4 validators, Standard Schema (scripts/zod-emitter.mjs)
+//   routes.ts      method and path of every operation
+//
+//   node scripts/generate.mjs            write src/generated/
+//   node scripts/generate.mjs --out DIR  write DIR instead
+//   node scripts/generate.mjs --check    regenerate into a temp dir; fail on any difference
+//   SANDBOX_DAEMON_SPEC=path             read another OpenAPI document
+
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import openapiTS, { astToString } from 'openapi-typescript';
+import { emitRoutes, emitValidators } from './zod-emitter.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const specPath = resolve(process.env.SANDBOX_DAEMON_SPEC ?? join(root, '..', '..', 'spec', 'openapi.json'));
+const committed = join(root, 'src', 'generated');
+
+const args = process.argv.slice(2);
+const checkMode = args.includes('--check');
+const outIndex = args.indexOf('--out');
+const outDir = outIndex >= 0 ? resolve(args[outIndex + 1]) : committed;
+
+/** Writes every generated file into `dir`. */
+async function generate(dir) {
+  const spec = JSON.parse(readFileSync(specPath, 'utf8'));
+  const tool = JSON.parse(readFileSync(join(root, 'node_modules', 'openapi-typescript', 'package.json'), 'utf8'));
+  const source = relative(root, specPath).replaceAll('\\', '/');
+  const header = (by) =>
+    `// Generated from ${source} (${spec.info.title} ${spec.info.version}) by ${by}.\n` +
+    '// Do not edit: run `npm run generate`. `npm run check:generated` fails when this file is stale.\n';
+
+  const ast = await openapiTS(pathToFileURL(specPath), {
+    rootTypes: true,
+    rootTypesNoSchemaPrefix: true,
+  });
+  const files = {
+    'openapi.ts': header(`openapi-typescript ${tool.version}`) + '\n' + astToString(ast),
+    'validators.ts': emitValidators(spec, { header: header('scripts/zod-emitter.mjs') }),
+    'routes.ts': emitRoutes(spec, { header: header('scripts/zod-emitter.mjs') }),
+  };
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return Object.keys(files);
+}
+
+function firstDifference(a, b) {
+  const left = a.split('\n');
+  const right = b.split('\n');
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    if (left[i] !== right[i]) {
+      return `line ${i + 1}:\n  committed:   ${left[i] ?? '<end of file>'}\n  regenerated: ${right[i] ?? '<end of file>'}`;
+    }
+  }
+  return 'identical';
+}
+
+if (checkMode) {
+  const temp = mkdtempSync(join(tmpdir(), 'sandbox-daemon-generated-'));
+  try {
+    const names = await generate(temp);
+    const problems = [];
+    const present = existsSync(committed) ? readdirSync(committed) : [];
+    for (const extra of present.filter((n) => !names.includes(n))) {
+      problems.push(`src/generated/${extra}: not produced by the generator (remove it)`);
+    }
+    for (const name of names) {
+      const fresh = readFileSync(join(temp, name), 'utf8');
+      const path = join(committed, name);
+      if (!existsSync(path)) {
+        problems.push(`src/generated/${name}: missing`);
+        continue;
+      }
+      const old = readFileSync(path, 'utf8');
+      if (old !== fresh) problems.push(`src/generated/${name}: differs at ${firstDifference(old, fresh)}`);
+    }
+    if (problems.length) {
+      console.error(`generated files are stale against ${relative(root, specPath)}:`);
+      for (const p of problems) console.error(`  ${p}`);
+      console.error('run `npm run generate` and commit the result');
+      process.exitCode = 1; // not process.exit(): the temp dir is removed below
+    } else {
+      console.log(`src/generated/ is up to date with ${relative(root, specPath)} (${names.join(', ')})`);
+    }
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+} else {
+  const names = await generate(outDir);
+  console.log(`wrote ${names.map((n) => relative(process.cwd(), join(outDir, n))).join(', ')}`);
+}

@@ -1,0 +1,427 @@
+// Emits zod 4 validators (Standard Schema) from the daemon's OpenAPI document.
+//
+// It covers the JSON Schema the daemon's spec uses and nothing more: any keyword it does
+// not know stops generation with the schema's location, so a spec change that needs more
+// never yields a validator that silently accepts too much. Objects are `z.looseObject`
+// (a newer daemon may add fields; RFC 7807 problems carry extension members) unless the
+// schema says `additionalProperties: false`. A `oneOf` whose branches are objects tagged by
+// one constant property becomes `z.discriminatedUnion`, so a failure names the field
+// (`data.kind`) instead of "no branch matched"; an `allOf` of such a union and plain
+// objects (the event envelope) is distributed over the union's branches for the same
+// reason.
+
+/** Keywords that only document a schema. */
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'examples',
+  'example',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'format',
+]);
+const FORMATS = new Set(['date-time', 'int32', 'int64', 'uint32', 'uint64', 'double', 'float']);
+const SUPPORTED = new Set([
+  ...ANNOTATIONS,
+  '$ref',
+  'type',
+  'enum',
+  'const',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+]);
+
+const REF_PREFIX = '#/components/schemas/';
+const SUCCESS = ['200', '201', '202', '203', '204'];
+
+/** The name of a component's validator const. */
+export const validatorName = (component) => `${component}Schema`;
+
+/**
+ * Generates the validators module.
+ * @param {any} spec the OpenAPI document
+ * @param {{ header: string }} options
+ * @returns {string} TypeScript source
+ */
+export function emitValidators(spec, { header }) {
+  const components = spec.components?.schemas ?? {};
+  const ops = operations(spec);
+
+  // Which components to emit: every schema reachable from a success response, the SSE
+  // frame's payload and the problem body.
+  const roots = new Set(['ProblemDetails']);
+  const responseRoots = {};
+  const streamRoots = {};
+  for (const op of ops) {
+    const found = successSchema(op);
+    responseRoots[op.operationId] = found;
+    if (found.kind === 'ref') roots.add(found.name);
+    if (found.kind === 'stream') {
+      streamRoots[op.operationId] = found.name;
+      roots.add(found.name);
+    }
+  }
+  const order = closure([...roots], components);
+
+  const out = [header, "import * as z from 'zod';", "import type { components } from './openapi.js';", ''];
+  out.push('type Schemas = components["schemas"];', '');
+  for (const name of order) {
+    const schema = components[name];
+    const ctx = { components, component: name, prelude: [], pointer: `${REF_PREFIX}${name}` };
+    const code = expr(schema, ctx, 0);
+    out.push(...ctx.prelude);
+    out.push(doc(schema.description));
+    out.push(
+      `export const ${validatorName(name)}: z.ZodType<Schemas[${JSON.stringify(name)}]> = ${code};`,
+      '',
+    );
+  }
+
+  // The maps are annotated with `typeof` each const, so declarations stay compact.
+  const map = (doc, name, entries) => {
+    out.push(doc, `export const ${name}: {`);
+    for (const [key, , type] of entries) out.push(`  readonly ${key}: ${type};`);
+    out.push('} = {');
+    for (const [key, value] of entries) out.push(`  ${key}: ${value},`);
+    out.push('};', '');
+  };
+  const ref = (component) => [validatorName(component), `typeof ${validatorName(component)}`];
+
+  map(
+    '/** Every generated validator, by the name of its schema in the OpenAPI document. */',
+    'schemas',
+    order.map((name) => [name, ...ref(name)]),
+  );
+  map(
+    [
+      '/**',
+      " * The validator of each operation's success body, by operationId: `null` when the",
+      ' * operation answers no body (204) or only streams (see `streamSchemas`); `z.unknown()` when',
+      ' * the spec gives the body no schema.',
+      ' */',
+    ].join('\n'),
+    'responseSchemas',
+    ops.map((op) => {
+      const found = responseRoots[op.operationId];
+      if (found.kind === 'ref') return [op.operationId, ...ref(found.name)];
+      if (found.kind === 'any') return [op.operationId, 'z.unknown()', 'z.ZodUnknown'];
+      return [op.operationId, 'null', 'null'];
+    }),
+  );
+  map(
+    "/** The validator of one frame's `data` for each streaming operation, by operationId. */",
+    'streamSchemas',
+    Object.entries(streamRoots).map(([id, name]) => [id, ...ref(name)]),
+  );
+  return out.join('\n');
+}
+
+/**
+ * Generates the route table: method and path template of every operation.
+ * @param {any} spec
+ * @param {{ header: string }} options
+ */
+export function emitRoutes(spec, { header }) {
+  const out = [header, "import type { operations } from './openapi.js';", ''];
+  out.push('/** The HTTP method and path template of an operation. */');
+  out.push('export interface Route {');
+  out.push('  /** HTTP method. */');
+  out.push("  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';");
+  out.push('  /** Path template, `{name}` for path parameters. */');
+  out.push('  readonly path: string;');
+  out.push('}', '');
+  out.push('/** Every operation of the OpenAPI document, by operationId. */');
+  out.push('export const routes = {');
+  for (const op of operations(spec)) {
+    out.push(
+      `  ${op.operationId}: { method: ${JSON.stringify(op.method.toUpperCase())}, path: ${JSON.stringify(op.path)} },`,
+    );
+  }
+  out.push('} as const satisfies { readonly [K in keyof operations]: Route };', '');
+  return out.join('\n');
+}
+
+/** The operations of the document, in document order. */
+export function operations(spec) {
+  const list = [];
+  for (const [path, item] of Object.entries(spec.paths ?? {})) {
+    for (const method of ['get', 'put', 'post', 'delete', 'patch']) {
+      const op = item[method];
+      if (!op) continue;
+      if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      list.push({ ...op, method, path });
+    }
+  }
+  return list;
+}
+
+/** What an operation answers on success: a component, a stream of one, any JSON, or nothing. */
+function successSchema(op) {
+  const codes = Object.keys(op.responses ?? {}).filter((c) => SUCCESS.includes(c));
+  if (codes.length !== 1) {
+    throw new Error(`${op.operationId}: expected one success status, found ${codes.join(', ') || 'none'}`);
+  }
+  const content = op.responses[codes[0]].content ?? {};
+  if (Object.keys(content).length === 0) return { kind: 'none' };
+  if (content['application/json']) {
+    const schema = content['application/json'].schema;
+    if (!schema || Object.keys(schema).length === 0) return { kind: 'any' };
+    if (typeof schema.$ref === 'string') return { kind: 'ref', name: refName(schema.$ref, op.operationId) };
+    throw new Error(`${op.operationId}: the success body must be a $ref to a component`);
+  }
+  if (content['text/event-stream']) {
+    const data = content['text/event-stream'].itemSchema?.properties?.data;
+    const ref = data?.contentSchema?.$ref;
+    if (typeof ref !== 'string') {
+      throw new Error(`${op.operationId}: text/event-stream without itemSchema.properties.data.contentSchema.$ref`);
+    }
+    return { kind: 'stream', name: refName(ref, op.operationId) };
+  }
+  throw new Error(`${op.operationId}: unsupported success content ${Object.keys(content).join(', ')}`);
+}
+
+function refName(ref, where) {
+  if (!ref.startsWith(REF_PREFIX)) throw new Error(`${where}: unsupported $ref ${ref}`);
+  return ref.slice(REF_PREFIX.length);
+}
+
+/** The components reachable from `roots`, dependencies first (alphabetical among equals). */
+function closure(roots, components) {
+  const order = [];
+  const state = new Map(); // name -> 'visiting' | 'done'
+  const visit = (name, from) => {
+    if (!components[name]) throw new Error(`${from}: no component ${name}`);
+    if (state.get(name) === 'done') return;
+    if (state.get(name) === 'visiting') throw new Error(`recursive schema ${name}: not supported yet`);
+    state.set(name, 'visiting');
+    for (const dep of [...refsOf(components[name])].sort()) visit(dep, name);
+    state.set(name, 'done');
+    order.push(name);
+  };
+  for (const root of [...roots].sort()) visit(root, 'root');
+  return order;
+}
+
+function refsOf(schema, found = new Set()) {
+  if (Array.isArray(schema)) {
+    for (const s of schema) refsOf(s, found);
+  } else if (schema && typeof schema === 'object') {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === '$ref' && typeof value === 'string') found.add(refName(value, 'schema'));
+      else if (key !== 'examples' && key !== 'example' && key !== 'default') refsOf(value, found);
+    }
+  }
+  return found;
+}
+
+function doc(description) {
+  if (!description) return '/** (no description in the spec) */';
+  const lines = description.replaceAll('*/', '*\\/').split('\n');
+  if (lines.length === 1) return `/** ${lines[0]} */`;
+  return ['/**', ...lines.map((l) => ` * ${l}`.trimEnd()), ' */'].join('\n');
+}
+
+const pad = (depth) => '  '.repeat(depth);
+
+function check(schema, ctx) {
+  if (schema === true || (schema && typeof schema === 'object' && Object.keys(schema).length === 0)) return;
+  if (!schema || typeof schema !== 'object' || Array.isArray(schema)) {
+    throw new Error(`${ctx.pointer}: not a schema object`);
+  }
+  for (const key of Object.keys(schema)) {
+    if (!SUPPORTED.has(key)) throw new Error(`${ctx.pointer}: unsupported keyword \`${key}\``);
+  }
+  if (schema.format !== undefined && !FORMATS.has(schema.format)) {
+    throw new Error(`${ctx.pointer}: unsupported format \`${schema.format}\``);
+  }
+  if (schema.$ref !== undefined) {
+    const extra = Object.keys(schema).filter((k) => k !== '$ref' && !ANNOTATIONS.has(k));
+    if (extra.length) throw new Error(`${ctx.pointer}: $ref beside ${extra.join(', ')}`);
+  }
+}
+
+/** The zod expression validating `schema`. */
+function expr(schema, ctx, depth) {
+  check(schema, ctx);
+  if (schema === true || Object.keys(schema).every((k) => ANNOTATIONS.has(k) && k !== 'format')) {
+    return 'z.unknown()';
+  }
+  if (schema.$ref) return validatorName(refName(schema.$ref, ctx.pointer));
+  if (schema.allOf) return allOf(schema, ctx, depth);
+  if (schema.oneOf || schema.anyOf) return oneOf(schema, ctx, depth);
+  if (schema.const !== undefined) return `z.literal(${JSON.stringify(schema.const)})`;
+
+  const types = schema.type === undefined ? [] : [schema.type].flat();
+  const nullable = types.includes('null') || (schema.enum ?? []).includes(null);
+  const base = types.filter((t) => t !== 'null');
+  let code;
+  if (schema.enum) {
+    const values = schema.enum.filter((v) => v !== null);
+    if (!values.every((v) => typeof v === 'string')) throw new Error(`${ctx.pointer}: non-string enum`);
+    code = values.length === 1 ? `z.literal(${JSON.stringify(values[0])})` : `z.enum(${JSON.stringify(values)})`;
+  } else if (base.length === 0 && nullable) {
+    return 'z.null()';
+  } else if (base.length === 1) {
+    code = typed(base[0], schema, ctx, depth);
+  } else if (base.length > 1) {
+    code = `z.union([${base.map((t) => typed(t, schema, ctx, depth)).join(', ')}])`;
+  } else {
+    throw new Error(`${ctx.pointer}: a schema without type, enum, const, $ref or composition`);
+  }
+  return nullable ? `${code}.nullable()` : code;
+}
+
+function typed(type, schema, ctx, depth) {
+  switch (type) {
+    case 'string': {
+      let code = schema.format === 'date-time' ? 'z.iso.datetime({ offset: true })' : 'z.string()';
+      if (schema.minLength !== undefined) code += `.min(${schema.minLength})`;
+      if (schema.maxLength !== undefined) code += `.max(${schema.maxLength})`;
+      if (schema.pattern !== undefined) code += `.regex(new RegExp(${JSON.stringify(schema.pattern)}))`;
+      return code;
+    }
+    case 'integer':
+    case 'number': {
+      let code = type === 'integer' ? 'z.number().int()' : 'z.number()';
+      if (schema.minimum !== undefined) code += `.min(${schema.minimum})`;
+      if (schema.maximum !== undefined) code += `.max(${schema.maximum})`;
+      return code;
+    }
+    case 'boolean':
+      return 'z.boolean()';
+    case 'array': {
+      const items = schema.items === undefined ? 'z.unknown()' : expr(schema.items, sub(ctx, 'items'), depth);
+      let code = `z.array(${items})`;
+      if (schema.minItems !== undefined) code += `.min(${schema.minItems})`;
+      if (schema.maxItems !== undefined) code += `.max(${schema.maxItems})`;
+      return code;
+    }
+    case 'object':
+      return object(schema.properties ?? {}, schema.required ?? [], schema.additionalProperties, ctx, depth);
+    default:
+      throw new Error(`${ctx.pointer}: unsupported type \`${type}\``);
+  }
+}
+
+function sub(ctx, ...segments) {
+  return { ...ctx, pointer: `${ctx.pointer}/${segments.join('/')}` };
+}
+
+function object(properties, required, additional, ctx, depth) {
+  if (additional !== undefined && additional !== false && additional !== true) {
+    throw new Error(`${ctx.pointer}: additionalProperties with a schema is not supported`);
+  }
+  for (const name of required) {
+    if (!(name in properties)) throw new Error(`${ctx.pointer}: required \`${name}\` has no schema`);
+  }
+  const ctor = additional === false ? 'z.strictObject' : 'z.looseObject';
+  const entries = Object.entries(properties);
+  if (entries.length === 0) return `${ctor}({})`;
+  const lines = entries.map(([name, prop]) => {
+    let code = expr(prop, sub(ctx, 'properties', name), depth + 1);
+    if (!required.includes(name)) code += '.optional()';
+    const comment = prop.description ? `${pad(depth + 1)}${doc(prop.description).split('\n').join(`\n${pad(depth + 1)}`)}\n` : '';
+    return `${comment}${pad(depth + 1)}${JSON.stringify(name)}: ${code},`;
+  });
+  return `${ctor}({\n${lines.join('\n')}\n${pad(depth)}})`;
+}
+
+/** Resolves a `$ref` (one level) for structural questions. */
+function resolve(schema, ctx) {
+  return schema.$ref ? ctx.components[refName(schema.$ref, ctx.pointer)] : schema;
+}
+
+/** The tag property shared by every branch of `branches` (objects with a required constant), if any. */
+function discriminator(branches, ctx) {
+  const objects = branches.map((b) => resolve(b, ctx));
+  if (objects.length < 2 || !objects.every((o) => o.type === 'object' && o.properties)) return undefined;
+  const candidates = Object.keys(objects[0].properties).filter((key) =>
+    objects.every((o) => (o.required ?? []).includes(key) && tagValue(o.properties[key]) !== undefined),
+  );
+  for (const key of candidates) {
+    const values = objects.map((o) => tagValue(o.properties[key]));
+    if (new Set(values).size === values.length) return key;
+  }
+  return undefined;
+}
+
+function tagValue(prop) {
+  if (!prop) return undefined;
+  if (typeof prop.const === 'string') return prop.const;
+  if (Array.isArray(prop.enum) && prop.enum.length === 1 && typeof prop.enum[0] === 'string') return prop.enum[0];
+  return undefined;
+}
+
+function oneOf(schema, ctx, depth) {
+  const key = schema.oneOf ? 'oneOf' : 'anyOf';
+  const members = schema[key];
+  const others = Object.keys(schema).filter((k) => k !== key && !ANNOTATIONS.has(k));
+  if (others.length) throw new Error(`${ctx.pointer}: ${key} beside ${others.join(', ')}`);
+  const isNull = (m) => m.type === 'null' && Object.keys(m).every((k) => k === 'type' || ANNOTATIONS.has(k));
+  const rest = members.filter((m) => !isNull(m));
+  const nullable = rest.length !== members.length;
+  let code;
+  if (rest.length === 1) {
+    code = expr(rest[0], sub(ctx, key, String(members.indexOf(rest[0]))), depth);
+  } else {
+    const tag = discriminator(rest, ctx);
+    const parts = rest.map((m, i) => `${pad(depth + 1)}${expr(m, sub(ctx, key, String(i)), depth + 1)},`);
+    code = tag
+      ? `z.discriminatedUnion(${JSON.stringify(tag)}, [\n${parts.join('\n')}\n${pad(depth)}])`
+      : `z.union([\n${parts.join('\n')}\n${pad(depth)}])`;
+  }
+  return nullable ? `${code}.nullable()` : code;
+}
+
+function allOf(schema, ctx, depth) {
+  const others = Object.keys(schema).filter((k) => k !== 'allOf' && !ANNOTATIONS.has(k));
+  if (others.length) throw new Error(`${ctx.pointer}: allOf beside ${others.join(', ')}`);
+  const members = schema.allOf.map((m) => resolve(m, ctx));
+  const unions = members.filter((m) => m.oneOf && discriminator(m.oneOf, ctx));
+  const plain = members.filter((m) => m.type === 'object' && !m.oneOf && !m.anyOf && !m.allOf);
+  if (unions.length === 1 && unions.length + plain.length === members.length) {
+    // Distribute the plain objects over the union's branches: one tagged union of objects,
+    // each branch spreading the shared shape (hoisted into a const before the validator).
+    const union = unions[0];
+    const tag = discriminator(union.oneOf, ctx);
+    const shared = {};
+    const sharedRequired = [];
+    for (const p of plain) {
+      for (const [name, prop] of Object.entries(p.properties ?? {})) {
+        if (name in shared) throw new Error(`${ctx.pointer}: allOf members both define \`${name}\``);
+        shared[name] = prop;
+      }
+      sharedRequired.push(...(p.required ?? []));
+    }
+    const shapeName = `${ctx.component}Shape`;
+    const shape = object(shared, sharedRequired, undefined, sub(ctx, 'allOf'), 0).replace(/^z\.looseObject\(/, '').replace(/\)$/, '');
+    ctx.prelude.push(`/** The members every \`${ctx.component}\` has besides its \`${tag}\`-tagged payload. */\nconst ${shapeName} = ${shape};\n`);
+    const parts = union.oneOf.map((b, i) => {
+      const branch = resolve(b, ctx);
+      for (const name of Object.keys(branch.properties ?? {})) {
+        if (name in shared) throw new Error(`${ctx.pointer}: allOf members both define \`${name}\``);
+      }
+      const strict = [branch, ...plain].some((m) => m.additionalProperties === false);
+      const bctx = sub(ctx, 'allOf', String(members.indexOf(union)), 'oneOf', String(i));
+      const own = object(branch.properties ?? {}, branch.required ?? [], strict ? false : undefined, bctx, depth + 1);
+      return `${pad(depth + 1)}${own.replace(/\n(\s*)\}\)$/, `\n$1  ...${shapeName},\n$1})`)},`;
+    });
+    return `z.discriminatedUnion(${JSON.stringify(tag)}, [\n${parts.join('\n')}\n${pad(depth)}])`;
+  }
+  const parts = schema.allOf.map((m, i) => expr(m, sub(ctx, 'allOf', String(i)), depth));
+  return parts.reduce((acc, part) => `z.intersection(${acc}, ${part})`);
+}

@@ -1,0 +1,306 @@
+/**
+ * The typed client: one method per OpenAPI operation (same name as its operationId),
+ * plus event streams, paging helpers and session handles. Runs on `fetch` alone.
+ *
+ * @module
+ */
+
+import type { ReconnectOptions } from './backoff.js';
+import { EventStream, type EventStreamOptions } from './event-stream.js';
+import type { SessionInfo, UniversalEvent } from './generated/openapi.js';
+import { routes } from './generated/routes.js';
+import { Session } from './session.js';
+import { Transport, type RequestOptions, type Validators } from './transport.js';
+import type { OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from './types.js';
+
+/** Options of `new SandboxDaemon(...)`. */
+export interface SandboxDaemonOptions {
+  /** The daemon's base URL, e.g. `http://127.0.0.1:2468` (a path prefix is kept). */
+  readonly baseUrl: string | URL;
+  /** The bearer token (`SANDBOX_DAEMON_TOKEN` of the daemon); omit for a `--no-token` daemon. */
+  readonly token?: string;
+  /** The `fetch` to use (default: the global one). */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Aborts every call and stream of this client. */
+  readonly signal?: AbortSignal;
+  /**
+   * Check every response body and event against the schemas generated from the OpenAPI
+   * document: `true` uses the generated zod validators (entry `sandbox-daemon`; the
+   * `inline` entry has none and needs an explicit `Validators` object), `false` (default)
+   * checks nothing. A mismatch throws `ValidationError` naming the field.
+   */
+  readonly validate?: boolean | Validators;
+  /** Extra headers sent with every request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Default reconnect policy of event streams. */
+  readonly reconnect?: ReconnectOptions | false;
+}
+
+/** Options of `listSessions`. */
+export type ListSessionsQuery = QueryParams<'listSessions'>;
+/** Options of `getEvents`. */
+export type GetEventsQuery = QueryParams<'getEvents'>;
+
+/** Options of `history`: paging through a session's log. */
+export interface HistoryOptions extends RequestOptions {
+  /** Start after this sequence (default 0). */
+  readonly offset?: number;
+  /** Events per request (1–1000, default 1000). */
+  readonly pageSize?: number;
+  /** Include each event's native JSON as `raw`. */
+  readonly includeRaw?: boolean;
+}
+
+type AgentParam<K extends 'installAgent' | 'agentModels' | 'agentModes'> = PathParams<K> extends { agent: infer A } ? A : never;
+
+/**
+ * A client of one sandbox-daemon. Every OpenAPI operation is a method of the same name;
+ * a non-2xx answer rejects with `ProblemError`.
+ *
+ * ```ts
+ * const daemon = new SandboxDaemon({ baseUrl: 'http://127.0.0.1:2468', token });
+ * const session = await daemon.startSession('demo', { agent: 'mock' });
+ * for await (const event of session.turn('use a tool')) console.log(event.type);
+ * ```
+ */
+export class SandboxDaemon {
+  /** Validators `validate: true` uses; the main entry's subclass provides the generated ones. */
+  protected static readonly defaultValidators: Validators | undefined = undefined;
+
+  /** The transport shared by this client's calls. */
+  protected readonly transport: Transport;
+  readonly #reconnect: ReconnectOptions | false | undefined;
+
+  /** A client of the daemon at `options.baseUrl`; no request is made until a method is called. */
+  constructor(options: SandboxDaemonOptions) {
+    let validators: Validators | undefined;
+    if (options.validate === true) {
+      validators = (new.target as typeof SandboxDaemon).defaultValidators;
+      if (!validators) {
+        throw new TypeError(
+          '`validate: true` needs the generated validators: import SandboxDaemon from "sandbox-daemon" ' +
+            '(the inline entry has none), or pass a Validators object',
+        );
+      }
+    } else if (options.validate) {
+      validators = options.validate;
+    }
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      token: options.token,
+      fetch: options.fetch,
+      signal: options.signal,
+      headers: options.headers,
+      validators,
+    });
+    this.#reconnect = options.reconnect;
+  }
+
+  /** The daemon's base URL (ending with `/`). */
+  get baseUrl(): string {
+    return this.transport.baseUrl.href;
+  }
+
+  /** Whether responses and events are validated. */
+  get validates(): boolean {
+    return this.transport.validators !== undefined;
+  }
+
+  // ---- daemon -------------------------------------------------------------------------
+
+  /** `GET /health`: liveness and whether the store can write (needs no token). */
+  health(options?: RequestOptions): Promise<ResponseBody<'health'>> {
+    return this.#json('health', {}, options);
+  }
+
+  /** `GET /openapi.json`: the OpenAPI document as this daemon runs. */
+  openapi(options?: RequestOptions): Promise<ResponseBody<'openapi'>> {
+    return this.#json('openapi', {}, options);
+  }
+
+  // ---- agents -------------------------------------------------------------------------
+
+  /** `GET /agents`: every known agent with install status and capabilities. */
+  listAgents(options?: RequestOptions): Promise<ResponseBody<'listAgents'>> {
+    return this.#json('listAgents', {}, options);
+  }
+
+  /**
+   * `POST /agents/{agent}/install`: installs an agent and answers the JSON summary. The
+   * body is optional (`{}`: the daemon's default version). The request says
+   * `Accept: application/json`, so it keeps answering the summary when the daemon can also
+   * stream install progress (`text/event-stream`, which a separate method will expose).
+   */
+  installAgent(
+    agent: AgentParam<'installAgent'>,
+    body: RequestBody<'installAgent'> = {},
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'installAgent'>> {
+    return this.#json('installAgent', { params: { agent }, body, accept: 'application/json' }, options);
+  }
+
+  /** `GET /agents/{agent}/models`: the models (and variants) an agent offers. */
+  agentModels(agent: AgentParam<'agentModels'>, options?: RequestOptions): Promise<ResponseBody<'agentModels'>> {
+    return this.#json('agentModels', { params: { agent } }, options);
+  }
+
+  /** `GET /agents/{agent}/modes`: agent modes and permission modes. */
+  agentModes(agent: AgentParam<'agentModes'>, options?: RequestOptions): Promise<ResponseBody<'agentModes'>> {
+    return this.#json('agentModes', { params: { agent } }, options);
+  }
+
+  // ---- sessions -----------------------------------------------------------------------
+
+  /** `GET /sessions`: one page of sessions, oldest first (`nextCursor` for the next). */
+  listSessions(query?: ListSessionsQuery, options?: RequestOptions): Promise<ResponseBody<'listSessions'>> {
+    return this.#json('listSessions', { query: { ...query } }, options);
+  }
+
+  /** `POST /sessions/{sessionId}`: creates a session with a client-chosen id and starts its agent. */
+  createSession(
+    sessionId: string,
+    body: RequestBody<'createSession'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'createSession'>> {
+    return this.#json('createSession', { params: { sessionId }, body }, options);
+  }
+
+  /** `GET /sessions/{sessionId}`: status, pending permissions and questions, event count. */
+  getSession(sessionId: string, options?: RequestOptions): Promise<ResponseBody<'getSession'>> {
+    return this.#json('getSession', { params: { sessionId } }, options);
+  }
+
+  /** `DELETE /sessions/{sessionId}`: removes the session and its events (ending it first). */
+  deleteSession(sessionId: string, options?: RequestOptions): Promise<ResponseBody<'deleteSession'>> {
+    return this.#json('deleteSession', { params: { sessionId } }, options);
+  }
+
+  /** `POST /sessions/{sessionId}/messages`: sends a message, starting a turn (409 while one runs). */
+  sendMessage(
+    sessionId: string,
+    body: RequestBody<'sendMessage'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'sendMessage'>> {
+    return this.#json('sendMessage', { params: { sessionId }, body }, options);
+  }
+
+  /** `POST /sessions/{sessionId}/cancel`: interrupts the running turn (it ends `cancelled`). */
+  cancelTurn(sessionId: string, options?: RequestOptions): Promise<ResponseBody<'cancelTurn'>> {
+    return this.#json('cancelTurn', { params: { sessionId }, body: {} }, options);
+  }
+
+  /** `POST /sessions/{sessionId}/end`: stops the agent; the log stays readable (idempotent). */
+  endSession(sessionId: string, options?: RequestOptions): Promise<ResponseBody<'endSession'>> {
+    return this.#json('endSession', { params: { sessionId }, body: {} }, options);
+  }
+
+  // ---- events -------------------------------------------------------------------------
+
+  /** `GET /sessions/{sessionId}/events`: one page of events with `sequence > offset` (`hasMore`). */
+  getEvents(sessionId: string, query?: GetEventsQuery, options?: RequestOptions): Promise<ResponseBody<'getEvents'>> {
+    return this.#json('getEvents', { params: { sessionId }, query: { ...query } }, options);
+  }
+
+  /**
+   * `GET /sessions/{sessionId}/events/sse`: the log from `offset`, then live, as an async
+   * iterable that reconnects by itself (`Last-Event-ID`), never repeats or skips an event,
+   * and ends after `sessionEnded`.
+   */
+  streamEvents(sessionId: string, options?: EventStreamOptions): EventStream {
+    return new EventStream(this.transport, sessionId, options, this.#reconnect);
+  }
+
+  /** The same as `streamEvents`. */
+  events(sessionId: string, options?: EventStreamOptions): EventStream {
+    return this.streamEvents(sessionId, options);
+  }
+
+  /** Every stored event after `offset`, page by page (`getEvents` until `hasMore` is false). */
+  async *history(sessionId: string, options: HistoryOptions = {}): AsyncGenerator<UniversalEvent, void, undefined> {
+    let offset = options.offset ?? 0;
+    for (;;) {
+      const page = await this.getEvents(
+        sessionId,
+        { offset, limit: options.pageSize ?? 1000, includeRaw: options.includeRaw },
+        options,
+      );
+      for (const event of page.events) {
+        offset = event.sequence;
+        yield event;
+      }
+      if (!page.hasMore || page.events.length === 0) return;
+    }
+  }
+
+  /** Every session, page by page (`listSessions` following `nextCursor`). */
+  async *sessions(
+    query: Omit<ListSessionsQuery, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<SessionInfo, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listSessions({ ...query, ...(cursor === undefined ? {} : { cursor }) }, options);
+      yield* page.sessions;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  // ---- human in the loop --------------------------------------------------------------
+
+  /** `POST /sessions/{sessionId}/permissions/{permissionId}/reply`: `once`, `always` or `reject`. */
+  replyPermission(
+    sessionId: string,
+    permissionId: string,
+    body: RequestBody<'replyPermission'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'replyPermission'>> {
+    return this.#json('replyPermission', { params: { sessionId, permissionId }, body }, options);
+  }
+
+  /** `POST /sessions/{sessionId}/questions/{questionId}/reply`: one array of labels per question. */
+  replyQuestion(
+    sessionId: string,
+    questionId: string,
+    body: RequestBody<'replyQuestion'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'replyQuestion'>> {
+    return this.#json('replyQuestion', { params: { sessionId, questionId }, body }, options);
+  }
+
+  /** `POST /sessions/{sessionId}/questions/{questionId}/reject`: declines to answer. */
+  rejectQuestion(sessionId: string, questionId: string, options?: RequestOptions): Promise<ResponseBody<'rejectQuestion'>> {
+    return this.#json('rejectQuestion', { params: { sessionId, questionId }, body: {} }, options);
+  }
+
+  // ---- handles ------------------------------------------------------------------------
+
+  /** A handle on session `sessionId` (no request is made). */
+  session(sessionId: string): Session {
+    return new Session(this, sessionId);
+  }
+
+  /** Creates a session (`createSession`) and returns its handle. */
+  async startSession(sessionId: string, body: RequestBody<'createSession'>, options?: RequestOptions): Promise<Session> {
+    await this.createSession(sessionId, body, options);
+    return this.session(sessionId);
+  }
+
+  #json<K extends OperationId>(
+    op: K,
+    call: {
+      params?: Record<string, string>;
+      query?: Record<string, string | number | boolean | undefined>;
+      body?: unknown;
+      accept?: string;
+    },
+    options: RequestOptions = {},
+  ): Promise<ResponseBody<K>> {
+    return this.transport.json<ResponseBody<K>>({
+      op,
+      route: routes[op],
+      ...call,
+      ...(options.headers ? { headers: options.headers } : {}),
+      signal: options.signal,
+    });
+  }
+}

@@ -1,0 +1,2927 @@
+// Generated from ../../spec/openapi.json (sandbox-daemon 0.1.0) by openapi-typescript 7.13.0.
+// Do not edit: run `npm run generate`. `npm run check:generated` fails when this file is stale.
+
+export interface paths {
+    "/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every known agent with install status and capabilities. */
+        get: operations["listAgents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Installs an agent: downloads the binary for this machine (the version asked for, else
+         *     the daemon's default, pinned unless configured otherwise), verifies it and makes it the
+         *     one new sessions use. A binary already here answers at once (unless `reinstall`); an
+         *     install of the same agent already running is waited for, not repeated. Asked for
+         *     `text/event-stream`, it streams `progress` frames, then one `installed` or `error` frame.
+         */
+        post: operations["installAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models an agent offers. */
+        get: operations["agentModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent}/modes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent modes and permission modes an agent supports. */
+        get: operations["agentModes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness check; needs no token. Answers as soon as the daemon listens, whatever its
+         *     store holds; `store.status` says whether the store can write.
+         */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OpenAPI document of this API, as this daemon runs (with or without a token). */
+        get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sessions of the store, oldest first, one page at a time (`nextCursor`). Sessions
+         *     whose stored record this build cannot read are listed under `unreadable`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One session: agent, status, pending permissions and questions, event count. */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Creates a session with a client-chosen id and starts its agent: `201` with
+         *     `healthy: true` when ready. An agent that cannot start is a problem whose `agentError`
+         *     says why (the id stays free).
+         */
+        post: operations["createSession"];
+        /** Removes a session and all its events (ending it first if it runs); its id becomes free. */
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Interrupts the running turn (202); it ends with `turnEnded` stopReason `cancelled`. */
+        post: operations["cancelTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ends a session: stops the agent, cancels what is pending and logs `sessionEnded`. The
+         *     session and its events stay readable (`DELETE` removes them). Ending an ended session
+         *     answers it as it is.
+         */
+        post: operations["endSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of events with `sequence > offset`, oldest first. */
+        get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/events/sse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Streams the log as Server-Sent Events: replays events after the offset (or
+         *     `Last-Event-ID`), then follows live. Each frame has `id: <sequence>`,
+         *     `event: <type>` and `data: <event JSON>`; keep-alive comments are sent while idle; the
+         *     stream closes after `sessionEnded`. Works for any stored session, loaded or not (and,
+         *     with a shared PostgreSQL store, for sessions another daemon runs).
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a user message, starting a turn (202). While a turn runs, another message is
+         *     refused with 409 `turn-in-progress`; messages are never interleaved.
+         */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/permissions/{permissionId}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answers a permission request with `once`, `always` (remembered for the session) or
+         *     `reject`.
+         */
+        post: operations["replyPermission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/questions/{questionId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Declines to answer a question request. The body is `{}` (or empty). */
+        post: operations["rejectQuestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/questions/{questionId}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answers a question request: one array of selected option labels per question. */
+        post: operations["replyQuestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * @description Which universal features an agent supports. Every flag is backed by tests of the
+         *     agent's real CLI (or, for the mock, of the mock itself).
+         */
+        AgentCapabilities: {
+            /** @description Agent modes (e.g. build / plan). */
+            agentModes: boolean;
+            /** @description Cancelling a running turn. */
+            cancel: boolean;
+            /** @description `commandExecution` items. */
+            commandExecution: boolean;
+            /** @description `fileChange` items. */
+            fileChanges: boolean;
+            /** @description Model selection. */
+            models: boolean;
+            /** @description Several turns in one session. */
+            multiTurn: boolean;
+            /** @description `always` replies are honoured for the rest of the session. */
+            permissionAlways: boolean;
+            /** @description Permission requests (`permissionAsked`). */
+            permissions: boolean;
+            /** @description Plan approval requests. */
+            planApproval: boolean;
+            /** @description `plan` items. */
+            plans: boolean;
+            /** @description Questions (`questionAsked`). */
+            questions: boolean;
+            /** @description Reasoning / thinking items. */
+            reasoning: boolean;
+            /** @description The conversation survives an agent process exit. */
+            resume: boolean;
+            /** @description Text arrives as `itemDelta`s while it is generated. */
+            streamingDeltas: boolean;
+            /** @description Assistant text messages. */
+            textMessages: boolean;
+            /** @description `toolCall` / `toolResult` items. */
+            toolCalls: boolean;
+            /** @description Token usage on `turnEnded`. */
+            usage: boolean;
+            /** @description `validateToken` on session creation. */
+            validateToken: boolean;
+            /** @description Model variants (e.g. reasoning effort). */
+            variants: boolean;
+        };
+        /**
+         * @description An agent-level error, tagged by `type`. Appears in `error` events and as the
+         *     `agentError` of problem responses. Every variant has a human `message`.
+         */
+        AgentError: {
+            /** @description What happened. */
+            message: string;
+            /** @enum {string} */
+            type: "tokenError";
+        } | {
+            /**
+             * Format: int32
+             * @description Exit code, when it exited normally.
+             */
+            exitCode?: number | null;
+            /** @description What happened. */
+            message: string;
+            /**
+             * Format: int32
+             * @description Signal number, when it was killed.
+             */
+            signal?: number | null;
+            /** @description The last lines of its stderr. */
+            stderrTail?: string | null;
+            /** @enum {string} */
+            type: "processExited";
+        } | {
+            /** @description What happened. */
+            message: string;
+            /** @enum {string} */
+            type: "installFailed";
+        } | {
+            /** @description What happened, and how to fix it. */
+            message: string;
+            /** @enum {string} */
+            type: "notInstalled";
+        } | {
+            /** @description What happened. */
+            message: string;
+            /** @enum {string} */
+            type: "unsupportedAgent";
+        } | {
+            /** @description What happened. */
+            message: string;
+            /** @enum {string} */
+            type: "spawnFailed";
+        } | {
+            /** @description What happened. */
+            message: string;
+            /** @enum {string} */
+            type: "protocolError";
+        } | {
+            /** @description What happened. */
+            message: string;
+            /**
+             * Format: int32
+             * @description The provider's HTTP status, when known.
+             */
+            status?: number | null;
+            /** @enum {string} */
+            type: "providerError";
+        } | {
+            /** @description The agent's error code or subtype, when it gives one. */
+            code?: string | null;
+            /** @description What the agent said. */
+            message: string;
+            /** @enum {string} */
+            type: "agentReported";
+        } | {
+            /** @description What happened. */
+            message: string;
+            /** @enum {string} */
+            type: "timeout";
+        } | {
+            /** @description What happened. */
+            message: string;
+            /** @enum {string} */
+            type: "requestGone";
+        } | {
+            /** @description What happened. */
+            message: string;
+            /** @enum {string} */
+            type: "storeError";
+        };
+        /**
+         * @description A coding agent the daemon knows.
+         * @enum {string}
+         */
+        AgentId: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
+        /** @description One agent as seen by `GET /agents`. */
+        AgentInfo: {
+            /** @description What the agent supports. */
+            capabilities: components["schemas"]["AgentCapabilities"];
+            /** @description The agent id. */
+            id: components["schemas"]["AgentId"];
+            /** @description Whether a usable binary was found (always true for `mock`). */
+            installed: boolean;
+            /**
+             * @description Every version the daemon has installed in its data dir (the one in use among them
+             *     unless an override or `PATH` binary is used instead).
+             */
+            installedVersions?: components["schemas"]["InstalledVersion"][];
+            /** @description Display name. */
+            name: string;
+            /** @description Path of the binary in use. */
+            path?: string | null;
+            source?: components["schemas"]["BinarySource"] | null;
+            /** @description Whether this daemon can drive the agent yet. */
+            supported: boolean;
+            /** @description Installed version, when known. */
+            version?: string | null;
+        };
+        /** @description One agent mode (what the agent does: build, plan, ...). */
+        AgentModeInfo: {
+            /** @description What the mode does. */
+            description: string;
+            /** @description Mode id to pass as `agentMode`. */
+            id: string;
+            /** @description Display name. */
+            name: string;
+        };
+        /** @description Body of `GET /agents`. */
+        AgentsResponse: {
+            /** @description Every known agent. */
+            agents: components["schemas"]["AgentInfo"][];
+        };
+        /**
+         * @description Where an agent's binary came from.
+         * @enum {string}
+         */
+        BinarySource: "builtIn" | "override" | "path" | "release" | "mirror" | "npm";
+        /** @description Body answering `POST /sessions/{id}/cancel` (202). */
+        CancelResponse: {
+            /** @description The turn being cancelled; it ends with `turnEnded` stopReason `cancelled`. */
+            turnId: string;
+        };
+        /** @description A typed piece of item content, tagged by `type`. */
+        ContentPart: {
+            /** @description The text. */
+            text: string;
+            /** @enum {string} */
+            type: "text";
+        } | {
+            /** @description The reasoning text (may be a summary). */
+            text: string;
+            /** @enum {string} */
+            type: "reasoning";
+        } | {
+            /** @description Tool arguments as JSON. */
+            arguments: unknown;
+            /** @description The agent's id of the call. */
+            callId: string;
+            /** @description Tool name as the agent knows it. */
+            name: string;
+            /** @enum {string} */
+            type: "toolCall";
+        } | {
+            /** @description The id of the call this answers. */
+            callId: string;
+            /** @description Whether the tool reported an error (including a denied permission). */
+            isError: boolean;
+            /** @description Output text. */
+            output: string;
+            /** @enum {string} */
+            type: "toolResult";
+        } | {
+            /** @description The command line. */
+            command: string;
+            /** @description Working directory, when known. */
+            cwd?: string | null;
+            /**
+             * Format: int32
+             * @description Exit code, when the command finished.
+             */
+            exitCode?: number | null;
+            /** @description Combined output, when known. */
+            output?: string | null;
+            /** @enum {string} */
+            type: "commandExecution";
+        } | {
+            /** @description Kind of change. */
+            changeKind: components["schemas"]["FileChangeKind"];
+            /** @description Unified diff, when known. */
+            diff?: string | null;
+            /** @description Path of the file. */
+            path: string;
+            /** @enum {string} */
+            type: "fileChange";
+        } | {
+            /** @description The plan's steps. */
+            entries: components["schemas"]["PlanEntry"][];
+            /** @description Free-form plan text, when the agent gives one. */
+            text?: string | null;
+            /** @enum {string} */
+            type: "plan";
+        } | {
+            /** @description Longer detail. */
+            detail?: string | null;
+            /** @description Short label (e.g. `compacting`). */
+            label: string;
+            /** @enum {string} */
+            type: "status";
+        } | {
+            /** @description Why it could not be parsed. */
+            error: string;
+            /** @description The raw native JSON (or a JSON string holding the raw line). */
+            raw: unknown;
+            /** @enum {string} */
+            type: "unparsed";
+        };
+        /**
+         * @description Body of `POST /sessions/{sessionId}`.
+         * @example {
+         *       "agent": "mock"
+         *     }
+         */
+        CreateSessionRequest: {
+            /**
+             * @description The agent: `claude`, `codex`, `opencode`, `amp`, `pi` or `mock`.
+             * @enum {string}
+             */
+            agent: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
+            /** @description Agent mode (see `GET /agents/{agent}/modes`). */
+            agentMode?: string | null;
+            /** @description Agent version to use (install issue; ignored by `mock`). */
+            agentVersion?: string | null;
+            /** @description Working directory (absolute, existing). Defaults to the daemon's working directory. */
+            cwd?: string | null;
+            /** @description Let the agent act without asking (sandboxed environments only). */
+            dangerouslySkipPermissions?: boolean | null;
+            /** @description Model id (see `GET /agents/{agent}/models`). */
+            model?: string | null;
+            permissionMode?: components["schemas"]["PermissionMode"] | null;
+            /** @description Provider credential for this session, overriding the daemon's environment. */
+            token?: string | null;
+            /** @description Check the credential against the provider before answering. */
+            validateToken?: boolean | null;
+            /** @description Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`. */
+            variant?: string | null;
+        };
+        /** @description Body answering `POST /sessions/{sessionId}`. */
+        CreateSessionResponse: {
+            /**
+             * @description Always true: the agent started and the session is ready for messages. An agent that
+             *     cannot start is a problem response instead (its `agentError` says why; nothing is
+             *     kept and the id may be used again).
+             */
+            healthy: boolean;
+            /** @description The agent's own session id, when known at start. */
+            nativeSessionId?: string | null;
+        };
+        /** @description The typed payload of an event, tagged by `type` with the body in `data`. */
+        EventPayload: {
+            /** @description The session is ready. */
+            data: components["schemas"]["SessionStarted"];
+            /** @enum {string} */
+            type: "sessionStarted";
+        } | {
+            /** @description The session is over; no event follows. */
+            data: components["schemas"]["SessionEnded"];
+            /** @enum {string} */
+            type: "sessionEnded";
+        } | {
+            /** @description A turn began (a message was accepted). */
+            data: components["schemas"]["TurnStarted"];
+            /** @enum {string} */
+            type: "turnStarted";
+        } | {
+            /** @description A turn finished. */
+            data: components["schemas"]["TurnEnded"];
+            /** @enum {string} */
+            type: "turnEnded";
+        } | {
+            /** @description An item appeared. */
+            data: components["schemas"]["ItemEvent"];
+            /** @enum {string} */
+            type: "itemStarted";
+        } | {
+            /** @description More text for an item in progress. */
+            data: components["schemas"]["ItemDelta"];
+            /** @enum {string} */
+            type: "itemDelta";
+        } | {
+            /** @description An item is final. */
+            data: components["schemas"]["ItemEvent"];
+            /** @enum {string} */
+            type: "itemCompleted";
+        } | {
+            /** @description Something went wrong (agent crash, provider error, protocol error, ...). */
+            data: components["schemas"]["AgentError"];
+            /** @enum {string} */
+            type: "error";
+        } | {
+            /** @description The agent asks permission to do something. */
+            data: components["schemas"]["PermissionRequest"];
+            /** @enum {string} */
+            type: "permissionAsked";
+        } | {
+            /** @description A permission request was answered (by the client, automatically, or cancelled). */
+            data: components["schemas"]["PermissionResolved"];
+            /** @enum {string} */
+            type: "permissionResolved";
+        } | {
+            /** @description The agent asks the user one or more questions. */
+            data: components["schemas"]["QuestionRequest"];
+            /** @enum {string} */
+            type: "questionAsked";
+        } | {
+            /** @description A question request was answered, rejected or cancelled. */
+            data: components["schemas"]["QuestionResolved"];
+            /** @enum {string} */
+            type: "questionResolved";
+        } | {
+            /**
+             * @description A stored event this build cannot read: corrupt, or written by a newer build. It
+             *     keeps its place (sequence) in the log and carries what was stored, unchanged.
+             */
+            data: components["schemas"]["UnknownEvent"];
+            /** @enum {string} */
+            type: "unknown";
+        };
+        /**
+         * @description Who produced an event: the agent (converted from its native stream) or the daemon itself.
+         * @enum {string}
+         */
+        EventSource: "agent" | "daemon";
+        /** @description Body of `GET /sessions/{id}/events`. */
+        EventsResponse: {
+            /** @description Events with `sequence > offset`, oldest first. */
+            events: components["schemas"]["UniversalEvent"][];
+            /** @description True when more events exist after the last one returned. */
+            hasMore: boolean;
+        };
+        /**
+         * @description How a file was changed.
+         * @enum {string}
+         */
+        FileChangeKind: "add" | "update" | "delete";
+        /** @description Body of `GET /health`. */
+        HealthResponse: {
+            /** @description Always `ok` when the daemon answers. */
+            status: string;
+            /** @description Whether the session store can write. */
+            store: components["schemas"]["StoreHealth"];
+            /** @description The daemon's version. */
+            version: string;
+        };
+        /**
+         * @description One step of an install, streamed as `progress` frames by `POST /agents/{agent}/install`
+         *     when asked for `text/event-stream`.
+         */
+        InstallProgress: {
+            /** @enum {string} */
+            phase: "waiting";
+        } | {
+            /** @enum {string} */
+            phase: "resolving";
+            /** @description The version asked for (`pinned`, `latest` or a version). */
+            requested: string;
+        } | {
+            /**
+             * Format: int64
+             * @description Bytes received so far.
+             */
+            bytes: number;
+            /** @enum {string} */
+            phase: "downloading";
+            /**
+             * Format: int64
+             * @description Its size, when announced.
+             */
+            total?: number | null;
+            /** @description Its URL. */
+            url: string;
+            /** @description The agent version. */
+            version: string;
+        } | {
+            /** @enum {string} */
+            phase: "verifying";
+            /** @description The agent version. */
+            version: string;
+        };
+        /**
+         * @description Body of `POST /agents/{agent}/install` (optional: no body installs the default version
+         *     unless the agent is already there).
+         */
+        InstallRequest: {
+            /** @description Download again even if that version is already installed. */
+            reinstall?: boolean;
+            /**
+             * @description The version: `pinned` (the one this daemon is tested with), `latest`, or a version
+             *     such as `2.1.330`. Default: the daemon's `--install-version` (pinned unless told).
+             */
+            version?: string | null;
+        };
+        /**
+         * @description Body of a successful `POST /agents/{agent}/install` (and the `installed` frame of its
+         *     event stream).
+         */
+        InstallResponse: {
+            /** @description The agent. */
+            agent: components["schemas"]["AgentId"];
+            /** @description Whether the agent was already there (nothing was downloaded). */
+            alreadyInstalled: boolean;
+            /**
+             * Format: int64
+             * @description How long the install took, in milliseconds.
+             */
+            durationMs?: number;
+            /** @description The binary's path, when it has one. */
+            path?: string | null;
+            /**
+             * Format: int64
+             * @description Bytes downloaded (0 when nothing was).
+             */
+            size?: number;
+            source?: components["schemas"]["BinarySource"] | null;
+            /** @description The installed version, when known. */
+            version?: string | null;
+        };
+        /** @description One version of an agent installed in the daemon's data dir. */
+        InstalledVersion: {
+            /** @description Whether it is the one new sessions use. */
+            current: boolean;
+            /** @description Its executable. */
+            path: string;
+            /** @description The version. */
+            version: string;
+        };
+        /**
+         * @description One item of a turn. `itemStarted` carries the item as first known, `itemDelta`s extend
+         *     its text, and `itemCompleted` carries the authoritative final item.
+         */
+        Item: {
+            /** @description Typed content parts. */
+            content?: components["schemas"]["ContentPart"][];
+            /** @description Daemon-assigned id, unique within the session. */
+            itemId: string;
+            /** @description What the item is. */
+            kind: components["schemas"]["ItemKind"];
+            /** @description The agent's own id for this item, when it has one. */
+            nativeItemId?: string | null;
+            /** @description The item this one belongs to (e.g. the tool call of a tool result). */
+            parentId?: string | null;
+            role?: components["schemas"]["ItemRole"] | null;
+            /** @description Lifecycle status. */
+            status: components["schemas"]["ItemStatus"];
+        };
+        /**
+         * @description Payload of `itemDelta`: text appended to an item in progress (message text, reasoning
+         *     text or command output, depending on the item's kind).
+         */
+        ItemDelta: {
+            /** @description The appended text. */
+            delta: string;
+            /** @description The item being extended. */
+            itemId: string;
+        };
+        /** @description Payload of `itemStarted` and `itemCompleted`. */
+        ItemEvent: {
+            /** @description The item as known at this point. */
+            item: components["schemas"]["Item"];
+        };
+        /**
+         * @description What an item is. Clients dispatch rendering on this.
+         * @enum {string}
+         */
+        ItemKind: "message" | "reasoning" | "toolCall" | "toolResult" | "commandExecution" | "fileChange" | "plan" | "status" | "unparsed";
+        /**
+         * @description Who authored an item.
+         * @enum {string}
+         */
+        ItemRole: "user" | "assistant" | "system" | "tool";
+        /**
+         * @description Lifecycle status of an item.
+         * @enum {string}
+         */
+        ItemStatus: "inProgress" | "completed" | "failed";
+        /** @description One model an agent can use. */
+        ModelInfo: {
+            /** @description The variant used when none is given. */
+            defaultVariant?: string | null;
+            /** @description Model id to pass as `model`. */
+            id: string;
+            /** @description Display name. */
+            name: string;
+            /** @description Variants to pass as `variant` (e.g. reasoning effort). */
+            variants?: string[];
+        };
+        /** @description Body of `GET /agents/{agent}/models`. */
+        ModelsResponse: {
+            /** @description The model used when none is given. */
+            defaultModel?: string | null;
+            /** @description The models. */
+            models: components["schemas"]["ModelInfo"][];
+        };
+        /** @description Body of `GET /agents/{agent}/modes`. */
+        ModesResponse: {
+            /** @description The mode used when none is given. */
+            defaultMode?: string | null;
+            /** @description Agent modes. */
+            modes: components["schemas"]["AgentModeInfo"][];
+            /** @description Permission modes the agent supports. */
+            permissionModes: components["schemas"]["PermissionMode"][];
+        };
+        /**
+         * @description What a permission request is about.
+         * @enum {string}
+         */
+        PermissionKind: "command" | "fileChange" | "fileRead" | "network" | "planApproval" | "tool";
+        /**
+         * @description How much the agent may do without asking.
+         * @enum {string}
+         */
+        PermissionMode: "default" | "plan" | "acceptEdits" | "bypass";
+        /**
+         * @description How a permission request ended.
+         * @enum {string}
+         */
+        PermissionOutcome: "once" | "always" | "reject" | "cancelled";
+        /**
+         * @description A client's answer to a permission request.
+         * @enum {string}
+         */
+        PermissionReply: "once" | "always" | "reject";
+        /** @description Body of `POST /sessions/{id}/permissions/{permissionId}/reply`. */
+        PermissionReplyRequest: {
+            /** @description `once`, `always` or `reject`. */
+            reply: components["schemas"]["PermissionReply"];
+        };
+        /**
+         * @description The agent asks permission to act. Answer with
+         *     `POST /sessions/{id}/permissions/{permissionId}/reply`.
+         */
+        PermissionRequest: {
+            /**
+             * @description What an `always` reply covers. Later requests with the same scope in this session are
+             *     approved without asking. Absent when the agent offers no lasting approval.
+             */
+            alwaysScope?: string | null;
+            /** @description The command line, for command requests. */
+            command?: string | null;
+            /** @description The tool's full input as the agent sent it. */
+            input?: unknown;
+            /** @description The item (usually a tool call) the request gates. */
+            itemId?: string | null;
+            /** @description What is being asked. */
+            kind: components["schemas"]["PermissionKind"];
+            /** @description Files concerned. */
+            paths?: string[];
+            /** @description Id to reply to; unique within the session. */
+            permissionId: string;
+            /** @description The plan to approve, for plan approvals. */
+            plan?: string | null;
+            /** @description A one-line human description (e.g. ``Run `ls -la` ``). */
+            title: string;
+            /** @description The agent's tool name. */
+            tool?: string | null;
+        };
+        /** @description Payload of `permissionResolved`. */
+        PermissionResolved: {
+            /**
+             * @description True when the daemon answered by itself because of an earlier `always`; such requests
+             *     never appear as `permissionAsked`, so the request is included.
+             */
+            automatic: boolean;
+            /** @description How it ended. */
+            outcome: components["schemas"]["PermissionOutcome"];
+            /** @description The request that was resolved. */
+            permissionId: string;
+            request?: components["schemas"]["PermissionRequest"] | null;
+        };
+        /** @description One step of a plan / todo list. */
+        PlanEntry: {
+            /** @description What the step is. */
+            content: string;
+            /** @description Where it stands. */
+            status: components["schemas"]["PlanEntryStatus"];
+        };
+        /**
+         * @description Status of one plan entry.
+         * @enum {string}
+         */
+        PlanEntryStatus: "pending" | "inProgress" | "completed";
+        /** @description An RFC 7807 problem details body (`application/problem+json`). */
+        ProblemDetails: {
+            agentError?: components["schemas"]["AgentError"] | null;
+            /** @description What happened this time. */
+            detail: string;
+            /** @description The request path. */
+            instance?: string | null;
+            /**
+             * Format: int32
+             * @description HTTP status code.
+             */
+            status: number;
+            /** @description Short summary of the kind. */
+            title: string;
+            /** @description A URI naming the error kind; stable per kind. */
+            type: string;
+        };
+        /** @description One question of a question request. */
+        Question: {
+            /** @description Whether a free-form answer (not one of the labels) is accepted. */
+            allowCustom: boolean;
+            /** @description A short header / chip label. */
+            header?: string | null;
+            /** @description Whether several options may be selected. */
+            multiSelect: boolean;
+            /** @description The options to choose from (may be empty for free-form questions). */
+            options?: components["schemas"]["QuestionOption"][];
+            /** @description The question text. */
+            question: string;
+        };
+        /** @description One option of a question. */
+        QuestionOption: {
+            /** @description Longer explanation. */
+            description?: string | null;
+            /** @description The label; answers quote it exactly. */
+            label: string;
+        };
+        /**
+         * @description How a question request ended.
+         * @enum {string}
+         */
+        QuestionOutcome: "answered" | "rejected" | "cancelled";
+        /** @description Body of `POST /sessions/{id}/questions/{questionId}/reject` (empty object). */
+        QuestionRejectRequest: Record<string, never>;
+        /** @description Body of `POST /sessions/{id}/questions/{questionId}/reply`. */
+        QuestionReplyRequest: {
+            /** @description One array of selected option labels per question, in the questions' order. */
+            answers: string[][];
+        };
+        /**
+         * @description The agent asks the user one or more questions. Answer with
+         *     `POST /sessions/{id}/questions/{questionId}/reply` (`answers[i]` answers `questions[i]`)
+         *     or reject with `.../reject`.
+         */
+        QuestionRequest: {
+            /** @description The item (usually a tool call) that asked. */
+            itemId?: string | null;
+            /** @description Id to reply to; unique within the session. */
+            questionId: string;
+            /** @description The questions, in order. */
+            questions: components["schemas"]["Question"][];
+        };
+        /** @description Payload of `questionResolved`. */
+        QuestionResolved: {
+            /** @description The answers, one array of selected labels per question (only when answered). */
+            answers?: string[][] | null;
+            /** @description How it ended. */
+            outcome: components["schemas"]["QuestionOutcome"];
+            /** @description The request that was resolved. */
+            questionId: string;
+        };
+        /** @description Body of `POST /sessions/{id}/messages`. */
+        SendMessageRequest: {
+            /** @description The user's message. */
+            message: string;
+        };
+        /** @description Body answering `POST /sessions/{id}/messages` (202). */
+        SendMessageResponse: {
+            /** @description The turn the message started. */
+            turnId: string;
+        };
+        /**
+         * @description Why a session ended.
+         * @enum {string}
+         */
+        SessionEndReason: "completed" | "error" | "terminated";
+        /** @description Payload of `sessionEnded`. */
+        SessionEnded: {
+            /**
+             * Format: int32
+             * @description Exit code of the agent process, when it exited.
+             */
+            exitCode?: number | null;
+            /** @description Why the session ended. */
+            reason: components["schemas"]["SessionEndReason"];
+            /** @description The last lines the agent wrote to stderr, when it failed. */
+            stderrTail?: string | null;
+        };
+        /** @description One session as seen by `GET /sessions` and `GET /sessions/{id}`. */
+        SessionInfo: {
+            /** @description The agent. */
+            agent: components["schemas"]["AgentId"];
+            /** @description Agent mode, when set. */
+            agentMode?: string | null;
+            /**
+             * Format: date-time
+             * @description When the session was created.
+             */
+            createdAt: string;
+            /** @description The running turn, if any. */
+            currentTurnId?: string | null;
+            /** @description Working directory. */
+            cwd: string;
+            endReason?: components["schemas"]["SessionEndReason"] | null;
+            /**
+             * Format: int64
+             * @description Number of events in the log (= the last sequence).
+             */
+            eventCount: number;
+            /** @description Model, when set. */
+            model?: string | null;
+            /** @description The agent's own session id, once known. */
+            nativeSessionId?: string | null;
+            /** @description Permission requests waiting for a reply. */
+            pendingPermissions: components["schemas"]["PermissionRequest"][];
+            /** @description Question requests waiting for a reply. */
+            pendingQuestions: components["schemas"]["QuestionRequest"][];
+            /** @description Permission mode. */
+            permissionMode: components["schemas"]["PermissionMode"];
+            /** @description The session id. */
+            sessionId: string;
+            /** @description Idle, running or ended. */
+            status: components["schemas"]["SessionStatus"];
+            /** @description Variant, when set. */
+            variant?: string | null;
+        };
+        /** @description Body of `GET /sessions`: one page of sessions, oldest first. */
+        SessionListResponse: {
+            /** @description Pass as `cursor` to get the next page; absent on the last page. */
+            nextCursor?: string | null;
+            /** @description The sessions of this page, oldest first. */
+            sessions: components["schemas"]["SessionInfo"][];
+            /**
+             * @description Sessions of this page whose stored record this build cannot read (corrupt, or
+             *     written by a newer build). Their events stay readable; their ids stay taken.
+             *     Only listed when no `status` filter is given.
+             */
+            unreadable?: components["schemas"]["UnreadableSession"][];
+        };
+        /** @description Payload of `sessionStarted`. */
+        SessionStarted: {
+            /** @description The agent driving the session. */
+            agent: components["schemas"]["AgentId"];
+            /** @description The agent mode (e.g. `build`, `plan`), when set. */
+            agentMode?: string | null;
+            /** @description The agent's version, when known. */
+            agentVersion?: string | null;
+            /** @description The agent's working directory. */
+            cwd?: string | null;
+            /** @description The model, when known. */
+            model?: string | null;
+            permissionMode?: components["schemas"]["PermissionMode"] | null;
+        };
+        /**
+         * @description Where a session stands.
+         * @enum {string}
+         */
+        SessionStatus: "idle" | "running" | "ended";
+        /**
+         * @description Why a turn stopped.
+         * @enum {string}
+         */
+        StopReason: "completed" | "cancelled" | "error" | "maxTokens" | "maxTurns" | "maxBudget";
+        /**
+         * @description A session store backend.
+         * @enum {string}
+         */
+        StoreBackend: "sqlite" | "postgres";
+        /** @description Which session store the daemon uses and whether it can write. */
+        StoreHealth: {
+            /** @description `sqlite` (the embedded default) or `postgres`. */
+            backend: components["schemas"]["StoreBackend"];
+            /** @description `ok`, or why writes fail right now. */
+            status: components["schemas"]["StoreStatus"];
+        };
+        /**
+         * @description Whether the session store can write.
+         * @enum {string}
+         */
+        StoreStatus: "ok" | "full" | "unavailable";
+        /** @description Payload of `turnEnded`. */
+        TurnEnded: {
+            /** @description Why it stopped. */
+            stopReason: components["schemas"]["StopReason"];
+            /** @description The turn that ended. */
+            turnId: string;
+            usage?: components["schemas"]["Usage"] | null;
+        };
+        /** @description Payload of `turnStarted`. */
+        TurnStarted: {
+            /** @description Daemon-assigned turn id, unique within the session. */
+            turnId: string;
+        };
+        /** @description One event of a session's log. */
+        UniversalEvent: components["schemas"]["EventPayload"] & {
+            /** @description The agent's own session / thread id, once known. */
+            nativeSessionId?: string | null;
+            /** @description The native JSON this event was converted from (only with `includeRaw=true`). */
+            raw?: unknown;
+            /**
+             * Format: int64
+             * @description Position in the session's log: starts at 1, contiguous, never reused.
+             */
+            sequence: number;
+            /** @description The daemon session id. */
+            sessionId: string;
+            /** @description Who produced the event. */
+            source: components["schemas"]["EventSource"];
+            /**
+             * @description True when the event has no native counterpart and was synthesised to keep the
+             *     universal lifecycle complete.
+             */
+            synthetic: boolean;
+            /**
+             * Format: date-time
+             * @description When the daemon recorded the event.
+             */
+            time: string;
+        };
+        /** @description Payload of `unknown`: a stored record served as it is, never dropped or rewritten. */
+        UnknownEvent: {
+            /** @description What went wrong reading it, when it did not parse. */
+            error?: string | null;
+            /** @description Why this build could not read it. */
+            reason: components["schemas"]["UnknownReason"];
+            /**
+             * Format: int32
+             * @description The schema version the record was written with.
+             */
+            schemaVersion: number;
+            /** @description The stored event: its JSON when it is JSON, else the stored text as a string. */
+            stored: unknown;
+            /** @description The event type the record was stored with. */
+            storedType: string;
+        };
+        /**
+         * @description Why a stored event could not be read.
+         * @enum {string}
+         */
+        UnknownReason: "newerVersion" | "unreadable";
+        /** @description A stored session whose record this build cannot read. */
+        UnreadableSession: {
+            /**
+             * Format: date-time
+             * @description When the session was created.
+             */
+            createdAt: string;
+            /** @description Why the record cannot be read. */
+            error: string;
+            /**
+             * Format: int64
+             * @description Number of events in its log.
+             */
+            eventCount: number;
+            /** @description The session id. */
+            sessionId: string;
+        };
+        /** @description Token usage of a turn. */
+        Usage: {
+            /**
+             * Format: int64
+             * @description Input tokens written to the prompt cache.
+             */
+            cacheWriteTokens?: number | null;
+            /**
+             * Format: int64
+             * @description Input tokens read from the prompt cache.
+             */
+            cachedInputTokens?: number | null;
+            /**
+             * Format: int64
+             * @description Input (prompt) tokens, excluding cached ones where the agent separates them.
+             */
+            inputTokens: number;
+            /**
+             * Format: int64
+             * @description Output (completion) tokens.
+             */
+            outputTokens: number;
+            /**
+             * Format: int64
+             * @description Reasoning tokens, when reported separately.
+             */
+            reasoningTokens?: number | null;
+            /**
+             * Format: double
+             * @description Cost in US dollars, when the agent reports it.
+             */
+            totalCostUsd?: number | null;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type AgentCapabilities = components['schemas']['AgentCapabilities'];
+export type AgentError = components['schemas']['AgentError'];
+export type AgentId = components['schemas']['AgentId'];
+export type AgentInfo = components['schemas']['AgentInfo'];
+export type AgentModeInfo = components['schemas']['AgentModeInfo'];
+export type AgentsResponse = components['schemas']['AgentsResponse'];
+export type BinarySource = components['schemas']['BinarySource'];
+export type CancelResponse = components['schemas']['CancelResponse'];
+export type ContentPart = components['schemas']['ContentPart'];
+export type CreateSessionRequest = components['schemas']['CreateSessionRequest'];
+export type CreateSessionResponse = components['schemas']['CreateSessionResponse'];
+export type EventPayload = components['schemas']['EventPayload'];
+export type EventSource = components['schemas']['EventSource'];
+export type EventsResponse = components['schemas']['EventsResponse'];
+export type FileChangeKind = components['schemas']['FileChangeKind'];
+export type HealthResponse = components['schemas']['HealthResponse'];
+export type InstallProgress = components['schemas']['InstallProgress'];
+export type InstallRequest = components['schemas']['InstallRequest'];
+export type InstallResponse = components['schemas']['InstallResponse'];
+export type InstalledVersion = components['schemas']['InstalledVersion'];
+export type Item = components['schemas']['Item'];
+export type ItemDelta = components['schemas']['ItemDelta'];
+export type ItemEvent = components['schemas']['ItemEvent'];
+export type ItemKind = components['schemas']['ItemKind'];
+export type ItemRole = components['schemas']['ItemRole'];
+export type ItemStatus = components['schemas']['ItemStatus'];
+export type ModelInfo = components['schemas']['ModelInfo'];
+export type ModelsResponse = components['schemas']['ModelsResponse'];
+export type ModesResponse = components['schemas']['ModesResponse'];
+export type PermissionKind = components['schemas']['PermissionKind'];
+export type PermissionMode = components['schemas']['PermissionMode'];
+export type PermissionOutcome = components['schemas']['PermissionOutcome'];
+export type PermissionReply = components['schemas']['PermissionReply'];
+export type PermissionReplyRequest = components['schemas']['PermissionReplyRequest'];
+export type PermissionRequest = components['schemas']['PermissionRequest'];
+export type PermissionResolved = components['schemas']['PermissionResolved'];
+export type PlanEntry = components['schemas']['PlanEntry'];
+export type PlanEntryStatus = components['schemas']['PlanEntryStatus'];
+export type ProblemDetails = components['schemas']['ProblemDetails'];
+export type Question = components['schemas']['Question'];
+export type QuestionOption = components['schemas']['QuestionOption'];
+export type QuestionOutcome = components['schemas']['QuestionOutcome'];
+export type QuestionRejectRequest = components['schemas']['QuestionRejectRequest'];
+export type QuestionReplyRequest = components['schemas']['QuestionReplyRequest'];
+export type QuestionRequest = components['schemas']['QuestionRequest'];
+export type QuestionResolved = components['schemas']['QuestionResolved'];
+export type SendMessageRequest = components['schemas']['SendMessageRequest'];
+export type SendMessageResponse = components['schemas']['SendMessageResponse'];
+export type SessionEndReason = components['schemas']['SessionEndReason'];
+export type SessionEnded = components['schemas']['SessionEnded'];
+export type SessionInfo = components['schemas']['SessionInfo'];
+export type SessionListResponse = components['schemas']['SessionListResponse'];
+export type SessionStarted = components['schemas']['SessionStarted'];
+export type SessionStatus = components['schemas']['SessionStatus'];
+export type StopReason = components['schemas']['StopReason'];
+export type StoreBackend = components['schemas']['StoreBackend'];
+export type StoreHealth = components['schemas']['StoreHealth'];
+export type StoreStatus = components['schemas']['StoreStatus'];
+export type TurnEnded = components['schemas']['TurnEnded'];
+export type TurnStarted = components['schemas']['TurnStarted'];
+export type UniversalEvent = components['schemas']['UniversalEvent'];
+export type UnknownEvent = components['schemas']['UnknownEvent'];
+export type UnknownReason = components['schemas']['UnknownReason'];
+export type UnreadableSession = components['schemas']['UnreadableSession'];
+export type Usage = components['schemas']['Usage'];
+export type $defs = Record<string, never>;
+export interface operations {
+    listAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentsResponse"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    installAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
+            };
+            cookie?: never;
+        };
+        /** @description What to install (optional: no body installs the default version unless the agent is already here) */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InstallRequest"];
+            };
+        };
+        responses: {
+            /** @description Installed (or already there). With `Accept: text/event-stream`: frames `event: progress` (`data`: an InstallProgress), then `event: installed` (`data`: an InstallResponse) or `event: error` (`data`: problem details, e.g. `installFailed`); the HTTP status is then 200 whatever the outcome. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallResponse"];
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Installing is off in this daemon, or `SANDBOX_DAEMON_<AGENT>_PATH` names the binary to use (and it is not the version asked for) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The install failed (`agentError.type` is `installFailed`): a download answered an error status or broke off after retries, a checksum did not match, the platform has no build, the binary did not report the version, the disk is full, or a tool (Node.js, npm) is missing. Nothing partial is left behind. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    agentModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelsResponse"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent is not installed, or not supported by this build */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent failed to list its models */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    agentModes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModesResponse"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent is not supported by this build, or (for an agent that lists its modes live) not installed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent failed to list its modes */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The daemon is up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthResponse"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size (1–1000, default 100). */
+                limit?: number;
+                /** @description Only sessions with this status (unreadable sessions are then not listed). */
+                status?: components["schemas"]["SessionStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListResponse"];
+                };
+            };
+            /** @description Bad cursor, limit or status */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The stored record cannot be read by this build */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Client-chosen session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description Session ready */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateSessionResponse"];
+                };
+            };
+            /** @description Bad id or configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The id is taken (by any stored session, ended or unreadable ones too), or the agent is not installed or not supported by this build (`agentError`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Body of the wrong shape, or the provider rejected the credential (`agentError`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent failed to start (`agentError`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable, or the id is still being restored */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    cancelTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Nothing, or an empty JSON object */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Cancelling */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelResponse"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Nothing, or an empty JSON object */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The ended session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getEvents: {
+        parameters: {
+            query?: {
+                /** @description Return events with `sequence > offset` (default 0). */
+                offset?: number;
+                /** @description At most this many events (1–1000, default 100). */
+                limit?: number;
+                /** @description Include each event's native JSON as `raw`. */
+                includeRaw?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsResponse"];
+                };
+            };
+            /** @description Bad offset or limit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Start after this sequence (default 0); the `Last-Event-ID` header wins when present. */
+                offset?: number;
+                /** @description Include each event's native JSON as `raw`. */
+                includeRaw?: boolean;
+            };
+            header?: {
+                /** @description Resume after this sequence */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of Server-Sent Events, one frame per event: `id: <sequence>`, `event: <type>` and `data: <the event as JSON, a UniversalEvent>` lines, then an empty line. Comment lines (`:` ...) are keep-alives, or say why events wait (the store cannot write). The stream ends after `sessionEnded`, or when the daemon stops (reconnect with `Last-Event-ID`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description Bad offset or Last-Event-ID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendMessageRequest"];
+            };
+        };
+        responses: {
+            /** @description Turn started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendMessageResponse"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent could not take the message */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable, or the session is being restored */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    replyPermission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Permission request id */
+                permissionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermissionReplyRequest"];
+            };
+        };
+        responses: {
+            /** @description Answered */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent failed to take the answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is still being restored, or its store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    rejectQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Question request id */
+                questionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Empty object */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuestionRejectRequest"];
+            };
+        };
+        responses: {
+            /** @description Rejected */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent failed to take the answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is still being restored, or its store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    replyQuestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Question request id */
+                questionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuestionReplyRequest"];
+            };
+        };
+        responses: {
+            /** @description Answered */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Answers do not fit the questions */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent failed to take the answer */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is still being restored, or its store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,34 @@
+// Generated from ../../spec/openapi.json (sandbox-daemon 0.1.0) by scripts/zod-emitter.mjs.
+// Do not edit: run `npm run generate`. `npm run check:generated` fails when this file is stale.
+
+import type { operations } from './openapi.js';
+
+/** The HTTP method and path template of an operation. */
+export interface Route {
+  /** HTTP method. */
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path template, `{name}` for path parameters. */
+  readonly path: string;
+}
+
+/** Every operation of the OpenAPI document, by operationId. */
+export const routes = {
+  listAgents: { method: "GET", path: "/agents" },
+  installAgent: { method: "POST", path: "/agents/{agent}/install" },
+  agentModels: { method: "GET", path: "/agents/{agent}/models" },
+  agentModes: { method: "GET", path: "/agents/{agent}/modes" },
+  health: { method: "GET", path: "/health" },
+  openapi: { method: "GET", path: "/openapi.json" },
+  listSessions: { method: "GET", path: "/sessions" },
+  getSession: { method: "GET", path: "/sessions/{sessionId}" },
+  createSession: { method: "POST", path: "/sessions/{sessionId}" },
+  deleteSession: { method: "DELETE", path: "/sessions/{sessionId}" },
+  cancelTurn: { method: "POST", path: "/sessions/{sessionId}/cancel" },
+  endSession: { method: "POST", path: "/sessions/{sessionId}/end" },
+  getEvents: { method: "GET", path: "/sessions/{sessionId}/events" },
+  streamEvents: { method: "GET", path: "/sessions/{sessionId}/events/sse" },
+  sendMessage: { method: "POST", path: "/sessions/{sessionId}/messages" },
+  replyPermission: { method: "POST", path: "/sessions/{sessionId}/permissions/{permissionId}/reply" },
+  rejectQuestion: { method: "POST", path: "/sessions/{sessionId}/questions/{questionId}/reject" },
+  replyQuestion: { method: "POST", path: "/sessions/{sessionId}/questions/{questionId}/reply" },
+} as const satisfies { readonly [K in keyof operations]: Route };

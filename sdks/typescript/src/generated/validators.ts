@@ -1,0 +1,1034 @@
+// Generated from ../../spec/openapi.json (sandbox-daemon 0.1.0) by scripts/zod-emitter.mjs.
+// Do not edit: run `npm run generate`. `npm run check:generated` fails when this file is stale.
+
+import * as z from 'zod';
+import type { components } from './openapi.js';
+
+type Schemas = components["schemas"];
+
+/**
+ * Which universal features an agent supports. Every flag is backed by tests of the
+ * agent's real CLI (or, for the mock, of the mock itself).
+ */
+export const AgentCapabilitiesSchema: z.ZodType<Schemas["AgentCapabilities"]> = z.looseObject({
+  /** Agent modes (e.g. build / plan). */
+  "agentModes": z.boolean(),
+  /** Cancelling a running turn. */
+  "cancel": z.boolean(),
+  /** `commandExecution` items. */
+  "commandExecution": z.boolean(),
+  /** `fileChange` items. */
+  "fileChanges": z.boolean(),
+  /** Model selection. */
+  "models": z.boolean(),
+  /** Several turns in one session. */
+  "multiTurn": z.boolean(),
+  /** `always` replies are honoured for the rest of the session. */
+  "permissionAlways": z.boolean(),
+  /** Permission requests (`permissionAsked`). */
+  "permissions": z.boolean(),
+  /** Plan approval requests. */
+  "planApproval": z.boolean(),
+  /** `plan` items. */
+  "plans": z.boolean(),
+  /** Questions (`questionAsked`). */
+  "questions": z.boolean(),
+  /** Reasoning / thinking items. */
+  "reasoning": z.boolean(),
+  /** The conversation survives an agent process exit. */
+  "resume": z.boolean(),
+  /** Text arrives as `itemDelta`s while it is generated. */
+  "streamingDeltas": z.boolean(),
+  /** Assistant text messages. */
+  "textMessages": z.boolean(),
+  /** `toolCall` / `toolResult` items. */
+  "toolCalls": z.boolean(),
+  /** Token usage on `turnEnded`. */
+  "usage": z.boolean(),
+  /** `validateToken` on session creation. */
+  "validateToken": z.boolean(),
+  /** Model variants (e.g. reasoning effort). */
+  "variants": z.boolean(),
+});
+
+/** A coding agent the daemon knows. */
+export const AgentIdSchema: z.ZodType<Schemas["AgentId"]> = z.enum(["claude","codex","opencode","amp","pi","mock"]);
+
+/** Where an agent's binary came from. */
+export const BinarySourceSchema: z.ZodType<Schemas["BinarySource"]> = z.enum(["builtIn","override","path","release","mirror","npm"]);
+
+/** One version of an agent installed in the daemon's data dir. */
+export const InstalledVersionSchema: z.ZodType<Schemas["InstalledVersion"]> = z.looseObject({
+  /** Whether it is the one new sessions use. */
+  "current": z.boolean(),
+  /** Its executable. */
+  "path": z.string(),
+  /** The version. */
+  "version": z.string(),
+});
+
+/** One agent as seen by `GET /agents`. */
+export const AgentInfoSchema: z.ZodType<Schemas["AgentInfo"]> = z.looseObject({
+  /** What the agent supports. */
+  "capabilities": AgentCapabilitiesSchema,
+  /** The agent id. */
+  "id": AgentIdSchema,
+  /** Whether a usable binary was found (always true for `mock`). */
+  "installed": z.boolean(),
+  /**
+   * Every version the daemon has installed in its data dir (the one in use among them
+   * unless an override or `PATH` binary is used instead).
+   */
+  "installedVersions": z.array(InstalledVersionSchema).optional(),
+  /** Display name. */
+  "name": z.string(),
+  /** Path of the binary in use. */
+  "path": z.string().nullable().optional(),
+  "source": BinarySourceSchema.nullable().optional(),
+  /** Whether this daemon can drive the agent yet. */
+  "supported": z.boolean(),
+  /** Installed version, when known. */
+  "version": z.string().nullable().optional(),
+});
+
+/** Body of `GET /agents`. */
+export const AgentsResponseSchema: z.ZodType<Schemas["AgentsResponse"]> = z.looseObject({
+  /** Every known agent. */
+  "agents": z.array(AgentInfoSchema),
+});
+
+/** Body answering `POST /sessions/{id}/cancel` (202). */
+export const CancelResponseSchema: z.ZodType<Schemas["CancelResponse"]> = z.looseObject({
+  /** The turn being cancelled; it ends with `turnEnded` stopReason `cancelled`. */
+  "turnId": z.string(),
+});
+
+/** Body answering `POST /sessions/{sessionId}`. */
+export const CreateSessionResponseSchema: z.ZodType<Schemas["CreateSessionResponse"]> = z.looseObject({
+  /**
+   * Always true: the agent started and the session is ready for messages. An agent that
+   * cannot start is a problem response instead (its `agentError` says why; nothing is
+   * kept and the id may be used again).
+   */
+  "healthy": z.boolean(),
+  /** The agent's own session id, when known at start. */
+  "nativeSessionId": z.string().nullable().optional(),
+});
+
+/**
+ * An agent-level error, tagged by `type`. Appears in `error` events and as the
+ * `agentError` of problem responses. Every variant has a human `message`.
+ */
+export const AgentErrorSchema: z.ZodType<Schemas["AgentError"]> = z.discriminatedUnion("type", [
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    "type": z.literal("tokenError"),
+  }),
+  z.looseObject({
+    /** Exit code, when it exited normally. */
+    "exitCode": z.number().int().nullable().optional(),
+    /** What happened. */
+    "message": z.string(),
+    /** Signal number, when it was killed. */
+    "signal": z.number().int().nullable().optional(),
+    /** The last lines of its stderr. */
+    "stderrTail": z.string().nullable().optional(),
+    "type": z.literal("processExited"),
+  }),
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    "type": z.literal("installFailed"),
+  }),
+  z.looseObject({
+    /** What happened, and how to fix it. */
+    "message": z.string(),
+    "type": z.literal("notInstalled"),
+  }),
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    "type": z.literal("unsupportedAgent"),
+  }),
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    "type": z.literal("spawnFailed"),
+  }),
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    "type": z.literal("protocolError"),
+  }),
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    /** The provider's HTTP status, when known. */
+    "status": z.number().int().min(0).nullable().optional(),
+    "type": z.literal("providerError"),
+  }),
+  z.looseObject({
+    /** The agent's error code or subtype, when it gives one. */
+    "code": z.string().nullable().optional(),
+    /** What the agent said. */
+    "message": z.string(),
+    "type": z.literal("agentReported"),
+  }),
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    "type": z.literal("timeout"),
+  }),
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    "type": z.literal("requestGone"),
+  }),
+  z.looseObject({
+    /** What happened. */
+    "message": z.string(),
+    "type": z.literal("storeError"),
+  }),
+]);
+
+/**
+ * Payload of `itemDelta`: text appended to an item in progress (message text, reasoning
+ * text or command output, depending on the item's kind).
+ */
+export const ItemDeltaSchema: z.ZodType<Schemas["ItemDelta"]> = z.looseObject({
+  /** The appended text. */
+  "delta": z.string(),
+  /** The item being extended. */
+  "itemId": z.string(),
+});
+
+/** How a file was changed. */
+export const FileChangeKindSchema: z.ZodType<Schemas["FileChangeKind"]> = z.enum(["add","update","delete"]);
+
+/** Status of one plan entry. */
+export const PlanEntryStatusSchema: z.ZodType<Schemas["PlanEntryStatus"]> = z.enum(["pending","inProgress","completed"]);
+
+/** One step of a plan / todo list. */
+export const PlanEntrySchema: z.ZodType<Schemas["PlanEntry"]> = z.looseObject({
+  /** What the step is. */
+  "content": z.string(),
+  /** Where it stands. */
+  "status": PlanEntryStatusSchema,
+});
+
+/** A typed piece of item content, tagged by `type`. */
+export const ContentPartSchema: z.ZodType<Schemas["ContentPart"]> = z.discriminatedUnion("type", [
+  z.looseObject({
+    /** The text. */
+    "text": z.string(),
+    "type": z.literal("text"),
+  }),
+  z.looseObject({
+    /** The reasoning text (may be a summary). */
+    "text": z.string(),
+    "type": z.literal("reasoning"),
+  }),
+  z.looseObject({
+    /** Tool arguments as JSON. */
+    "arguments": z.unknown(),
+    /** The agent's id of the call. */
+    "callId": z.string(),
+    /** Tool name as the agent knows it. */
+    "name": z.string(),
+    "type": z.literal("toolCall"),
+  }),
+  z.looseObject({
+    /** The id of the call this answers. */
+    "callId": z.string(),
+    /** Whether the tool reported an error (including a denied permission). */
+    "isError": z.boolean(),
+    /** Output text. */
+    "output": z.string(),
+    "type": z.literal("toolResult"),
+  }),
+  z.looseObject({
+    /** The command line. */
+    "command": z.string(),
+    /** Working directory, when known. */
+    "cwd": z.string().nullable().optional(),
+    /** Exit code, when the command finished. */
+    "exitCode": z.number().int().nullable().optional(),
+    /** Combined output, when known. */
+    "output": z.string().nullable().optional(),
+    "type": z.literal("commandExecution"),
+  }),
+  z.looseObject({
+    /** Kind of change. */
+    "changeKind": FileChangeKindSchema,
+    /** Unified diff, when known. */
+    "diff": z.string().nullable().optional(),
+    /** Path of the file. */
+    "path": z.string(),
+    "type": z.literal("fileChange"),
+  }),
+  z.looseObject({
+    /** The plan's steps. */
+    "entries": z.array(PlanEntrySchema),
+    /** Free-form plan text, when the agent gives one. */
+    "text": z.string().nullable().optional(),
+    "type": z.literal("plan"),
+  }),
+  z.looseObject({
+    /** Longer detail. */
+    "detail": z.string().nullable().optional(),
+    /** Short label (e.g. `compacting`). */
+    "label": z.string(),
+    "type": z.literal("status"),
+  }),
+  z.looseObject({
+    /** Why it could not be parsed. */
+    "error": z.string(),
+    /** The raw native JSON (or a JSON string holding the raw line). */
+    "raw": z.unknown(),
+    "type": z.literal("unparsed"),
+  }),
+]);
+
+/** What an item is. Clients dispatch rendering on this. */
+export const ItemKindSchema: z.ZodType<Schemas["ItemKind"]> = z.enum(["message","reasoning","toolCall","toolResult","commandExecution","fileChange","plan","status","unparsed"]);
+
+/** Who authored an item. */
+export const ItemRoleSchema: z.ZodType<Schemas["ItemRole"]> = z.enum(["user","assistant","system","tool"]);
+
+/** Lifecycle status of an item. */
+export const ItemStatusSchema: z.ZodType<Schemas["ItemStatus"]> = z.enum(["inProgress","completed","failed"]);
+
+/**
+ * One item of a turn. `itemStarted` carries the item as first known, `itemDelta`s extend
+ * its text, and `itemCompleted` carries the authoritative final item.
+ */
+export const ItemSchema: z.ZodType<Schemas["Item"]> = z.looseObject({
+  /** Typed content parts. */
+  "content": z.array(ContentPartSchema).optional(),
+  /** Daemon-assigned id, unique within the session. */
+  "itemId": z.string(),
+  /** What the item is. */
+  "kind": ItemKindSchema,
+  /** The agent's own id for this item, when it has one. */
+  "nativeItemId": z.string().nullable().optional(),
+  /** The item this one belongs to (e.g. the tool call of a tool result). */
+  "parentId": z.string().nullable().optional(),
+  "role": ItemRoleSchema.nullable().optional(),
+  /** Lifecycle status. */
+  "status": ItemStatusSchema,
+});
+
+/** Payload of `itemStarted` and `itemCompleted`. */
+export const ItemEventSchema: z.ZodType<Schemas["ItemEvent"]> = z.looseObject({
+  /** The item as known at this point. */
+  "item": ItemSchema,
+});
+
+/** What a permission request is about. */
+export const PermissionKindSchema: z.ZodType<Schemas["PermissionKind"]> = z.enum(["command","fileChange","fileRead","network","planApproval","tool"]);
+
+/**
+ * The agent asks permission to act. Answer with
+ * `POST /sessions/{id}/permissions/{permissionId}/reply`.
+ */
+export const PermissionRequestSchema: z.ZodType<Schemas["PermissionRequest"]> = z.looseObject({
+  /**
+   * What an `always` reply covers. Later requests with the same scope in this session are
+   * approved without asking. Absent when the agent offers no lasting approval.
+   */
+  "alwaysScope": z.string().nullable().optional(),
+  /** The command line, for command requests. */
+  "command": z.string().nullable().optional(),
+  /** The tool's full input as the agent sent it. */
+  "input": z.unknown().optional(),
+  /** The item (usually a tool call) the request gates. */
+  "itemId": z.string().nullable().optional(),
+  /** What is being asked. */
+  "kind": PermissionKindSchema,
+  /** Files concerned. */
+  "paths": z.array(z.string()).optional(),
+  /** Id to reply to; unique within the session. */
+  "permissionId": z.string(),
+  /** The plan to approve, for plan approvals. */
+  "plan": z.string().nullable().optional(),
+  /** A one-line human description (e.g. ``Run `ls -la` ``). */
+  "title": z.string(),
+  /** The agent's tool name. */
+  "tool": z.string().nullable().optional(),
+});
+
+/** How a permission request ended. */
+export const PermissionOutcomeSchema: z.ZodType<Schemas["PermissionOutcome"]> = z.enum(["once","always","reject","cancelled"]);
+
+/** Payload of `permissionResolved`. */
+export const PermissionResolvedSchema: z.ZodType<Schemas["PermissionResolved"]> = z.looseObject({
+  /**
+   * True when the daemon answered by itself because of an earlier `always`; such requests
+   * never appear as `permissionAsked`, so the request is included.
+   */
+  "automatic": z.boolean(),
+  /** How it ended. */
+  "outcome": PermissionOutcomeSchema,
+  /** The request that was resolved. */
+  "permissionId": z.string(),
+  "request": PermissionRequestSchema.nullable().optional(),
+});
+
+/** One option of a question. */
+export const QuestionOptionSchema: z.ZodType<Schemas["QuestionOption"]> = z.looseObject({
+  /** Longer explanation. */
+  "description": z.string().nullable().optional(),
+  /** The label; answers quote it exactly. */
+  "label": z.string(),
+});
+
+/** One question of a question request. */
+export const QuestionSchema: z.ZodType<Schemas["Question"]> = z.looseObject({
+  /** Whether a free-form answer (not one of the labels) is accepted. */
+  "allowCustom": z.boolean(),
+  /** A short header / chip label. */
+  "header": z.string().nullable().optional(),
+  /** Whether several options may be selected. */
+  "multiSelect": z.boolean(),
+  /** The options to choose from (may be empty for free-form questions). */
+  "options": z.array(QuestionOptionSchema).optional(),
+  /** The question text. */
+  "question": z.string(),
+});
+
+/**
+ * The agent asks the user one or more questions. Answer with
+ * `POST /sessions/{id}/questions/{questionId}/reply` (`answers[i]` answers `questions[i]`)
+ * or reject with `.../reject`.
+ */
+export const QuestionRequestSchema: z.ZodType<Schemas["QuestionRequest"]> = z.looseObject({
+  /** The item (usually a tool call) that asked. */
+  "itemId": z.string().nullable().optional(),
+  /** Id to reply to; unique within the session. */
+  "questionId": z.string(),
+  /** The questions, in order. */
+  "questions": z.array(QuestionSchema),
+});
+
+/** How a question request ended. */
+export const QuestionOutcomeSchema: z.ZodType<Schemas["QuestionOutcome"]> = z.enum(["answered","rejected","cancelled"]);
+
+/** Payload of `questionResolved`. */
+export const QuestionResolvedSchema: z.ZodType<Schemas["QuestionResolved"]> = z.looseObject({
+  /** The answers, one array of selected labels per question (only when answered). */
+  "answers": z.array(z.array(z.string())).nullable().optional(),
+  /** How it ended. */
+  "outcome": QuestionOutcomeSchema,
+  /** The request that was resolved. */
+  "questionId": z.string(),
+});
+
+/** Why a session ended. */
+export const SessionEndReasonSchema: z.ZodType<Schemas["SessionEndReason"]> = z.enum(["completed","error","terminated"]);
+
+/** Payload of `sessionEnded`. */
+export const SessionEndedSchema: z.ZodType<Schemas["SessionEnded"]> = z.looseObject({
+  /** Exit code of the agent process, when it exited. */
+  "exitCode": z.number().int().nullable().optional(),
+  /** Why the session ended. */
+  "reason": SessionEndReasonSchema,
+  /** The last lines the agent wrote to stderr, when it failed. */
+  "stderrTail": z.string().nullable().optional(),
+});
+
+/** How much the agent may do without asking. */
+export const PermissionModeSchema: z.ZodType<Schemas["PermissionMode"]> = z.enum(["default","plan","acceptEdits","bypass"]);
+
+/** Payload of `sessionStarted`. */
+export const SessionStartedSchema: z.ZodType<Schemas["SessionStarted"]> = z.looseObject({
+  /** The agent driving the session. */
+  "agent": AgentIdSchema,
+  /** The agent mode (e.g. `build`, `plan`), when set. */
+  "agentMode": z.string().nullable().optional(),
+  /** The agent's version, when known. */
+  "agentVersion": z.string().nullable().optional(),
+  /** The agent's working directory. */
+  "cwd": z.string().nullable().optional(),
+  /** The model, when known. */
+  "model": z.string().nullable().optional(),
+  "permissionMode": PermissionModeSchema.nullable().optional(),
+});
+
+/** Why a turn stopped. */
+export const StopReasonSchema: z.ZodType<Schemas["StopReason"]> = z.enum(["completed","cancelled","error","maxTokens","maxTurns","maxBudget"]);
+
+/** Token usage of a turn. */
+export const UsageSchema: z.ZodType<Schemas["Usage"]> = z.looseObject({
+  /** Input tokens written to the prompt cache. */
+  "cacheWriteTokens": z.number().int().min(0).nullable().optional(),
+  /** Input tokens read from the prompt cache. */
+  "cachedInputTokens": z.number().int().min(0).nullable().optional(),
+  /** Input (prompt) tokens, excluding cached ones where the agent separates them. */
+  "inputTokens": z.number().int().min(0),
+  /** Output (completion) tokens. */
+  "outputTokens": z.number().int().min(0),
+  /** Reasoning tokens, when reported separately. */
+  "reasoningTokens": z.number().int().min(0).nullable().optional(),
+  /** Cost in US dollars, when the agent reports it. */
+  "totalCostUsd": z.number().nullable().optional(),
+});
+
+/** Payload of `turnEnded`. */
+export const TurnEndedSchema: z.ZodType<Schemas["TurnEnded"]> = z.looseObject({
+  /** Why it stopped. */
+  "stopReason": StopReasonSchema,
+  /** The turn that ended. */
+  "turnId": z.string(),
+  "usage": UsageSchema.nullable().optional(),
+});
+
+/** Payload of `turnStarted`. */
+export const TurnStartedSchema: z.ZodType<Schemas["TurnStarted"]> = z.looseObject({
+  /** Daemon-assigned turn id, unique within the session. */
+  "turnId": z.string(),
+});
+
+/** Why a stored event could not be read. */
+export const UnknownReasonSchema: z.ZodType<Schemas["UnknownReason"]> = z.enum(["newerVersion","unreadable"]);
+
+/** Payload of `unknown`: a stored record served as it is, never dropped or rewritten. */
+export const UnknownEventSchema: z.ZodType<Schemas["UnknownEvent"]> = z.looseObject({
+  /** What went wrong reading it, when it did not parse. */
+  "error": z.string().nullable().optional(),
+  /** Why this build could not read it. */
+  "reason": UnknownReasonSchema,
+  /** The schema version the record was written with. */
+  "schemaVersion": z.number().int().min(0),
+  /** The stored event: its JSON when it is JSON, else the stored text as a string. */
+  "stored": z.unknown(),
+  /** The event type the record was stored with. */
+  "storedType": z.string(),
+});
+
+/** The typed payload of an event, tagged by `type` with the body in `data`. */
+export const EventPayloadSchema: z.ZodType<Schemas["EventPayload"]> = z.discriminatedUnion("type", [
+  z.looseObject({
+    /** The session is ready. */
+    "data": SessionStartedSchema,
+    "type": z.literal("sessionStarted"),
+  }),
+  z.looseObject({
+    /** The session is over; no event follows. */
+    "data": SessionEndedSchema,
+    "type": z.literal("sessionEnded"),
+  }),
+  z.looseObject({
+    /** A turn began (a message was accepted). */
+    "data": TurnStartedSchema,
+    "type": z.literal("turnStarted"),
+  }),
+  z.looseObject({
+    /** A turn finished. */
+    "data": TurnEndedSchema,
+    "type": z.literal("turnEnded"),
+  }),
+  z.looseObject({
+    /** An item appeared. */
+    "data": ItemEventSchema,
+    "type": z.literal("itemStarted"),
+  }),
+  z.looseObject({
+    /** More text for an item in progress. */
+    "data": ItemDeltaSchema,
+    "type": z.literal("itemDelta"),
+  }),
+  z.looseObject({
+    /** An item is final. */
+    "data": ItemEventSchema,
+    "type": z.literal("itemCompleted"),
+  }),
+  z.looseObject({
+    /** Something went wrong (agent crash, provider error, protocol error, ...). */
+    "data": AgentErrorSchema,
+    "type": z.literal("error"),
+  }),
+  z.looseObject({
+    /** The agent asks permission to do something. */
+    "data": PermissionRequestSchema,
+    "type": z.literal("permissionAsked"),
+  }),
+  z.looseObject({
+    /** A permission request was answered (by the client, automatically, or cancelled). */
+    "data": PermissionResolvedSchema,
+    "type": z.literal("permissionResolved"),
+  }),
+  z.looseObject({
+    /** The agent asks the user one or more questions. */
+    "data": QuestionRequestSchema,
+    "type": z.literal("questionAsked"),
+  }),
+  z.looseObject({
+    /** A question request was answered, rejected or cancelled. */
+    "data": QuestionResolvedSchema,
+    "type": z.literal("questionResolved"),
+  }),
+  z.looseObject({
+    /**
+     * A stored event this build cannot read: corrupt, or written by a newer build. It
+     * keeps its place (sequence) in the log and carries what was stored, unchanged.
+     */
+    "data": UnknownEventSchema,
+    "type": z.literal("unknown"),
+  }),
+]);
+
+/** Who produced an event: the agent (converted from its native stream) or the daemon itself. */
+export const EventSourceSchema: z.ZodType<Schemas["EventSource"]> = z.enum(["agent","daemon"]);
+
+/** The members every `UniversalEvent` has besides its `type`-tagged payload. */
+const UniversalEventShape = {
+  /** The agent's own session / thread id, once known. */
+  "nativeSessionId": z.string().nullable().optional(),
+  /** The native JSON this event was converted from (only with `includeRaw=true`). */
+  "raw": z.unknown().optional(),
+  /** Position in the session's log: starts at 1, contiguous, never reused. */
+  "sequence": z.number().int().min(0),
+  /** The daemon session id. */
+  "sessionId": z.string(),
+  /** Who produced the event. */
+  "source": EventSourceSchema,
+  /**
+   * True when the event has no native counterpart and was synthesised to keep the
+   * universal lifecycle complete.
+   */
+  "synthetic": z.boolean(),
+  /** When the daemon recorded the event. */
+  "time": z.iso.datetime({ offset: true }),
+};
+
+/** One event of a session's log. */
+export const UniversalEventSchema: z.ZodType<Schemas["UniversalEvent"]> = z.discriminatedUnion("type", [
+  z.looseObject({
+    /** The session is ready. */
+    "data": SessionStartedSchema,
+    "type": z.literal("sessionStarted"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** The session is over; no event follows. */
+    "data": SessionEndedSchema,
+    "type": z.literal("sessionEnded"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** A turn began (a message was accepted). */
+    "data": TurnStartedSchema,
+    "type": z.literal("turnStarted"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** A turn finished. */
+    "data": TurnEndedSchema,
+    "type": z.literal("turnEnded"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** An item appeared. */
+    "data": ItemEventSchema,
+    "type": z.literal("itemStarted"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** More text for an item in progress. */
+    "data": ItemDeltaSchema,
+    "type": z.literal("itemDelta"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** An item is final. */
+    "data": ItemEventSchema,
+    "type": z.literal("itemCompleted"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** Something went wrong (agent crash, provider error, protocol error, ...). */
+    "data": AgentErrorSchema,
+    "type": z.literal("error"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** The agent asks permission to do something. */
+    "data": PermissionRequestSchema,
+    "type": z.literal("permissionAsked"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** A permission request was answered (by the client, automatically, or cancelled). */
+    "data": PermissionResolvedSchema,
+    "type": z.literal("permissionResolved"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** The agent asks the user one or more questions. */
+    "data": QuestionRequestSchema,
+    "type": z.literal("questionAsked"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** A question request was answered, rejected or cancelled. */
+    "data": QuestionResolvedSchema,
+    "type": z.literal("questionResolved"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /**
+     * A stored event this build cannot read: corrupt, or written by a newer build. It
+     * keeps its place (sequence) in the log and carries what was stored, unchanged.
+     */
+    "data": UnknownEventSchema,
+    "type": z.literal("unknown"),
+    ...UniversalEventShape,
+  }),
+]);
+
+/** Body of `GET /sessions/{id}/events`. */
+export const EventsResponseSchema: z.ZodType<Schemas["EventsResponse"]> = z.looseObject({
+  /** Events with `sequence > offset`, oldest first. */
+  "events": z.array(UniversalEventSchema),
+  /** True when more events exist after the last one returned. */
+  "hasMore": z.boolean(),
+});
+
+/** A session store backend. */
+export const StoreBackendSchema: z.ZodType<Schemas["StoreBackend"]> = z.enum(["sqlite","postgres"]);
+
+/** Whether the session store can write. */
+export const StoreStatusSchema: z.ZodType<Schemas["StoreStatus"]> = z.enum(["ok","full","unavailable"]);
+
+/** Which session store the daemon uses and whether it can write. */
+export const StoreHealthSchema: z.ZodType<Schemas["StoreHealth"]> = z.looseObject({
+  /** `sqlite` (the embedded default) or `postgres`. */
+  "backend": StoreBackendSchema,
+  /** `ok`, or why writes fail right now. */
+  "status": StoreStatusSchema,
+});
+
+/** Body of `GET /health`. */
+export const HealthResponseSchema: z.ZodType<Schemas["HealthResponse"]> = z.looseObject({
+  /** Always `ok` when the daemon answers. */
+  "status": z.string(),
+  /** Whether the session store can write. */
+  "store": StoreHealthSchema,
+  /** The daemon's version. */
+  "version": z.string(),
+});
+
+/**
+ * Body of a successful `POST /agents/{agent}/install` (and the `installed` frame of its
+ * event stream).
+ */
+export const InstallResponseSchema: z.ZodType<Schemas["InstallResponse"]> = z.looseObject({
+  /** The agent. */
+  "agent": AgentIdSchema,
+  /** Whether the agent was already there (nothing was downloaded). */
+  "alreadyInstalled": z.boolean(),
+  /** How long the install took, in milliseconds. */
+  "durationMs": z.number().int().min(0).optional(),
+  /** The binary's path, when it has one. */
+  "path": z.string().nullable().optional(),
+  /** Bytes downloaded (0 when nothing was). */
+  "size": z.number().int().min(0).optional(),
+  "source": BinarySourceSchema.nullable().optional(),
+  /** The installed version, when known. */
+  "version": z.string().nullable().optional(),
+});
+
+/** One model an agent can use. */
+export const ModelInfoSchema: z.ZodType<Schemas["ModelInfo"]> = z.looseObject({
+  /** The variant used when none is given. */
+  "defaultVariant": z.string().nullable().optional(),
+  /** Model id to pass as `model`. */
+  "id": z.string(),
+  /** Display name. */
+  "name": z.string(),
+  /** Variants to pass as `variant` (e.g. reasoning effort). */
+  "variants": z.array(z.string()).optional(),
+});
+
+/** Body of `GET /agents/{agent}/models`. */
+export const ModelsResponseSchema: z.ZodType<Schemas["ModelsResponse"]> = z.looseObject({
+  /** The model used when none is given. */
+  "defaultModel": z.string().nullable().optional(),
+  /** The models. */
+  "models": z.array(ModelInfoSchema),
+});
+
+/** One agent mode (what the agent does: build, plan, ...). */
+export const AgentModeInfoSchema: z.ZodType<Schemas["AgentModeInfo"]> = z.looseObject({
+  /** What the mode does. */
+  "description": z.string(),
+  /** Mode id to pass as `agentMode`. */
+  "id": z.string(),
+  /** Display name. */
+  "name": z.string(),
+});
+
+/** Body of `GET /agents/{agent}/modes`. */
+export const ModesResponseSchema: z.ZodType<Schemas["ModesResponse"]> = z.looseObject({
+  /** The mode used when none is given. */
+  "defaultMode": z.string().nullable().optional(),
+  /** Agent modes. */
+  "modes": z.array(AgentModeInfoSchema),
+  /** Permission modes the agent supports. */
+  "permissionModes": z.array(PermissionModeSchema),
+});
+
+/** An RFC 7807 problem details body (`application/problem+json`). */
+export const ProblemDetailsSchema: z.ZodType<Schemas["ProblemDetails"]> = z.looseObject({
+  "agentError": AgentErrorSchema.nullable().optional(),
+  /** What happened this time. */
+  "detail": z.string(),
+  /** The request path. */
+  "instance": z.string().nullable().optional(),
+  /** HTTP status code. */
+  "status": z.number().int().min(0),
+  /** Short summary of the kind. */
+  "title": z.string(),
+  /** A URI naming the error kind; stable per kind. */
+  "type": z.string(),
+});
+
+/** Body answering `POST /sessions/{id}/messages` (202). */
+export const SendMessageResponseSchema: z.ZodType<Schemas["SendMessageResponse"]> = z.looseObject({
+  /** The turn the message started. */
+  "turnId": z.string(),
+});
+
+/** Where a session stands. */
+export const SessionStatusSchema: z.ZodType<Schemas["SessionStatus"]> = z.enum(["idle","running","ended"]);
+
+/** One session as seen by `GET /sessions` and `GET /sessions/{id}`. */
+export const SessionInfoSchema: z.ZodType<Schemas["SessionInfo"]> = z.looseObject({
+  /** The agent. */
+  "agent": AgentIdSchema,
+  /** Agent mode, when set. */
+  "agentMode": z.string().nullable().optional(),
+  /** When the session was created. */
+  "createdAt": z.iso.datetime({ offset: true }),
+  /** The running turn, if any. */
+  "currentTurnId": z.string().nullable().optional(),
+  /** Working directory. */
+  "cwd": z.string(),
+  "endReason": SessionEndReasonSchema.nullable().optional(),
+  /** Number of events in the log (= the last sequence). */
+  "eventCount": z.number().int().min(0),
+  /** Model, when set. */
+  "model": z.string().nullable().optional(),
+  /** The agent's own session id, once known. */
+  "nativeSessionId": z.string().nullable().optional(),
+  /** Permission requests waiting for a reply. */
+  "pendingPermissions": z.array(PermissionRequestSchema),
+  /** Question requests waiting for a reply. */
+  "pendingQuestions": z.array(QuestionRequestSchema),
+  /** Permission mode. */
+  "permissionMode": PermissionModeSchema,
+  /** The session id. */
+  "sessionId": z.string(),
+  /** Idle, running or ended. */
+  "status": SessionStatusSchema,
+  /** Variant, when set. */
+  "variant": z.string().nullable().optional(),
+});
+
+/** A stored session whose record this build cannot read. */
+export const UnreadableSessionSchema: z.ZodType<Schemas["UnreadableSession"]> = z.looseObject({
+  /** When the session was created. */
+  "createdAt": z.iso.datetime({ offset: true }),
+  /** Why the record cannot be read. */
+  "error": z.string(),
+  /** Number of events in its log. */
+  "eventCount": z.number().int().min(0),
+  /** The session id. */
+  "sessionId": z.string(),
+});
+
+/** Body of `GET /sessions`: one page of sessions, oldest first. */
+export const SessionListResponseSchema: z.ZodType<Schemas["SessionListResponse"]> = z.looseObject({
+  /** Pass as `cursor` to get the next page; absent on the last page. */
+  "nextCursor": z.string().nullable().optional(),
+  /** The sessions of this page, oldest first. */
+  "sessions": z.array(SessionInfoSchema),
+  /**
+   * Sessions of this page whose stored record this build cannot read (corrupt, or
+   * written by a newer build). Their events stay readable; their ids stay taken.
+   * Only listed when no `status` filter is given.
+   */
+  "unreadable": z.array(UnreadableSessionSchema).optional(),
+});
+
+/** Every generated validator, by the name of its schema in the OpenAPI document. */
+export const schemas: {
+  readonly AgentCapabilities: typeof AgentCapabilitiesSchema;
+  readonly AgentId: typeof AgentIdSchema;
+  readonly BinarySource: typeof BinarySourceSchema;
+  readonly InstalledVersion: typeof InstalledVersionSchema;
+  readonly AgentInfo: typeof AgentInfoSchema;
+  readonly AgentsResponse: typeof AgentsResponseSchema;
+  readonly CancelResponse: typeof CancelResponseSchema;
+  readonly CreateSessionResponse: typeof CreateSessionResponseSchema;
+  readonly AgentError: typeof AgentErrorSchema;
+  readonly ItemDelta: typeof ItemDeltaSchema;
+  readonly FileChangeKind: typeof FileChangeKindSchema;
+  readonly PlanEntryStatus: typeof PlanEntryStatusSchema;
+  readonly PlanEntry: typeof PlanEntrySchema;
+  readonly ContentPart: typeof ContentPartSchema;
+  readonly ItemKind: typeof ItemKindSchema;
+  readonly ItemRole: typeof ItemRoleSchema;
+  readonly ItemStatus: typeof ItemStatusSchema;
+  readonly Item: typeof ItemSchema;
+  readonly ItemEvent: typeof ItemEventSchema;
+  readonly PermissionKind: typeof PermissionKindSchema;
+  readonly PermissionRequest: typeof PermissionRequestSchema;
+  readonly PermissionOutcome: typeof PermissionOutcomeSchema;
+  readonly PermissionResolved: typeof PermissionResolvedSchema;
+  readonly QuestionOption: typeof QuestionOptionSchema;
+  readonly Question: typeof QuestionSchema;
+  readonly QuestionRequest: typeof QuestionRequestSchema;
+  readonly QuestionOutcome: typeof QuestionOutcomeSchema;
+  readonly QuestionResolved: typeof QuestionResolvedSchema;
+  readonly SessionEndReason: typeof SessionEndReasonSchema;
+  readonly SessionEnded: typeof SessionEndedSchema;
+  readonly PermissionMode: typeof PermissionModeSchema;
+  readonly SessionStarted: typeof SessionStartedSchema;
+  readonly StopReason: typeof StopReasonSchema;
+  readonly Usage: typeof UsageSchema;
+  readonly TurnEnded: typeof TurnEndedSchema;
+  readonly TurnStarted: typeof TurnStartedSchema;
+  readonly UnknownReason: typeof UnknownReasonSchema;
+  readonly UnknownEvent: typeof UnknownEventSchema;
+  readonly EventPayload: typeof EventPayloadSchema;
+  readonly EventSource: typeof EventSourceSchema;
+  readonly UniversalEvent: typeof UniversalEventSchema;
+  readonly EventsResponse: typeof EventsResponseSchema;
+  readonly StoreBackend: typeof StoreBackendSchema;
+  readonly StoreStatus: typeof StoreStatusSchema;
+  readonly StoreHealth: typeof StoreHealthSchema;
+  readonly HealthResponse: typeof HealthResponseSchema;
+  readonly InstallResponse: typeof InstallResponseSchema;
+  readonly ModelInfo: typeof ModelInfoSchema;
+  readonly ModelsResponse: typeof ModelsResponseSchema;
+  readonly AgentModeInfo: typeof AgentModeInfoSchema;
+  readonly ModesResponse: typeof ModesResponseSchema;
+  readonly ProblemDetails: typeof ProblemDetailsSchema;
+  readonly SendMessageResponse: typeof SendMessageResponseSchema;
+  readonly SessionStatus: typeof SessionStatusSchema;
+  readonly SessionInfo: typeof SessionInfoSchema;
+  readonly UnreadableSession: typeof UnreadableSessionSchema;
+  readonly SessionListResponse: typeof SessionListResponseSchema;
+} = {
+  AgentCapabilities: AgentCapabilitiesSchema,
+  AgentId: AgentIdSchema,
+  BinarySource: BinarySourceSchema,
+  InstalledVersion: InstalledVersionSchema,
+  AgentInfo: AgentInfoSchema,
+  AgentsResponse: AgentsResponseSchema,
+  CancelResponse: CancelResponseSchema,
+  CreateSessionResponse: CreateSessionResponseSchema,
+  AgentError: AgentErrorSchema,
+  ItemDelta: ItemDeltaSchema,
+  FileChangeKind: FileChangeKindSchema,
+  PlanEntryStatus: PlanEntryStatusSchema,
+  PlanEntry: PlanEntrySchema,
+  ContentPart: ContentPartSchema,
+  ItemKind: ItemKindSchema,
+  ItemRole: ItemRoleSchema,
+  ItemStatus: ItemStatusSchema,
+  Item: ItemSchema,
+  ItemEvent: ItemEventSchema,
+  PermissionKind: PermissionKindSchema,
+  PermissionRequest: PermissionRequestSchema,
+  PermissionOutcome: PermissionOutcomeSchema,
+  PermissionResolved: PermissionResolvedSchema,
+  QuestionOption: QuestionOptionSchema,
+  Question: QuestionSchema,
+  QuestionRequest: QuestionRequestSchema,
+  QuestionOutcome: QuestionOutcomeSchema,
+  QuestionResolved: QuestionResolvedSchema,
+  SessionEndReason: SessionEndReasonSchema,
+  SessionEnded: SessionEndedSchema,
+  PermissionMode: PermissionModeSchema,
+  SessionStarted: SessionStartedSchema,
+  StopReason: StopReasonSchema,
+  Usage: UsageSchema,
+  TurnEnded: TurnEndedSchema,
+  TurnStarted: TurnStartedSchema,
+  UnknownReason: UnknownReasonSchema,
+  UnknownEvent: UnknownEventSchema,
+  EventPayload: EventPayloadSchema,
+  EventSource: EventSourceSchema,
+  UniversalEvent: UniversalEventSchema,
+  EventsResponse: EventsResponseSchema,
+  StoreBackend: StoreBackendSchema,
+  StoreStatus: StoreStatusSchema,
+  StoreHealth: StoreHealthSchema,
+  HealthResponse: HealthResponseSchema,
+  InstallResponse: InstallResponseSchema,
+  ModelInfo: ModelInfoSchema,
+  ModelsResponse: ModelsResponseSchema,
+  AgentModeInfo: AgentModeInfoSchema,
+  ModesResponse: ModesResponseSchema,
+  ProblemDetails: ProblemDetailsSchema,
+  SendMessageResponse: SendMessageResponseSchema,
+  SessionStatus: SessionStatusSchema,
+  SessionInfo: SessionInfoSchema,
+  UnreadableSession: UnreadableSessionSchema,
+  SessionListResponse: SessionListResponseSchema,
+};
+
+/**
+ * The validator of each operation's success body, by operationId: `null` when the
+ * operation answers no body (204) or only streams (see `streamSchemas`); `z.unknown()` when
+ * the spec gives the body no schema.
+ */
+export const responseSchemas: {
+  readonly listAgents: typeof AgentsResponseSchema;
+  readonly installAgent: typeof InstallResponseSchema;
+  readonly agentModels: typeof ModelsResponseSchema;
+  readonly agentModes: typeof ModesResponseSchema;
+  readonly health: typeof HealthResponseSchema;
+  readonly openapi: z.ZodUnknown;
+  readonly listSessions: typeof SessionListResponseSchema;
+  readonly getSession: typeof SessionInfoSchema;
+  readonly createSession: typeof CreateSessionResponseSchema;
+  readonly deleteSession: null;
+  readonly cancelTurn: typeof CancelResponseSchema;
+  readonly endSession: typeof SessionInfoSchema;
+  readonly getEvents: typeof EventsResponseSchema;
+  readonly streamEvents: null;
+  readonly sendMessage: typeof SendMessageResponseSchema;
+  readonly replyPermission: null;
+  readonly rejectQuestion: null;
+  readonly replyQuestion: null;
+} = {
+  listAgents: AgentsResponseSchema,
+  installAgent: InstallResponseSchema,
+  agentModels: ModelsResponseSchema,
+  agentModes: ModesResponseSchema,
+  health: HealthResponseSchema,
+  openapi: z.unknown(),
+  listSessions: SessionListResponseSchema,
+  getSession: SessionInfoSchema,
+  createSession: CreateSessionResponseSchema,
+  deleteSession: null,
+  cancelTurn: CancelResponseSchema,
+  endSession: SessionInfoSchema,
+  getEvents: EventsResponseSchema,
+  streamEvents: null,
+  sendMessage: SendMessageResponseSchema,
+  replyPermission: null,
+  rejectQuestion: null,
+  replyQuestion: null,
+};
+
+/** The validator of one frame's `data` for each streaming operation, by operationId. */
+export const streamSchemas: {
+  readonly streamEvents: typeof UniversalEventSchema;
+} = {
+  streamEvents: UniversalEventSchema,
+};

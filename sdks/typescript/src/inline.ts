@@ -1,0 +1,38 @@
+/**
+ * `sandbox-daemon/inline`: the typed client and the wire types, with no runtime
+ * dependency at all (not even a Node builtin): only web-platform globals (`fetch`,
+ * `Headers`, `URL`, `ReadableStream`, `AbortController`, `TextDecoder`, `DOMException`,
+ * timers). For browsers, Bun, Deno, workers and
+ * bundles where size matters. Validation needs validators passed in (`validate:
+ * { ... }`); the main entry `sandbox-daemon` brings the generated ones.
+ *
+ * @module
+ */
+
+export {
+  SandboxDaemon,
+  type GetEventsQuery,
+  type HistoryOptions,
+  type ListSessionsQuery,
+  type SandboxDaemonOptions,
+} from './client.js';
+export { Session, Turn, type TurnHandlers, type TurnOptions, type TurnResult } from './session.js';
+export { EventStream, type EventStreamOptions } from './event-stream.js';
+export { SseParser, type SseChunkResult, type SseMessage } from './sse.js';
+export {
+  ConnectionError,
+  ProblemError,
+  ProtocolError,
+  ReconnectError,
+  SandboxDaemonError,
+  ValidationError,
+  formatPath,
+  type IssuePath,
+  type ValidationIssue,
+} from './errors.js';
+export { defaultReconnect, type ReconnectOptions } from './backoff.js';
+export type { RequestOptions, Validators } from './transport.js';
+export { routes, type Route } from './generated/routes.js';
+export type * from './standard-schema.js';
+export type * from './generated/openapi.js';
+export type * from './types.js';

@@ -1,0 +1,254 @@
+/**
+ * A handle on one session, and turns: send a message and iterate that turn's events until
+ * its `turnEnded`, answering permissions and questions from handlers on the way.
+ *
+ * @module
+ */
+
+import type { ReconnectOptions } from './backoff.js';
+import type { GetEventsQuery, HistoryOptions, SandboxDaemon } from './client.js';
+import { ProblemError, ProtocolError, SandboxDaemonError } from './errors.js';
+import type { EventStream, EventStreamOptions } from './event-stream.js';
+import type {
+  PermissionReply,
+  PermissionRequest,
+  QuestionRequest,
+  TurnEnded,
+  UniversalEvent,
+} from './generated/openapi.js';
+import type { RequestOptions } from './transport.js';
+import type { EventOf, QuestionAnswers, RequestBody, ResponseBody } from './types.js';
+
+/** Handlers that answer a turn's requests while its events are iterated. */
+export interface TurnHandlers {
+  /**
+   * Called for each `permissionAsked` of the turn, before the event is yielded. Return
+   * `once`, `always` or `reject` to answer it, or `undefined` to leave it unanswered. (If
+   * another client answered first, the daemon's 409 is ignored: `permissionResolved` says
+   * how it ended.)
+   */
+  readonly onPermission?: (
+    request: PermissionRequest,
+    event: EventOf<'permissionAsked'>,
+  ) => PermissionReply | undefined | Promise<PermissionReply | undefined>;
+  /**
+   * Called for each `questionAsked` of the turn, before the event is yielded. Return one
+   * array of option labels per question to answer, `'reject'` to decline, or `undefined`
+   * to leave it unanswered.
+   */
+  readonly onQuestion?: (
+    request: QuestionRequest,
+    event: EventOf<'questionAsked'>,
+  ) => QuestionAnswers | 'reject' | undefined | Promise<QuestionAnswers | 'reject' | undefined>;
+}
+
+/** Options of a turn. */
+export interface TurnOptions extends TurnHandlers, RequestOptions {
+  /** Include each event's native JSON as `raw`. */
+  readonly includeRaw?: boolean;
+  /** Reconnect policy of the turn's event stream. */
+  readonly reconnect?: ReconnectOptions | false;
+}
+
+/** A finished turn. */
+export interface TurnResult {
+  /** The turn's id. */
+  readonly turnId: string;
+  /** The `turnEnded` payload: `stopReason`, `usage`. */
+  readonly ended: TurnEnded;
+  /** Every event of the turn, `turnStarted` to `turnEnded`. */
+  readonly events: UniversalEvent[];
+}
+
+/**
+ * One turn: sending its message happens when iteration starts. Yields the turn's events
+ * from its `turnStarted` to its `turnEnded` (inclusive), then ends.
+ */
+export class Turn implements AsyncIterable<UniversalEvent> {
+  readonly #session: Session;
+  readonly #message: string;
+  readonly #options: TurnOptions;
+  #turnId: string | undefined;
+  #ended: TurnEnded | undefined;
+  #started = false;
+
+  /** Prefer `session.turn(message, options)`. */
+  constructor(session: Session, message: string, options: TurnOptions = {}) {
+    this.#session = session;
+    this.#message = message;
+    this.#options = options;
+  }
+
+  /** The turn's id, once its message was accepted. */
+  get turnId(): string | undefined {
+    return this.#turnId;
+  }
+
+  /** The `turnEnded` payload, once the turn ended. */
+  get ended(): TurnEnded | undefined {
+    return this.#ended;
+  }
+
+  /** Sends the message and iterates the turn's events; a turn can be iterated once. */
+  [Symbol.asyncIterator](): AsyncGenerator<UniversalEvent, void, undefined> {
+    if (this.#started) throw new TypeError('a Turn can be iterated once');
+    this.#started = true;
+    return this.#run();
+  }
+
+  /** Runs the turn to its end and returns its events and `turnEnded` payload. */
+  async done(): Promise<TurnResult> {
+    const events: UniversalEvent[] = [];
+    for await (const event of this) events.push(event);
+    if (this.#turnId === undefined || this.#ended === undefined) {
+      throw new ProtocolError('the turn finished without `turnEnded`');
+    }
+    return { turnId: this.#turnId, ended: this.#ended, events };
+  }
+
+  async *#run(): AsyncGenerator<UniversalEvent, void, undefined> {
+    const session = this.#session;
+    const request: RequestOptions = this.#options.signal ? { signal: this.#options.signal } : {};
+    // Read from the log's current end, so the turn's first event cannot be missed.
+    const { eventCount } = await session.info(request);
+    const { turnId } = await session.send(this.#message, request);
+    this.#turnId = turnId;
+    const stream = session.events({
+      ...request,
+      offset: eventCount,
+      ...(this.#options.includeRaw === undefined ? {} : { includeRaw: this.#options.includeRaw }),
+      ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
+    });
+    let inTurn = false;
+    for await (const event of stream) {
+      if (!inTurn) {
+        if (event.type === 'turnStarted' && event.data.turnId === turnId) inTurn = true;
+        else if (event.type === 'sessionEnded') throw new SandboxDaemonError(`session ${session.id} ended before turn ${turnId} started`);
+        else continue;
+      }
+      await this.#answer(event, request);
+      yield event;
+      if (event.type === 'turnEnded' && event.data.turnId === turnId) {
+        this.#ended = event.data;
+        return;
+      }
+      if (event.type === 'sessionEnded') {
+        throw new ProtocolError(`session ${session.id} ended inside turn ${turnId} without its \`turnEnded\``);
+      }
+    }
+    throw new ProtocolError(`the event stream of session ${session.id} ended inside turn ${turnId}`);
+  }
+
+  async #answer(event: UniversalEvent, request: RequestOptions): Promise<void> {
+    const { onPermission, onQuestion } = this.#options;
+    if (event.type === 'permissionAsked' && onPermission) {
+      const reply = await onPermission(event.data, event);
+      if (reply !== undefined) {
+        await settled(this.#session.replyPermission(event.data.permissionId, reply, request), 'permission-resolved');
+      }
+    } else if (event.type === 'questionAsked' && onQuestion) {
+      const answer = await onQuestion(event.data, event);
+      if (answer === 'reject') {
+        await settled(this.#session.rejectQuestion(event.data.questionId, request), 'question-resolved');
+      } else if (answer !== undefined) {
+        await settled(this.#session.replyQuestion(event.data.questionId, answer, request), 'question-resolved');
+      }
+    }
+  }
+}
+
+/**
+ * Waits for a reply; a request someone else already answered (409 `kind`) is not an error
+ * for the turn: its resolution event follows in the stream.
+ */
+async function settled(reply: Promise<void>, kind: string): Promise<void> {
+  try {
+    await reply;
+  } catch (error) {
+    if (!(error instanceof ProblemError && error.kind === kind)) throw error;
+  }
+}
+
+/** A handle on one session of a daemon. Methods map to the client's, with the id filled in. */
+export class Session {
+  /** The client this handle uses. */
+  readonly client: SandboxDaemon;
+  /** The session id. */
+  readonly id: string;
+
+  /** Prefer `client.session(id)`. */
+  constructor(client: SandboxDaemon, id: string) {
+    this.client = client;
+    this.id = id;
+  }
+
+  /** Creates this session (`createSession`). */
+  create(body: RequestBody<'createSession'>, options?: RequestOptions): Promise<ResponseBody<'createSession'>> {
+    return this.client.createSession(this.id, body, options);
+  }
+
+  /** The session's state (`getSession`). */
+  info(options?: RequestOptions): Promise<ResponseBody<'getSession'>> {
+    return this.client.getSession(this.id, options);
+  }
+
+  /** Sends a message, starting a turn (`sendMessage`); see `turn` to follow it. */
+  send(message: string, options?: RequestOptions): Promise<ResponseBody<'sendMessage'>> {
+    return this.client.sendMessage(this.id, { message }, options);
+  }
+
+  /** A turn: sends `message` when iterated, yields its events until `turnEnded`. */
+  turn(message: string, options?: TurnOptions): Turn {
+    return new Turn(this, message, options);
+  }
+
+  /** Runs a turn to its end (see `turn`). */
+  run(message: string, options?: TurnOptions): Promise<TurnResult> {
+    return this.turn(message, options).done();
+  }
+
+  /** The event log over SSE, resumable and lossless (`streamEvents`). */
+  events(options?: EventStreamOptions): EventStream {
+    return this.client.events(this.id, options);
+  }
+
+  /** One page of events (`getEvents`). */
+  getEvents(query?: GetEventsQuery, options?: RequestOptions): Promise<ResponseBody<'getEvents'>> {
+    return this.client.getEvents(this.id, query, options);
+  }
+
+  /** Every stored event after `offset`, page by page. */
+  history(options?: HistoryOptions): AsyncGenerator<UniversalEvent, void, undefined> {
+    return this.client.history(this.id, options);
+  }
+
+  /** Answers a permission request (`replyPermission`). */
+  replyPermission(permissionId: string, reply: PermissionReply, options?: RequestOptions): Promise<void> {
+    return this.client.replyPermission(this.id, permissionId, { reply }, options);
+  }
+
+  /** Answers a question request (`replyQuestion`). */
+  replyQuestion(questionId: string, answers: QuestionAnswers, options?: RequestOptions): Promise<void> {
+    return this.client.replyQuestion(this.id, questionId, { answers }, options);
+  }
+
+  /** Declines a question request (`rejectQuestion`). */
+  rejectQuestion(questionId: string, options?: RequestOptions): Promise<void> {
+    return this.client.rejectQuestion(this.id, questionId, options);
+  }
+
+  /** Cancels the running turn (`cancelTurn`). */
+  cancel(options?: RequestOptions): Promise<ResponseBody<'cancelTurn'>> {
+    return this.client.cancelTurn(this.id, options);
+  }
+
+  /** Ends the session; its log stays readable (`endSession`). */
+  end(options?: RequestOptions): Promise<ResponseBody<'endSession'>> {
+    return this.client.endSession(this.id, options);
+  }
+
+  /** Removes the session and its events (`deleteSession`). */
+  delete(options?: RequestOptions): Promise<void> {
+    return this.client.deleteSession(this.id, options);
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * One HTTP exchange with the daemon on `fetch`: URL building, auth, problem details,
+ * JSON decoding and optional validation. Used by the client; not exported.
+ *
+ * @module
+ */
+
+import { abortReason, linkSignals } from './abort.js';
+import { ConnectionError, ProblemError, ProtocolError, ValidationError, describe } from './errors.js';
+import type { Route } from './generated/routes.js';
+import type { StandardSchemaV1 } from './standard-schema.js';
+import type { OperationId, Problem } from './types.js';
+
+/** Validators the client applies to what it receives (see `validate`). */
+export interface Validators {
+  /** The success body of each operation, by operationId (`null` or absent: not checked). */
+  readonly responses?: { readonly [K in OperationId]?: StandardSchemaV1 | null };
+  /** Each event of an event stream. */
+  readonly event?: StandardSchemaV1;
+  /** Problem bodies of non-2xx answers. */
+  readonly problem?: StandardSchemaV1;
+}
+
+/** Options every call accepts. */
+export interface RequestOptions {
+  /** Aborts this call (the client's own `signal` aborts every call). */
+  readonly signal?: AbortSignal | undefined;
+  /** Extra request headers for this call. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Settings of a transport. */
+export interface TransportConfig {
+  /** The daemon's base URL. */
+  readonly baseUrl: string | URL;
+  /** Bearer token, if any. */
+  readonly token?: string | undefined;
+  /** The fetch to use (default: the global one, looked up at each call). */
+  readonly fetch?: typeof globalThis.fetch | undefined;
+  /** Aborts every call. */
+  readonly signal?: AbortSignal | undefined;
+  /** Headers sent with every request. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Validators to apply, if any. */
+  readonly validators?: Validators | undefined;
+}
+
+/** What one request sends. */
+export interface Call {
+  /** operationId, for messages and validation. */
+  readonly op: OperationId;
+  /** Method and path template. */
+  readonly route: Route;
+  /** Path parameters. */
+  readonly params?: Readonly<Record<string, string>>;
+  /** Query parameters (`undefined` ones are left out). */
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  /** JSON body (POST; `{}` when absent). */
+  readonly body?: unknown;
+  /** `Accept` header (default: JSON or problem JSON). */
+  readonly accept?: string;
+  /** Extra headers for this call. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Aborts this call (`json` links it with the client's signal). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+const JSON_ACCEPT = 'application/json, application/problem+json';
+
+/** Sends requests to one daemon. */
+export class Transport {
+  /** The daemon's base URL, always ending with `/`. */
+  readonly baseUrl: URL;
+  readonly #token: string | undefined;
+  readonly #fetch: typeof globalThis.fetch;
+  readonly #headers: Readonly<Record<string, string>>;
+  /** The client-wide signal. */
+  readonly signal: AbortSignal | undefined;
+  /** The validators in force, if any. */
+  readonly validators: Validators | undefined;
+
+  /** A transport to the daemon at `config.baseUrl`. */
+  constructor(config: TransportConfig) {
+    const base = new URL(config.baseUrl);
+    if (!base.pathname.endsWith('/')) base.pathname += '/';
+    base.search = '';
+    base.hash = '';
+    this.baseUrl = base;
+    this.#token = config.token;
+    if (config.fetch === undefined && typeof globalThis.fetch !== 'function') {
+      throw new TypeError('this runtime has no global fetch: pass `fetch` in the options');
+    }
+    // Late-bound so a fetch installed (or mocked) after construction is the one used.
+    this.#fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.#headers = config.headers ?? {};
+    this.signal = config.signal;
+    this.validators = config.validators;
+  }
+
+  /** The absolute URL of a route with its parameters and query. */
+  url(route: Route, params: Readonly<Record<string, string>> = {}, query: Call['query'] = {}): URL {
+    const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const value = params[name];
+      if (value === undefined) throw new TypeError(`missing path parameter \`${name}\``);
+      return encodeURIComponent(value);
+    });
+    const url = new URL(path.slice(1), this.baseUrl);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  /**
+   * Sends a call; resolves with the 2xx response (body unread). A non-2xx answer rejects
+   * with `ProblemError`, a network failure with `ConnectionError`, an abort with the
+   * signal's reason. `signal` governs the request and the body: the caller links it to the
+   * client's signal (see `json`) and keeps it alive while it reads the body.
+   */
+  async send(call: Call, signal: AbortSignal): Promise<Response> {
+    const url = this.url(call.route, call.params, call.query);
+    const headers = new Headers(this.#headers);
+    headers.set('accept', call.accept ?? JSON_ACCEPT);
+    if (this.#token !== undefined) headers.set('authorization', `Bearer ${this.#token}`);
+    let body: string | undefined;
+    if (call.route.method !== 'GET' && call.route.method !== 'DELETE') {
+      body = JSON.stringify(call.body ?? {});
+      headers.set('content-type', 'application/json');
+    }
+    for (const [name, value] of Object.entries(call.headers ?? {})) headers.set(name, value);
+
+    let response: Response;
+    try {
+      response = await this.#fetch(url, {
+        method: call.route.method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) throw abortReason(signal);
+      throw new ConnectionError(`${call.route.method} ${url.pathname}: ${describe(error)}`, { cause: error });
+    }
+    if (!response.ok) throw await this.problem(response);
+    return response;
+  }
+
+  /** Sends a call and decodes its JSON success body (validated when validators are set). */
+  async json<T>(call: Call): Promise<T> {
+    const linked = linkSignals(this.signal, call.signal);
+    try {
+      const response = await this.send(call, linked.signal);
+      if (response.status === 204) {
+        await response.body?.cancel();
+        return undefined as T;
+      }
+      const value = await readJson(response, `${call.op} response`, linked.signal);
+      const schema = this.validators?.responses?.[call.op];
+      return (schema ? await validate(schema, value, `${call.op} response`) : value) as T;
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  /** Turns a non-2xx response into a `ProblemError`. */
+  async problem(response: Response): Promise<ProblemError> {
+    let text = '';
+    try {
+      text = await response.text();
+    } catch {
+      // The body broke off: the status alone still says what happened.
+    }
+    const problem = toProblem(response.status, response.statusText, text);
+    const schema = this.validators?.problem;
+    if (schema && problem.type !== 'about:blank') await validate(schema, problem, `problem (${response.status})`);
+    return new ProblemError(problem, response.headers);
+  }
+}
+
+/** Reads a JSON body; a body that is not JSON is a `ProtocolError`. */
+async function readJson(response: Response, what: string, signal: AbortSignal): Promise<unknown> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    if (signal.aborted) throw abortReason(signal);
+    throw new ConnectionError(`${what} broke off: ${describe(error)}`, { cause: error });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ProtocolError(`${what} is not JSON (${describe(error)}): ${excerpt(text)}`, { cause: error });
+  }
+}
+
+/** Validates `value` with a Standard Schema validator; rejects with `ValidationError`. */
+export async function validate(schema: StandardSchemaV1, value: unknown, target: string): Promise<unknown> {
+  const result = await schema['~standard'].validate(value);
+  if (result.issues) throw new ValidationError(target, result.issues, value);
+  return result.value;
+}
+
+/** The problem a non-2xx answer carries; a body that is not one becomes `about:blank`. */
+export function toProblem(status: number, statusText: string, text: string): Problem {
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const title = statusText || `HTTP ${status}`;
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    const body = parsed as Record<string, unknown>;
+    return {
+      ...body,
+      type: typeof body.type === 'string' ? body.type : 'about:blank',
+      title: typeof body.title === 'string' ? body.title : title,
+      status: typeof body.status === 'number' ? body.status : status,
+      detail: typeof body.detail === 'string' ? body.detail : '',
+    } as Problem;
+  }
+  return {
+    type: 'about:blank',
+    title,
+    status,
+    detail: text === '' ? 'the response had no body' : `the response was not a problem: ${excerpt(text)}`,
+  };
+}
+
+function excerpt(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine;
+}

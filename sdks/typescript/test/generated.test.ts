@@ -1,0 +1,80 @@
+// The generated files: up to date with spec/openapi.json, and the drift check (and the
+// validator emitter) fail loudly when they would not be.
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { packageRoot } from './helpers.js';
+
+const generator = join(packageRoot, 'scripts', 'generate.mjs');
+const specPath = join(packageRoot, '..', '..', 'spec', 'openapi.json');
+const temp = mkdtempSync(join(tmpdir(), 'sdk-generated-test-'));
+
+/** The parts of the spec the tests change. */
+interface Spec {
+  components: { schemas: Record<string, { description?: string; properties: Record<string, Record<string, unknown>> }> };
+  paths: Record<string, unknown>;
+}
+
+/** Runs the generator with `args`, optionally on a modified copy of the spec. */
+function generate(args: string[], modify?: (spec: Spec) => void): { status: number | null; output: string } {
+  const env = { ...process.env };
+  if (modify) {
+    const spec = JSON.parse(readFileSync(specPath, 'utf8')) as Spec;
+    modify(spec);
+    const path = join(temp, `spec-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, JSON.stringify(spec));
+    env.SANDBOX_DAEMON_SPEC = path;
+  }
+  const result = spawnSync(process.execPath, [generator, ...args], { cwd: packageRoot, env, encoding: 'utf8' });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+describe('generated files', () => {
+  after(() => rmSync(temp, { recursive: true, force: true }));
+
+  it('are up to date with spec/openapi.json', () => {
+    const { status, output } = generate(['--check']);
+    assert.equal(status, 0, output);
+    assert.match(output, /up to date/);
+  });
+
+  it('the drift check fails on a changed description, naming the stale files', () => {
+    const { status, output } = generate(['--check'], (spec) => {
+      const schema = spec.components.schemas.SessionInfo;
+      assert.ok(schema);
+      schema.description = 'Changed upstream.';
+    });
+    assert.equal(status, 1, output);
+    assert.match(output, /src\/generated\/openapi\.ts: differs/);
+    assert.match(output, /src\/generated\/validators\.ts: differs/);
+    assert.match(output, /npm run generate/);
+  });
+
+  it('the drift check fails on a new operation (routes and types)', () => {
+    const { status, output } = generate(['--check'], (spec) => {
+      spec.paths['/sessions/{sessionId}/fork'] = {
+        post: {
+          operationId: 'forkSession',
+          parameters: [{ in: 'path', name: 'sessionId', required: true, schema: { type: 'string' } }],
+          responses: { '204': { description: 'Forked' } },
+        },
+      };
+    });
+    assert.equal(status, 1, output);
+    assert.match(output, /src\/generated\/routes\.ts: differs/);
+  });
+
+  it('the validator emitter refuses a keyword it does not know, with its location', () => {
+    const { status, output } = generate(['--out', join(temp, 'out')], (spec) => {
+      const version = spec.components.schemas.HealthResponse?.properties.version;
+      assert.ok(version);
+      version.not = { const: '' };
+    });
+    assert.notEqual(status, 0);
+    assert.match(output, /#\/components\/schemas\/HealthResponse\/properties\/version: unsupported keyword `not`/);
+  });
+});

@@ -1,0 +1,48 @@
+// Shared by the tests: the daemon under test, paths, small collectors.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startLocal, type LocalSandboxDaemon, type StartOptions } from 'sandbox-daemon/local';
+
+/** The package root (sdks/typescript). Tests run from .test-build/ (or test/ when type-checked). */
+export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The repository's OpenAPI document. */
+export function readSpec(): {
+  paths: Record<string, Record<string, { operationId?: string }>>;
+  info: { version: string };
+} {
+  return JSON.parse(readFileSync(join(packageRoot, '..', '..', 'spec', 'openapi.json'), 'utf8'));
+}
+
+/** The daemon binary under test: `SANDBOX_DAEMON_BIN`, required. */
+export function daemonBinary(): string {
+  const bin = process.env.SANDBOX_DAEMON_BIN;
+  if (!bin) throw new Error('SANDBOX_DAEMON_BIN must name the sandbox-daemon binary under test');
+  return bin;
+}
+
+/** Starts a private daemon of the binary under test (through the SDK's local mode). */
+export function startDaemon(options: StartOptions = {}): Promise<LocalSandboxDaemon> {
+  return startLocal({ binary: daemonBinary(), ...options });
+}
+
+let counter = 0;
+/** A session id unique within this test process. */
+export function uniqueId(prefix = 's'): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${counter}`;
+}
+
+/** Every value of an async iterable. */
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const value of iterable) out.push(value);
+  return out;
+}
+
+/** `[from, from+1, ..., to]`. */
+export function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+}

@@ -1,0 +1,197 @@
+// Every OpenAPI operation, called through the SDK against the real daemon.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ProblemError, SandboxDaemon, routes, type UniversalEvent } from 'sandbox-daemon';
+import type { LocalSandboxDaemon } from 'sandbox-daemon/local';
+import { collect, range, readSpec, startDaemon, uniqueId } from './helpers.js';
+
+/** Every operationId of spec/openapi.json with its method and path. */
+function specOperations(): Array<{ id: string; method: string; path: string }> {
+  const out: Array<{ id: string; method: string; path: string }> = [];
+  for (const [path, item] of Object.entries(readSpec().paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (op && typeof op === 'object' && typeof op.operationId === 'string') {
+        out.push({ id: op.operationId, method: method.toUpperCase(), path });
+      }
+    }
+  }
+  return out;
+}
+
+describe('parity with spec/openapi.json', () => {
+  it('has a client method for every operationId', () => {
+    const ops = specOperations();
+    assert.ok(ops.length >= 18, `only ${ops.length} operations found`);
+    const missing = ops.filter((op) => typeof Reflect.get(SandboxDaemon.prototype, op.id) !== 'function');
+    assert.deepEqual(missing.map((op) => op.id), [], 'operations without an SDK method');
+  });
+
+  it('routes every operation to the method and path of the spec', () => {
+    const expected = Object.fromEntries(specOperations().map((op) => [op.id, { method: op.method, path: op.path }]));
+    assert.deepEqual({ ...routes }, expected);
+  });
+});
+
+describe('operations against the daemon', () => {
+  let daemon: LocalSandboxDaemon;
+  before(async () => {
+    daemon = await startDaemon({ validate: true });
+  });
+  after(async () => {
+    await daemon.close();
+  });
+
+  it('health answers ok with the spec version', async () => {
+    const health = await daemon.health();
+    assert.equal(health.status, 'ok');
+    assert.equal(health.version, readSpec().info.version);
+    assert.equal(health.store.status, 'ok');
+  });
+
+  it('openapi serves the document this daemon runs, every operation of which has a method', async () => {
+    const document = (await daemon.openapi()) as ReturnType<typeof readSpec> & { openapi: string; info: { title: string } };
+    assert.match(document.openapi, /^3\.1\./);
+    assert.equal(document.info.title, 'sandbox-daemon');
+    const served = Object.values(document.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    assert.ok(served.length >= 18);
+    for (const id of served) assert.equal(typeof Reflect.get(SandboxDaemon.prototype, String(id)), 'function', `${id}`);
+  });
+
+  it('listAgents, agentModels, agentModes and installAgent describe the mock', async () => {
+    const { agents } = await daemon.listAgents();
+    const mock = agents.find((a) => a.id === 'mock');
+    assert.ok(mock?.installed && mock.supported);
+    assert.equal(mock.capabilities.permissions, true);
+
+    const models = await daemon.agentModels('mock');
+    assert.ok(models.models.some((m) => m.id === models.defaultModel));
+    const modes = await daemon.agentModes('mock');
+    assert.ok(modes.permissionModes.includes('default'));
+    assert.ok(modes.modes.length > 0);
+
+    const installed = await daemon.installAgent('mock');
+    assert.equal(installed.agent, 'mock');
+    assert.equal(installed.alreadyInstalled, true);
+  });
+
+  it('createSession, getSession, sendMessage, getEvents, endSession, deleteSession', async () => {
+    const id = uniqueId('ops');
+    assert.deepEqual(await daemon.createSession(id, { agent: 'mock' }), { healthy: true });
+    const session = daemon.session(id);
+
+    const info = await daemon.getSession(id);
+    assert.equal(info.status, 'idle');
+    assert.equal(info.agent, 'mock');
+
+    const { turnId } = await daemon.sendMessage(id, { message: 'hello' });
+    const turn = await waitForTurnEnd(collectUntil(daemon.events(id), (e) => e.type === 'turnEnded'), turnId);
+    assert.equal(turn.type === 'turnEnded' && turn.data.stopReason, 'completed');
+
+    // Paging: offset/limit/hasMore, and history() walks every page.
+    const total = (await daemon.getSession(id)).eventCount;
+    const first = await daemon.getEvents(id, { offset: 0, limit: 2 });
+    assert.deepEqual(first.events.map((e) => e.sequence), [1, 2]);
+    assert.equal(first.hasMore, true);
+    const last = await daemon.getEvents(id, { offset: total - 1, limit: 5, includeRaw: true });
+    assert.deepEqual(last.events.map((e) => e.sequence), [total]);
+    assert.equal(last.hasMore, false);
+    const all = await collect(session.history({ pageSize: 3 }));
+    assert.deepEqual(all.map((e) => e.sequence), range(1, total));
+
+    const ended = await daemon.endSession(id);
+    assert.equal(ended.status, 'ended');
+    assert.equal((await daemon.endSession(id)).status, 'ended', 'ending twice answers the ended session');
+
+    assert.equal(await daemon.deleteSession(id), undefined);
+    await assert.rejects(daemon.getSession(id), (e: unknown) => e instanceof ProblemError && e.status === 404);
+  });
+
+  it('listSessions pages with nextCursor, and sessions() follows it', async () => {
+    const ids = [uniqueId('list'), uniqueId('list'), uniqueId('list')];
+    for (const id of ids) await daemon.createSession(id, { agent: 'mock' });
+    const page = await daemon.listSessions({ limit: 2 });
+    assert.equal(page.sessions.length, 2);
+    assert.equal(typeof page.nextCursor, 'string');
+    const seen = [];
+    for await (const s of daemon.sessions({ status: 'idle' })) seen.push(s.sessionId);
+    for (const id of ids) assert.ok(seen.includes(id), `${id} listed`);
+    assert.equal(new Set(seen).size, seen.length, 'no session listed twice');
+  });
+
+  it('replyPermission, replyQuestion and rejectQuestion answer pending requests', async () => {
+    const session = await daemon.startSession(uniqueId('hitl'), { agent: 'mock' });
+    const events: UniversalEvent[] = [];
+    const stream = session.events();
+    await session.send('permission, then a question; then another question');
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === 'permissionAsked') {
+        const pending = await session.info();
+        assert.deepEqual(pending.pendingPermissions.map((p) => p.permissionId), [event.data.permissionId]);
+        await daemon.replyPermission(session.id, event.data.permissionId, { reply: 'once' });
+      }
+      if (event.type === 'questionAsked') {
+        await daemon.replyQuestion(session.id, event.data.questionId, { answers: [['Blue'], ['Olives']] });
+      }
+      if (event.type === 'turnEnded') break;
+    }
+    const resolved = events.filter((e) => e.type === 'permissionResolved' || e.type === 'questionResolved');
+    assert.deepEqual(
+      resolved.map((e) => e.data.outcome),
+      ['once', 'answered'],
+    );
+
+    const second = session.events({ offset: (await session.info()).eventCount });
+    await session.send('question');
+    for await (const event of second) {
+      if (event.type === 'questionAsked') await daemon.rejectQuestion(session.id, event.data.questionId);
+      if (event.type === 'questionResolved') assert.equal(event.data.outcome, 'rejected');
+      if (event.type === 'turnEnded') break;
+    }
+  });
+
+  it('cancelTurn interrupts a running turn, which ends cancelled', async () => {
+    const session = await daemon.startSession(uniqueId('cancel'), { agent: 'mock' });
+    let cancelled: string | undefined;
+    for await (const event of session.turn('slow')) {
+      if (event.type === 'itemDelta' && cancelled === undefined) {
+        cancelled = (await daemon.cancelTurn(session.id)).turnId;
+      }
+      if (event.type === 'turnEnded') {
+        assert.equal(event.data.turnId, cancelled);
+        assert.equal(event.data.stopReason, 'cancelled');
+      }
+    }
+    assert.ok(cancelled, 'the turn was cancelled while running');
+  });
+
+  it('streamEvents replays the log from an offset and ends after sessionEnded', async () => {
+    const session = await daemon.startSession(uniqueId('stream'), { agent: 'mock' });
+    await session.run('tool');
+    await session.end();
+    const total = (await session.info()).eventCount;
+    const events = await collect(daemon.streamEvents(session.id, { offset: 3 }));
+    assert.deepEqual(events.map((e) => e.sequence), range(4, total));
+    assert.equal(events.at(-1)?.type, 'sessionEnded');
+    // Opened past the end of an ended session: nothing to deliver, and it ends at once.
+    assert.deepEqual(await collect(daemon.streamEvents(session.id, { offset: total })), []);
+  });
+});
+
+/** Iterates until `stop` matches (inclusive); returns the events. */
+async function collectUntil(iterable: AsyncIterable<UniversalEvent>, stop: (e: UniversalEvent) => boolean): Promise<UniversalEvent[]> {
+  const out: UniversalEvent[] = [];
+  for await (const event of iterable) {
+    out.push(event);
+    if (stop(event)) break;
+  }
+  return out;
+}
+
+async function waitForTurnEnd(events: Promise<UniversalEvent[]>, turnId: string): Promise<UniversalEvent> {
+  const list = await events;
+  const end = list.find((e) => e.type === 'turnEnded' && e.data.turnId === turnId);
+  assert.ok(end, `turnEnded of ${turnId}`);
+  return end;
+}

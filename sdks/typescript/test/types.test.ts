@@ -1,0 +1,81 @@
+// Type-level guarantees, checked by `tsc` (npm run typecheck) and exercised at run time:
+// events narrow on `type`, every operation has a method, wire types come from the spec.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EventData, EventOf, EventType, OperationId, ResponseBody, UniversalEvent } from 'sandbox-daemon';
+import { SandboxDaemon } from 'sandbox-daemon';
+
+/** One line per event, reading fields only the narrowed type has. */
+function summary(event: UniversalEvent): string {
+  switch (event.type) {
+    case 'sessionStarted':
+      return `started ${event.data.agent}`;
+    case 'sessionEnded':
+      return `ended ${event.data.reason}`;
+    case 'turnStarted':
+      return `turn ${event.data.turnId}`;
+    case 'turnEnded':
+      return `turn ${event.data.turnId} ${event.data.stopReason}`;
+    case 'itemStarted':
+    case 'itemCompleted':
+      return `${event.type} ${event.data.item.kind}`;
+    case 'itemDelta':
+      return `delta ${event.data.delta}`;
+    case 'error':
+      return `error ${event.data.type}: ${event.data.message}`;
+    case 'permissionAsked':
+      return `permission ${event.data.permissionId}`;
+    case 'permissionResolved':
+      return `resolved ${event.data.outcome}`;
+    case 'questionAsked':
+      return `questions ${event.data.questions.length}`;
+    case 'questionResolved':
+      return `answered ${event.data.outcome}`;
+    case 'unknown':
+      return `unknown ${event.data.storedType}`;
+    default:
+      return exhaustive(event);
+  }
+}
+
+/** Fails to compile when a `case` is missing above. */
+function exhaustive(event: never): never {
+  throw new Error(`unhandled event ${JSON.stringify(event)}`);
+}
+
+// @ts-expect-error a turnStarted payload has no permissionId
+const wrongField = (event: EventOf<'turnStarted'>): unknown => event.data.permissionId;
+// @ts-expect-error not an event type
+const wrongType: EventType = 'permissionGranted';
+
+/** Compile-time parity: every operationId is a method of the client. */
+type MissingMethods = Exclude<OperationId, keyof SandboxDaemon>;
+const parity: [MissingMethods] extends [never] ? true : MissingMethods = true;
+
+/** Compile-time: return types come from the spec's success responses. */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const healthType: Equal<Awaited<ReturnType<SandboxDaemon['health']>>, ResponseBody<'health'>> = true;
+const deleteType: Equal<Awaited<ReturnType<SandboxDaemon['deleteSession']>>, void> = true;
+const payloadType: Equal<EventData<'itemDelta'>, { itemId: string; delta: string }> = true;
+
+describe('types', () => {
+  it('narrow event data on type', () => {
+    const base = { sequence: 1, time: '2026-01-01T00:00:00Z', sessionId: 's', source: 'daemon', synthetic: true } as const;
+    const events: UniversalEvent[] = [
+      { ...base, type: 'turnStarted', data: { turnId: 'turn_1' } },
+      { ...base, type: 'itemDelta', data: { itemId: 'itm_1', delta: 'hi' } },
+      { ...base, type: 'permissionAsked', data: { permissionId: 'perm_1', kind: 'command', title: 'Run' } },
+      { ...base, type: 'turnEnded', data: { turnId: 'turn_1', stopReason: 'completed' } },
+    ];
+    assert.deepEqual(events.map(summary), ['turn turn_1', 'delta hi', 'permission perm_1', 'turn turn_1 completed']);
+    assert.throws(() => exhaustive(events[0] as never));
+  });
+
+  it('hold the compile-time checks', () => {
+    assert.equal(parity, true);
+    assert.equal(healthType && deleteType && payloadType, true);
+    assert.equal(typeof wrongField, 'function');
+    assert.equal(wrongType, 'permissionGranted');
+  });
+});
