@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command: formatting, lints, spec drift, every test, and the SDK's
-# checks (Node 20 + npm needed; it installs its own pinned packages).
+# The project's test command: formatting, lints, spec drift, every test, and the SDKs'
+# checks (Node 20 + npm and Python 3.10+ needed; they install their own pinned packages).
 # Usage: scripts/test.sh
 # Real-agent tests run when the agents are installed (scripts/install-test-agents.sh) and
 # skip loudly otherwise; SANDBOX_REQUIRE_AGENTS=1 SANDBOX_REQUIRE_NETNS=1 make them mandatory.
@@ -38,6 +38,7 @@ step "API conformance (Schemathesis, all checks and phases, token and --no-token
 step "build the daemon binary for the SDKs" cargo build --quiet -p sandbox-daemon
 export SANDBOX_DAEMON_BIN="$PWD/target/debug/sandbox-daemon"
 step "TypeScript SDK (sdks/typescript/ci.sh)" sdks/typescript/ci.sh
+step "Python SDK (sdks/python/ci.sh)" sdks/python/ci.sh
 
 # The daemon's API and store tests once more, on a PostgreSQL store.
 postgres_tests() {

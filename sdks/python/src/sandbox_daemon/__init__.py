@@ -1,0 +1,92 @@
+"""Python SDK of sandbox-daemon: drive coding agents over HTTP + SSE, blocking or async.
+
+Start with :class:`Client` (or :class:`AsyncClient`), :class:`LocalDaemon` to run a
+daemon binary here, and :meth:`Client.start_session` / :meth:`Session.turn` for whole
+turns with permissions and questions answered by handlers. Every model is in
+:mod:`sandbox_daemon.models`.
+"""
+
+from . import models
+from ._core import DEFAULT_ENDPOINT, Reconnect
+from ._generated import (
+    AgentId,
+    PermissionMode,
+    PermissionReply,
+    PermissionRequest,
+    QuestionRequest,
+    SessionStatus,
+)
+from ._turn import (
+    AsyncPermissionHandler,
+    AsyncQuestionHandler,
+    PermissionAnswer,
+    PermissionHandler,
+    QuestionAnswer,
+    QuestionHandler,
+)
+from ._version import __version__
+from .async_client import AsyncClient
+from .async_session import AsyncSession, AsyncTurn
+from .client import Client
+from .errors import (
+    DaemonStartError,
+    ProblemError,
+    ResponseError,
+    SandboxDaemonError,
+    StreamError,
+    TransportError,
+    TurnInterruptedError,
+)
+from .events import Event, EventsPage, UnrecognizedEvent, parse_event
+from .local import LocalDaemon, find_binary
+from .options import SessionOptions
+from .retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
+from .session import Session, Turn
+from .sse import ServerSentEvent, SSEDecoder
+from .stream import AsyncEventStream, EventStream
+
+__all__ = [
+    "DEFAULT_ENDPOINT",
+    "DEFAULT_RETRY",
+    "NO_RETRY",
+    "AgentId",
+    "AsyncClient",
+    "AsyncEventStream",
+    "AsyncPermissionHandler",
+    "AsyncQuestionHandler",
+    "AsyncSession",
+    "AsyncTurn",
+    "Client",
+    "DaemonStartError",
+    "Event",
+    "EventStream",
+    "EventsPage",
+    "LocalDaemon",
+    "PermissionAnswer",
+    "PermissionHandler",
+    "PermissionMode",
+    "PermissionReply",
+    "PermissionRequest",
+    "ProblemError",
+    "QuestionAnswer",
+    "QuestionHandler",
+    "QuestionRequest",
+    "Reconnect",
+    "ResponseError",
+    "RetryPolicy",
+    "SSEDecoder",
+    "SandboxDaemonError",
+    "ServerSentEvent",
+    "Session",
+    "SessionOptions",
+    "SessionStatus",
+    "StreamError",
+    "TransportError",
+    "Turn",
+    "TurnInterruptedError",
+    "UnrecognizedEvent",
+    "__version__",
+    "find_binary",
+    "models",
+    "parse_event",
+]

@@ -1,0 +1,395 @@
+"""Every operation of the API as a request description, shared by both clients.
+
+A :class:`Call` says what to send (method, path, query, headers, JSON body), whether the
+operation may be repeated safely, and how to read a successful answer. The clients only
+send calls and parse answers; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from ._generated.models import (
+    AgentId,
+    AgentsResponse,
+    CancelResponse,
+    CreateSessionRequest,
+    CreateSessionResponse,
+    HealthResponse,
+    InstallRequest,
+    InstallResponse,
+    ModelsResponse,
+    ModesResponse,
+    PermissionMode,
+    PermissionReply,
+    PermissionReplyRequest,
+    QuestionReplyRequest,
+    SendMessageRequest,
+    SendMessageResponse,
+    SessionInfo,
+    SessionListResponse,
+    SessionStatus,
+)
+from .errors import ResponseError
+from .events import EventsPage
+
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+
+JSON = "application/json"
+EVENT_STREAM = "text/event-stream"
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the OpenAPI document, as this SDK sends it.
+
+    ``idempotent`` marks the operations that may be sent again after a connection error
+    (or a ``503``) without changing the outcome: every ``GET`` and ``DELETE``, and the
+    ``POST`` s whose contract makes a repeat harmless (``endSession``: "ending an ended
+    session answers it as it is"; ``installAgent``: an installed agent "answers at once").
+    """
+
+    operation_id: str
+    method: str
+    path: str
+    idempotent: bool
+
+
+OPERATIONS: Mapping[str, Operation] = {
+    op.operation_id: op
+    for op in (
+        Operation("listAgents", "GET", "/agents", True),
+        Operation("installAgent", "POST", "/agents/{agent}/install", True),
+        Operation("agentModels", "GET", "/agents/{agent}/models", True),
+        Operation("agentModes", "GET", "/agents/{agent}/modes", True),
+        Operation("health", "GET", "/health", True),
+        Operation("openapi", "GET", "/openapi.json", True),
+        Operation("listSessions", "GET", "/sessions", True),
+        Operation("deleteSession", "DELETE", "/sessions/{sessionId}", True),
+        Operation("getSession", "GET", "/sessions/{sessionId}", True),
+        Operation("createSession", "POST", "/sessions/{sessionId}", False),
+        Operation("cancelTurn", "POST", "/sessions/{sessionId}/cancel", False),
+        Operation("endSession", "POST", "/sessions/{sessionId}/end", True),
+        Operation("getEvents", "GET", "/sessions/{sessionId}/events", True),
+        Operation("streamEvents", "GET", "/sessions/{sessionId}/events/sse", True),
+        Operation("sendMessage", "POST", "/sessions/{sessionId}/messages", False),
+        Operation(
+            "replyPermission",
+            "POST",
+            "/sessions/{sessionId}/permissions/{permissionId}/reply",
+            False,
+        ),
+        Operation(
+            "rejectQuestion", "POST", "/sessions/{sessionId}/questions/{questionId}/reject", False
+        ),
+        Operation(
+            "replyQuestion", "POST", "/sessions/{sessionId}/questions/{questionId}/reply", False
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One request to make and how to read its successful answer."""
+
+    operation: Operation
+    parse: Callable[[httpx.Response], T]
+    path_params: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, str | int] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: Any = None
+    accept: str = JSON
+
+    @property
+    def path(self) -> str:
+        """The path with its parameters filled in (each percent-encoded)."""
+        return self.operation.path.format_map(
+            {name: quote(value, safe="") for name, value in self.path_params.items()}
+        )
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether the call may be repeated after a connection error or a 503."""
+        return self.operation.idempotent
+
+    def request_headers(self) -> dict[str, str]:
+        """The headers of this call (``Accept``, ``Content-Type`` and the call's own)."""
+        headers = {"Accept": self.accept}
+        if self.operation.method not in ("GET", "DELETE"):
+            headers["Content-Type"] = JSON
+        headers.update(self.headers)
+        return headers
+
+    def content(self) -> bytes | None:
+        """The JSON body to send, encoded (``None`` when the call has none)."""
+        if self.operation.method in ("GET", "DELETE"):
+            return None
+        return json.dumps({} if self.body is None else self.body).encode()
+
+
+# --- reading answers -------------------------------------------------------------------
+
+
+def _model(model: type[M]) -> Callable[[httpx.Response], M]:
+    def parse(response: httpx.Response) -> M:
+        try:
+            return model.model_validate_json(response.content)
+        except ValidationError as error:
+            raise ResponseError(
+                f"{response.request.method} {response.request.url} answered "
+                f"{response.status_code} with a body that is not a {model.__name__}: {error}",
+                status=response.status_code,
+                body=response.content,
+            ) from error
+
+    return parse
+
+
+def _no_content(response: httpx.Response) -> None:
+    return None
+
+
+def _json_object(response: httpx.Response) -> dict[str, Any]:
+    try:
+        document = json.loads(response.content)
+    except ValueError as error:
+        raise ResponseError(
+            f"{response.request.url} answered {response.status_code} with a body that is not JSON",
+            status=response.status_code,
+            body=response.content,
+        ) from error
+    if not isinstance(document, dict):
+        raise ResponseError(
+            f"{response.request.url} answered a JSON {type(document).__name__}, not an object",
+            status=response.status_code,
+            body=response.content,
+        )
+    return document
+
+
+# --- building requests -----------------------------------------------------------------
+
+
+def _value(value: Any) -> Any:
+    return value.value if isinstance(value, Enum) else value
+
+
+def wire_body(schema: type[BaseModel], /, **values: Any) -> dict[str, Any]:
+    """A JSON body for ``schema`` from Python field names, with the wire names (aliases)
+    of the generated model; ``None`` values are left out. The daemon validates it.
+    """
+    body: dict[str, Any] = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        info = schema.model_fields[name]
+        body[info.alias or name] = _value(value)
+    return body
+
+
+def _query(**values: Any) -> dict[str, str | int]:
+    query: dict[str, str | int] = {}
+    for name, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            query[name] = "true" if value else "false"
+        else:
+            query[name] = _value(value)
+    return query
+
+
+def _op(operation_id: str) -> Operation:
+    return OPERATIONS[operation_id]
+
+
+def list_agents() -> Call[AgentsResponse]:
+    """``GET /agents``."""
+    return Call(_op("listAgents"), _model(AgentsResponse))
+
+
+def install_agent(
+    agent: AgentId | str, version: str | None, reinstall: bool | None
+) -> Call[InstallResponse]:
+    """``POST /agents/{agent}/install``, asking for the JSON summary (not the stream)."""
+    return Call(
+        _op("installAgent"),
+        _model(InstallResponse),
+        path_params={"agent": _value(agent)},
+        body=wire_body(InstallRequest, version=version, reinstall=reinstall),
+    )
+
+
+def agent_models(agent: AgentId | str) -> Call[ModelsResponse]:
+    """``GET /agents/{agent}/models``."""
+    return Call(_op("agentModels"), _model(ModelsResponse), path_params={"agent": _value(agent)})
+
+
+def agent_modes(agent: AgentId | str) -> Call[ModesResponse]:
+    """``GET /agents/{agent}/modes``."""
+    return Call(_op("agentModes"), _model(ModesResponse), path_params={"agent": _value(agent)})
+
+
+def health() -> Call[HealthResponse]:
+    """``GET /health``."""
+    return Call(_op("health"), _model(HealthResponse))
+
+
+def openapi() -> Call[dict[str, Any]]:
+    """``GET /openapi.json``."""
+    return Call(_op("openapi"), _json_object)
+
+
+def list_sessions(
+    cursor: str | None, limit: int | None, status: SessionStatus | str | None
+) -> Call[SessionListResponse]:
+    """``GET /sessions``."""
+    return Call(
+        _op("listSessions"),
+        _model(SessionListResponse),
+        params=_query(cursor=cursor, limit=limit, status=status),
+    )
+
+
+def delete_session(session_id: str) -> Call[None]:
+    """``DELETE /sessions/{sessionId}``."""
+    return Call(_op("deleteSession"), _no_content, path_params={"sessionId": session_id})
+
+
+def get_session(session_id: str) -> Call[SessionInfo]:
+    """``GET /sessions/{sessionId}``."""
+    return Call(_op("getSession"), _model(SessionInfo), path_params={"sessionId": session_id})
+
+
+def create_session(
+    session_id: str,
+    *,
+    agent: AgentId | str,
+    agent_mode: str | None,
+    agent_version: str | None,
+    cwd: str | None,
+    dangerously_skip_permissions: bool | None,
+    model: str | None,
+    permission_mode: PermissionMode | str | None,
+    token: str | None,
+    validate_token: bool | None,
+    variant: str | None,
+) -> Call[CreateSessionResponse]:
+    """``POST /sessions/{sessionId}``."""
+    body = wire_body(
+        CreateSessionRequest,
+        agent=agent,
+        agent_mode=agent_mode,
+        agent_version=agent_version,
+        cwd=cwd,
+        dangerously_skip_permissions=dangerously_skip_permissions,
+        model=model,
+        permission_mode=permission_mode,
+        token=token,
+        validate_token=validate_token,
+        variant=variant,
+    )
+    return Call(
+        _op("createSession"),
+        _model(CreateSessionResponse),
+        path_params={"sessionId": session_id},
+        body=body,
+    )
+
+
+def cancel_turn(session_id: str) -> Call[CancelResponse]:
+    """``POST /sessions/{sessionId}/cancel``."""
+    return Call(_op("cancelTurn"), _model(CancelResponse), path_params={"sessionId": session_id})
+
+
+def end_session(session_id: str) -> Call[SessionInfo]:
+    """``POST /sessions/{sessionId}/end``."""
+    return Call(_op("endSession"), _model(SessionInfo), path_params={"sessionId": session_id})
+
+
+def get_events(
+    session_id: str, offset: int | None, limit: int | None, include_raw: bool | None
+) -> Call[EventsPage]:
+    """``GET /sessions/{sessionId}/events``."""
+    return Call(
+        _op("getEvents"),
+        _model(EventsPage),
+        path_params={"sessionId": session_id},
+        params=_query(offset=offset, limit=limit, includeRaw=include_raw),
+    )
+
+
+def stream_events(
+    session_id: str, offset: int | None, include_raw: bool | None, last_event_id: int | None
+) -> Call[None]:
+    """``GET /sessions/{sessionId}/events/sse`` (the body is read as a stream)."""
+    headers = {} if last_event_id is None else {"Last-Event-ID": str(last_event_id)}
+    return Call(
+        _op("streamEvents"),
+        _no_content,
+        path_params={"sessionId": session_id},
+        params=_query(offset=offset, includeRaw=include_raw),
+        headers=headers,
+        accept=EVENT_STREAM,
+    )
+
+
+def send_message(session_id: str, message: str) -> Call[SendMessageResponse]:
+    """``POST /sessions/{sessionId}/messages``."""
+    return Call(
+        _op("sendMessage"),
+        _model(SendMessageResponse),
+        path_params={"sessionId": session_id},
+        body=wire_body(SendMessageRequest, message=message),
+    )
+
+
+def reply_permission(
+    session_id: str, permission_id: str, reply: PermissionReply | str
+) -> Call[None]:
+    """``POST /sessions/{sessionId}/permissions/{permissionId}/reply``."""
+    return Call(
+        _op("replyPermission"),
+        _no_content,
+        path_params={"sessionId": session_id, "permissionId": permission_id},
+        body=wire_body(PermissionReplyRequest, reply=reply),
+    )
+
+
+def reject_question(session_id: str, question_id: str) -> Call[None]:
+    """``POST /sessions/{sessionId}/questions/{questionId}/reject``."""
+    return Call(
+        _op("rejectQuestion"),
+        _no_content,
+        path_params={"sessionId": session_id, "questionId": question_id},
+        body={},
+    )
+
+
+def answer_lists(answers: Sequence[Sequence[str]]) -> list[list[str]]:
+    """Answers as JSON lists, refusing the easy mistake of a bare string per question."""
+    if isinstance(answers, str) or any(isinstance(a, str) for a in answers):
+        raise TypeError('answers are one list of labels per question, e.g. [["Red"], ["Cheese"]]')
+    return [list(labels) for labels in answers]
+
+
+def reply_question(
+    session_id: str, question_id: str, answers: Sequence[Sequence[str]]
+) -> Call[None]:
+    """``POST /sessions/{sessionId}/questions/{questionId}/reply``."""
+    return Call(
+        _op("replyQuestion"),
+        _no_content,
+        path_params={"sessionId": session_id, "questionId": question_id},
+        body=wire_body(QuestionReplyRequest, answers=answer_lists(answers)),
+    )

@@ -1,0 +1,240 @@
+"""An async handle on one session, and turns that answer permissions and questions."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import AsyncGenerator, Awaitable, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, TypeVar
+
+from ._core import ReconnectHook
+from ._generated.models import (
+    CancelResponse,
+    PermissionAskedEvent,
+    PermissionReply,
+    QuestionAskedEvent,
+    SendMessageResponse,
+    SessionInfo,
+    TurnEndedEvent,
+)
+from ._turn import AsyncPermissionHandler, AsyncQuestionHandler, TurnTracker
+from .errors import SandboxDaemonError
+from .events import Event, EventsPage
+from .retry import RetryPolicy
+from .stream import AsyncEventStream
+
+if TYPE_CHECKING:
+    from .async_client import AsyncClient
+
+__all__ = ["AsyncSession", "AsyncTurn"]
+
+T = TypeVar("T")
+
+
+async def _resolve(value: T | Awaitable[T]) -> T:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+class AsyncSession:
+    """One session of an :class:`~sandbox_daemon.AsyncClient`, by id.
+
+    Every method is the client's operation of the same name with this session's id. As an
+    async context manager it ends the session on exit (its log stays readable).
+    """
+
+    def __init__(self, client: AsyncClient, session_id: str) -> None:
+        self.client = client
+        self.id = session_id
+
+    def __repr__(self) -> str:
+        return f"AsyncSession({self.id!r})"
+
+    async def __aenter__(self) -> AsyncSession:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            await self.end()
+            return
+        # Leaving on an error: end the session if the daemon lets us, but let the error
+        # that got us here be the one raised.
+        with contextlib.suppress(SandboxDaemonError):
+            await self.end()
+
+    async def info(self) -> SessionInfo:
+        """The session as the daemon sees it (``getSession``)."""
+        return await self.client.get_session(self.id)
+
+    async def send(self, message: str) -> SendMessageResponse:
+        """Send a message, starting a turn (``sendMessage``); see :meth:`turn`."""
+        return await self.client.send_message(self.id, message)
+
+    async def turn(
+        self,
+        message: str,
+        *,
+        on_permission: AsyncPermissionHandler | None = None,
+        on_question: AsyncQuestionHandler | None = None,
+        include_raw: bool | None = None,
+    ) -> AsyncTurn:
+        """Send ``message`` now and return the turn, to iterate (``async for``) its events
+        until its ``turnEnded``.
+
+        Handlers may be plain functions or coroutines: ``on_permission`` answers each
+        permission request (``once``, ``always`` or ``reject``), ``on_question`` each
+        question request (one list of labels per question, or ``None`` to reject).
+        Without a handler the requests are left for you to answer while iterating.
+        """
+        offset = (await self.info()).event_count
+        turn_id = (await self.send(message)).turn_id
+        stream = self.events(offset=offset, include_raw=include_raw)
+        return AsyncTurn(self, turn_id, stream, on_permission, on_question)
+
+    def events(
+        self,
+        *,
+        offset: int = 0,
+        include_raw: bool | None = None,
+        retry: RetryPolicy | None = None,
+        on_reconnect: ReconnectHook | None = None,
+    ) -> AsyncEventStream:
+        """Follow the session's events after ``offset`` until it ends (``streamEvents``)."""
+        return self.client.events(
+            self.id,
+            offset=offset,
+            include_raw=include_raw,
+            retry=retry,
+            on_reconnect=on_reconnect,
+        )
+
+    async def get_events(
+        self,
+        *,
+        offset: int | None = None,
+        limit: int | None = None,
+        include_raw: bool | None = None,
+    ) -> EventsPage:
+        """One page of stored events (``getEvents``)."""
+        return await self.client.get_events(
+            self.id, offset=offset, limit=limit, include_raw=include_raw
+        )
+
+    async def reply_permission(self, permission_id: str, reply: PermissionReply | str) -> None:
+        """Answer a permission request (``replyPermission``)."""
+        await self.client.reply_permission(self.id, permission_id, reply)
+
+    async def reply_question(self, question_id: str, answers: Sequence[Sequence[str]]) -> None:
+        """Answer a question request (``replyQuestion``)."""
+        await self.client.reply_question(self.id, question_id, answers)
+
+    async def reject_question(self, question_id: str) -> None:
+        """Decline a question request (``rejectQuestion``)."""
+        await self.client.reject_question(self.id, question_id)
+
+    async def cancel(self) -> CancelResponse:
+        """Interrupt the running turn (``cancelTurn``)."""
+        return await self.client.cancel_turn(self.id)
+
+    async def end(self) -> SessionInfo:
+        """End the session; its events stay readable (``endSession``, idempotent)."""
+        return await self.client.end_session(self.id)
+
+    async def delete(self) -> None:
+        """Remove the session and its events (``deleteSession``)."""
+        await self.client.delete_session(self.id)
+
+
+class AsyncTurn:
+    """A turn in progress: ``async for`` yields its events, from its start up to and
+    including its ``turnEnded``, answering permissions and questions with the handlers
+    given to :meth:`AsyncSession.turn`.
+
+    Raises :class:`~sandbox_daemon.TurnInterruptedError` if the session ends first.
+    Single use; ``aclose`` it (or use ``async with``) to stop early.
+    """
+
+    def __init__(
+        self,
+        session: AsyncSession,
+        turn_id: str,
+        stream: AsyncEventStream,
+        on_permission: AsyncPermissionHandler | None,
+        on_question: AsyncQuestionHandler | None,
+    ) -> None:
+        self.session = session
+        self.turn_id = turn_id
+        self._stream = stream
+        self._on_permission = on_permission
+        self._on_question = on_question
+        self._tracker = TurnTracker(session.id, turn_id)
+        self._events = self._run()
+
+    @property
+    def ended(self) -> TurnEndedEvent | None:
+        """The turn's ``turnEnded`` once it arrived (its ``stop_reason``, ``usage``)."""
+        return self._tracker.ended
+
+    @property
+    def text(self) -> str:
+        """The assistant's messages completed so far in this turn, one per line."""
+        return self._tracker.text
+
+    def __aiter__(self) -> AsyncTurn:
+        return self
+
+    async def __anext__(self) -> Event:
+        return await self._events.__anext__()
+
+    async def wait(self) -> TurnEndedEvent:
+        """Run the turn to its end (handlers still answer) and return its ``turnEnded``."""
+        async for _ in self:
+            pass
+        assert self.ended is not None
+        return self.ended
+
+    async def aclose(self) -> None:
+        """Stop following the turn (the turn itself goes on; see ``AsyncSession.cancel``)."""
+        await self._events.aclose()
+
+    async def __aenter__(self) -> AsyncTurn:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def _run(self) -> AsyncGenerator[Event, None]:
+        async with self._stream as stream:
+            async for event in stream:
+                await self._answer(event)
+                done = self._tracker.see(event)
+                yield event
+                if done:
+                    return
+        raise self._tracker.interrupted("the stream ended")
+
+    async def _answer(self, event: Event) -> None:
+        session = self.session
+        if isinstance(event, PermissionAskedEvent) and self._on_permission is not None:
+            request = event.data
+            reply = await _resolve(self._on_permission(request))
+            await session.reply_permission(request.permission_id, reply)
+        elif isinstance(event, QuestionAskedEvent) and self._on_question is not None:
+            question = event.data
+            answers = await _resolve(self._on_question(question))
+            if answers is None:
+                await session.reject_question(question.question_id)
+            else:
+                await session.reply_question(question.question_id, answers)

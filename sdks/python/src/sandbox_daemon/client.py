@@ -1,0 +1,379 @@
+"""The blocking client: one method per API operation, plus streams and session helpers."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+from typing_extensions import Unpack
+
+from . import _operations as ops
+from ._core import (
+    DEFAULT_STREAM_READ_TIMEOUT,
+    ReconnectHook,
+    StreamCursor,
+    build_request,
+    resolve_settings,
+    retry_delay,
+    transport_error,
+)
+from ._generated.models import (
+    AgentId,
+    AgentsResponse,
+    CancelResponse,
+    CreateSessionResponse,
+    HealthResponse,
+    InstallResponse,
+    ModelsResponse,
+    ModesResponse,
+    PermissionMode,
+    PermissionReply,
+    SendMessageResponse,
+    SessionInfo,
+    SessionListResponse,
+    SessionStatus,
+)
+from .errors import ProblemError
+from .events import Event, EventsPage
+from .options import SessionOptions
+from .retry import RetryPolicy
+from .session import Session
+from .stream import EventStream
+
+__all__ = ["Client"]
+
+T = TypeVar("T")
+
+
+class Client:
+    """A blocking client of one daemon.
+
+    ``base_url`` defaults to ``$SANDBOX_DAEMON_ENDPOINT``, then ``http://127.0.0.1:2468``;
+    ``token`` to ``$SANDBOX_DAEMON_TOKEN`` (sent as ``Authorization: Bearer``).
+    ``timeout`` (seconds or an ``httpx.Timeout``, default 30 s) bounds connecting and each
+    read and write of a call; event streams wait up to ``stream_read_timeout`` (default
+    60 s; the daemon's keep-alives come every 15 s) for the next bytes before they count
+    as dropped and resume. ``retry`` says how idempotent calls and streams are tried again
+    (see :class:`~sandbox_daemon.RetryPolicy`); ``sendMessage`` and the other ``POST`` s
+    that are not idempotent are never repeated. ``transport`` replaces httpx's own (tests,
+    proxies).
+
+    Use it as a context manager (``with Client(...) as client:``) or call :meth:`close`.
+    Every non-2xx answer raises :class:`~sandbox_daemon.ProblemError`; a daemon that
+    cannot be reached raises :class:`~sandbox_daemon.TransportError`.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        token: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        stream_read_timeout: float | None = DEFAULT_STREAM_READ_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        headers: Mapping[str, str] | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self._settings = resolve_settings(
+            base_url, token, timeout, stream_read_timeout, retry, dict(headers or {})
+        )
+        self._http = httpx.Client(transport=transport, **self._settings.client_kwargs())
+
+    @property
+    def base_url(self) -> str:
+        """The daemon's address."""
+        return self._settings.base_url
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy of idempotent calls and streams."""
+        return self._settings.retry
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connections (streams opened by this client stop working)."""
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- sending --------------------------------------------------------------------------
+
+    def _send(self, call: ops.Call[T]) -> T:
+        attempt = 1
+        while True:
+            try:
+                response = self._http.send(build_request(self._http, call))
+            except httpx.TransportError as error:
+                delay = retry_delay(call, self.retry, attempt, error=error)
+                if delay is None:
+                    raise transport_error(call, attempt, error) from error
+                time.sleep(delay)
+                attempt += 1
+                continue
+            if response.is_success:
+                return call.parse(response)
+            problem = ProblemError.from_response(response)
+            delay = retry_delay(call, self.retry, attempt, problem=problem)
+            if delay is None:
+                raise problem
+            time.sleep(delay)
+            attempt += 1
+
+    def _open(self, call: ops.Call[None]) -> httpx.Response:
+        """Open a streamed response (one try; the stream decides about retries)."""
+        request = build_request(self._http, call)
+        request.extensions["timeout"] = self._settings.stream_timeout.as_dict()
+        response = self._http.send(request, stream=True)
+        if response.is_success:
+            return response
+        try:
+            body = response.read()
+        finally:
+            response.close()
+        raise ProblemError.from_response(response, body)
+
+    # --- daemon ---------------------------------------------------------------------------
+
+    def health(self) -> HealthResponse:
+        """``GET /health``: liveness, version, and whether the store can write (no token)."""
+        return self._send(ops.health())
+
+    def openapi(self) -> dict[str, Any]:
+        """``GET /openapi.json``: the daemon's OpenAPI document, as it runs."""
+        return self._send(ops.openapi())
+
+    # --- agents ---------------------------------------------------------------------------
+
+    def list_agents(self) -> AgentsResponse:
+        """``GET /agents``: every agent, whether installed, and its capabilities."""
+        return self._send(ops.list_agents())
+
+    def install_agent(
+        self,
+        agent: AgentId | str,
+        *,
+        version: str | None = None,
+        reinstall: bool | None = None,
+    ) -> InstallResponse:
+        """``POST /agents/{agent}/install``: install an agent and answer a JSON summary.
+
+        ``version`` is ``pinned``, ``latest`` or a version (default: the daemon's);
+        ``reinstall`` downloads again even when that version is there. Left ``None``, they
+        are not sent. An agent already installed answers at once.
+        """
+        return self._send(ops.install_agent(agent, version, reinstall))
+
+    def agent_models(self, agent: AgentId | str) -> ModelsResponse:
+        """``GET /agents/{agent}/models``: the models an agent offers."""
+        return self._send(ops.agent_models(agent))
+
+    def agent_modes(self, agent: AgentId | str) -> ModesResponse:
+        """``GET /agents/{agent}/modes``: agent modes and permission modes."""
+        return self._send(ops.agent_modes(agent))
+
+    # --- sessions -------------------------------------------------------------------------
+
+    def list_sessions(
+        self,
+        *,
+        cursor: str | None = None,
+        limit: int | None = None,
+        status: SessionStatus | str | None = None,
+    ) -> SessionListResponse:
+        """``GET /sessions``: one page of sessions, oldest first (``next_cursor``)."""
+        return self._send(ops.list_sessions(cursor, limit, status))
+
+    def iter_sessions(
+        self, *, status: SessionStatus | str | None = None, page_size: int | None = None
+    ) -> Iterator[SessionInfo]:
+        """Every session, page after page (``list_sessions`` following ``next_cursor``)."""
+        cursor: str | None = None
+        while True:
+            page = self.list_sessions(cursor=cursor, limit=page_size, status=status)
+            yield from page.sessions
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
+
+    def create_session(
+        self,
+        session_id: str,
+        *,
+        agent: AgentId | str,
+        agent_mode: str | None = None,
+        agent_version: str | None = None,
+        cwd: str | None = None,
+        dangerously_skip_permissions: bool | None = None,
+        model: str | None = None,
+        permission_mode: PermissionMode | str | None = None,
+        token: str | None = None,
+        validate_token: bool | None = None,
+        variant: str | None = None,
+    ) -> CreateSessionResponse:
+        """``POST /sessions/{sessionId}``: create a session and start its agent.
+
+        Arguments left ``None`` are not sent (the daemon's defaults apply).
+        """
+        return self._send(
+            ops.create_session(
+                session_id,
+                agent=agent,
+                agent_mode=agent_mode,
+                agent_version=agent_version,
+                cwd=cwd,
+                dangerously_skip_permissions=dangerously_skip_permissions,
+                model=model,
+                permission_mode=permission_mode,
+                token=token,
+                validate_token=validate_token,
+                variant=variant,
+            )
+        )
+
+    def get_session(self, session_id: str) -> SessionInfo:
+        """``GET /sessions/{sessionId}``: status, pending permissions and questions."""
+        return self._send(ops.get_session(session_id))
+
+    def delete_session(self, session_id: str) -> None:
+        """``DELETE /sessions/{sessionId}``: remove a session and its events.
+
+        Retried after a connection error: if the first try went through, the retry answers
+        ``404`` (raised as a ProblemError).
+        """
+        self._send(ops.delete_session(session_id))
+
+    def end_session(self, session_id: str) -> SessionInfo:
+        """``POST /sessions/{sessionId}/end``: stop the agent; the log stays readable."""
+        return self._send(ops.end_session(session_id))
+
+    def cancel_turn(self, session_id: str) -> CancelResponse:
+        """``POST /sessions/{sessionId}/cancel``: interrupt the running turn."""
+        return self._send(ops.cancel_turn(session_id))
+
+    def send_message(self, session_id: str, message: str) -> SendMessageResponse:
+        """``POST /sessions/{sessionId}/messages``: start a turn (never retried)."""
+        return self._send(ops.send_message(session_id, message))
+
+    # --- events ---------------------------------------------------------------------------
+
+    def get_events(
+        self,
+        session_id: str,
+        *,
+        offset: int | None = None,
+        limit: int | None = None,
+        include_raw: bool | None = None,
+    ) -> EventsPage:
+        """``GET /sessions/{sessionId}/events``: events with ``sequence > offset``."""
+        return self._send(ops.get_events(session_id, offset, limit, include_raw))
+
+    def iter_events(
+        self,
+        session_id: str,
+        *,
+        offset: int = 0,
+        page_size: int | None = None,
+        include_raw: bool | None = None,
+    ) -> Iterator[Event]:
+        """Every stored event after ``offset``, page after page, until ``has_more`` is
+        false (it does not wait for new events: use :meth:`events` to follow live).
+        """
+        while True:
+            page = self.get_events(
+                session_id, offset=offset, limit=page_size, include_raw=include_raw
+            )
+            yield from page.events
+            if not page.has_more or page.next_offset is None:
+                return
+            offset = page.next_offset
+
+    def stream_events(
+        self,
+        session_id: str,
+        *,
+        offset: int = 0,
+        include_raw: bool | None = None,
+        last_event_id: int | None = None,
+        retry: RetryPolicy | None = None,
+        on_reconnect: ReconnectHook | None = None,
+    ) -> EventStream:
+        """``GET /sessions/{sessionId}/events/sse``: the log after ``offset`` (or after
+        ``last_event_id``, which wins, as the header does), then live, until
+        ``sessionEnded``; resumes by itself after a drop (see :class:`EventStream`).
+
+        ``retry`` overrides the client's policy for reconnecting; ``on_reconnect`` is
+        called before each new connection (logging, tests).
+        """
+        start = offset if last_event_id is None else last_event_id
+        cursor = StreamCursor(session_id, start, include_raw, retry or self.retry, on_reconnect)
+        return EventStream(self._open, cursor)
+
+    def events(
+        self,
+        session_id: str,
+        *,
+        offset: int = 0,
+        include_raw: bool | None = None,
+        last_event_id: int | None = None,
+        retry: RetryPolicy | None = None,
+        on_reconnect: ReconnectHook | None = None,
+    ) -> EventStream:
+        """Follow a session's events: the same as :meth:`stream_events`."""
+        return self.stream_events(
+            session_id,
+            offset=offset,
+            include_raw=include_raw,
+            last_event_id=last_event_id,
+            retry=retry,
+            on_reconnect=on_reconnect,
+        )
+
+    # --- human in the loop ----------------------------------------------------------------
+
+    def reply_permission(
+        self, session_id: str, permission_id: str, reply: PermissionReply | str
+    ) -> None:
+        """``POST .../permissions/{permissionId}/reply``: ``once``, ``always`` or ``reject``."""
+        self._send(ops.reply_permission(session_id, permission_id, reply))
+
+    def reply_question(
+        self, session_id: str, question_id: str, answers: Sequence[Sequence[str]]
+    ) -> None:
+        """``POST .../questions/{questionId}/reply``: one list of labels per question."""
+        self._send(ops.reply_question(session_id, question_id, answers))
+
+    def reject_question(self, session_id: str, question_id: str) -> None:
+        """``POST .../questions/{questionId}/reject``: decline to answer."""
+        self._send(ops.reject_question(session_id, question_id))
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def session(self, session_id: str) -> Session:
+        """A handle on an existing session (no request is made)."""
+        return Session(self, session_id)
+
+    def start_session(
+        self,
+        agent: AgentId | str,
+        *,
+        session_id: str | None = None,
+        **options: Unpack[SessionOptions],
+    ) -> Session:
+        """Create a session (a random id unless given) and return its handle."""
+        sid = session_id or f"py-{uuid.uuid4().hex}"
+        self.create_session(sid, agent=agent, **options)
+        return Session(self, sid)

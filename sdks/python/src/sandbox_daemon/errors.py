@@ -1,0 +1,188 @@
+"""The exceptions the SDK raises; every one derives from :class:`SandboxDaemonError`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+from pydantic import ValidationError
+
+from ._generated.models import AgentError, ProblemDetails
+
+__all__ = [
+    "DaemonStartError",
+    "ProblemError",
+    "ResponseError",
+    "SandboxDaemonError",
+    "StreamError",
+    "TransportError",
+    "TurnInterruptedError",
+]
+
+# Members of a problem body that have their own attribute on ProblemError.
+_KNOWN_MEMBERS = frozenset({"type", "title", "status", "detail", "instance", "agentError"})
+
+
+class SandboxDaemonError(Exception):
+    """Base class of every error this SDK raises."""
+
+
+class ProblemError(SandboxDaemonError):
+    """The daemon answered with a non-2xx status; carries its RFC 7807 problem details.
+
+    ``type`` is the stable URI of the error kind (e.g.
+    ``urn:sandbox-daemon:problem:unknown-agent``), ``status`` the HTTP status, ``title``
+    and ``detail`` the human text, ``agent_error`` the agent's own error when the problem
+    is that an agent could not do what was asked, and ``extras`` any other member of the
+    body. A body that is not problem JSON (e.g. a bare ``400`` from the HTTP layer) gives
+    ``type == "about:blank"`` and the body text as ``detail``.
+    """
+
+    def __init__(
+        self,
+        *,
+        type: str,
+        status: int,
+        title: str,
+        detail: str,
+        instance: str | None = None,
+        agent_error: AgentError | None = None,
+        extras: Mapping[str, Any] | None = None,
+        method: str = "",
+        url: str = "",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.type = type
+        self.status = status
+        self.title = title
+        self.detail = detail
+        self.instance = instance
+        self.agent_error = agent_error
+        self.extras: dict[str, Any] = dict(extras or {})
+        self.method = method
+        self.url = url
+        self.headers: dict[str, str] = dict(headers or {})
+        super().__init__(f"{status} {title}: {detail} [{type}] ({method} {url})".rstrip())
+
+    @property
+    def retry_after(self) -> float | None:
+        """Seconds the daemon asked to wait (``Retry-After``), when it said so."""
+        value = self.headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return None
+
+    @property
+    def problem(self) -> ProblemDetails:
+        """The problem as the generated :class:`ProblemDetails` model."""
+        return ProblemDetails.model_validate(
+            {
+                "type": self.type,
+                "title": self.title,
+                "status": self.status,
+                "detail": self.detail,
+                "instance": self.instance,
+                "agentError": (
+                    self.agent_error.model_dump(by_alias=True) if self.agent_error else None
+                ),
+                **self.extras,
+            }
+        )
+
+    @classmethod
+    def from_response(cls, response: httpx.Response, body: bytes | None = None) -> ProblemError:
+        """Build the error from a non-2xx response (its body must have been read)."""
+        content = response.content if body is None else body
+        request = response.request
+        headers = {k.lower(): v for k, v in response.headers.items()}
+        common: dict[str, Any] = {
+            "method": request.method,
+            "url": str(request.url),
+            "headers": headers,
+        }
+        try:
+            document = json.loads(content) if content else None
+        except ValueError:
+            document = None
+        if isinstance(document, dict) and isinstance(document.get("type", "about:blank"), str):
+            parsed = _parse_problem(document, response)
+            if parsed is not None:
+                return cls(**parsed, **common)
+        return cls(
+            type="about:blank",
+            status=response.status_code,
+            title=response.reason_phrase or "HTTP error",
+            detail=content.decode("utf-8", "replace").strip(),
+            **common,
+        )
+
+
+def _parse_problem(document: dict[str, Any], response: httpx.Response) -> dict[str, Any] | None:
+    """The members of a problem JSON body, or None when it is not one."""
+    try:
+        problem = ProblemDetails.model_validate(
+            {
+                "type": "about:blank",
+                "title": response.reason_phrase or "",
+                "status": response.status_code,
+                "detail": "",
+                **document,
+            }
+        )
+    except ValidationError:
+        return None
+    extras = {k: v for k, v in document.items() if k not in _KNOWN_MEMBERS}
+    return {
+        "type": problem.type,
+        "status": problem.status,
+        "title": problem.title,
+        "detail": problem.detail,
+        "instance": problem.instance,
+        "agent_error": problem.agent_error,
+        "extras": extras,
+    }
+
+
+class TransportError(SandboxDaemonError):
+    """The daemon could not be reached, or the connection broke (after any retries).
+
+    The underlying :class:`httpx.TransportError` is the ``__cause__``; ``attempts`` says
+    how many times the call was tried.
+    """
+
+    def __init__(self, message: str, *, attempts: int) -> None:
+        self.attempts = attempts
+        super().__init__(message)
+
+
+class ResponseError(SandboxDaemonError):
+    """A 2xx answer whose body is not what the API promises (not JSON, wrong shape)."""
+
+    def __init__(self, message: str, *, status: int, body: bytes) -> None:
+        self.status = status
+        self.body = body
+        super().__init__(message)
+
+
+class StreamError(SandboxDaemonError):
+    """An event stream broke a promise (a gap in sequences, a frame that is not an event),
+    or could not be resumed within the retry policy.
+    """
+
+
+class TurnInterruptedError(SandboxDaemonError):
+    """The session ended before the awaited turn's ``turnEnded`` arrived."""
+
+    def __init__(self, message: str, *, session_id: str, turn_id: str) -> None:
+        self.session_id = session_id
+        self.turn_id = turn_id
+        super().__init__(message)
+
+
+class DaemonStartError(SandboxDaemonError):
+    """A local daemon could not be started (binary missing, exited, never listened)."""

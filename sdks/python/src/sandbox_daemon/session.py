@@ -1,0 +1,229 @@
+"""A blocking handle on one session, and turns that answer permissions and questions."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Generator, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from ._core import ReconnectHook
+from ._generated.models import (
+    CancelResponse,
+    PermissionAskedEvent,
+    PermissionReply,
+    QuestionAskedEvent,
+    SendMessageResponse,
+    SessionInfo,
+    TurnEndedEvent,
+)
+from ._turn import PermissionHandler, QuestionHandler, TurnTracker
+from .errors import SandboxDaemonError
+from .events import Event, EventsPage
+from .retry import RetryPolicy
+from .stream import EventStream
+
+if TYPE_CHECKING:
+    from .client import Client
+
+__all__ = ["Session", "Turn"]
+
+
+class Session:
+    """One session of a :class:`~sandbox_daemon.Client`, by id.
+
+    Every method is the client's operation of the same name with this session's id. As a
+    context manager it ends the session on exit (its log stays readable; ``delete``
+    removes it).
+    """
+
+    def __init__(self, client: Client, session_id: str) -> None:
+        self.client = client
+        self.id = session_id
+
+    def __repr__(self) -> str:
+        return f"Session({self.id!r})"
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None:
+            self.end()
+            return
+        # Leaving on an error: end the session if the daemon lets us, but let the error
+        # that got us here be the one raised.
+        with contextlib.suppress(SandboxDaemonError):
+            self.end()
+
+    def info(self) -> SessionInfo:
+        """The session as the daemon sees it (``getSession``)."""
+        return self.client.get_session(self.id)
+
+    def send(self, message: str) -> SendMessageResponse:
+        """Send a message, starting a turn (``sendMessage``); see :meth:`turn`."""
+        return self.client.send_message(self.id, message)
+
+    def turn(
+        self,
+        message: str,
+        *,
+        on_permission: PermissionHandler | None = None,
+        on_question: QuestionHandler | None = None,
+        include_raw: bool | None = None,
+    ) -> Turn:
+        """Send ``message`` now and return the turn, to iterate its events until its
+        ``turnEnded``.
+
+        ``on_permission`` answers each permission request as it arrives (``once``,
+        ``always`` or ``reject``); ``on_question`` answers each question request (one list
+        of labels per question, or ``None`` to reject). Without a handler the requests are
+        left for you: answer them while iterating (``reply_permission`` ...).
+        """
+        offset = self.info().event_count
+        turn_id = self.send(message).turn_id
+        stream = self.events(offset=offset, include_raw=include_raw)
+        return Turn(self, turn_id, stream, on_permission, on_question)
+
+    def events(
+        self,
+        *,
+        offset: int = 0,
+        include_raw: bool | None = None,
+        retry: RetryPolicy | None = None,
+        on_reconnect: ReconnectHook | None = None,
+    ) -> EventStream:
+        """Follow the session's events after ``offset`` until it ends (``streamEvents``)."""
+        return self.client.events(
+            self.id,
+            offset=offset,
+            include_raw=include_raw,
+            retry=retry,
+            on_reconnect=on_reconnect,
+        )
+
+    def get_events(
+        self,
+        *,
+        offset: int | None = None,
+        limit: int | None = None,
+        include_raw: bool | None = None,
+    ) -> EventsPage:
+        """One page of stored events (``getEvents``)."""
+        return self.client.get_events(self.id, offset=offset, limit=limit, include_raw=include_raw)
+
+    def reply_permission(self, permission_id: str, reply: PermissionReply | str) -> None:
+        """Answer a permission request (``replyPermission``)."""
+        self.client.reply_permission(self.id, permission_id, reply)
+
+    def reply_question(self, question_id: str, answers: Sequence[Sequence[str]]) -> None:
+        """Answer a question request (``replyQuestion``)."""
+        self.client.reply_question(self.id, question_id, answers)
+
+    def reject_question(self, question_id: str) -> None:
+        """Decline a question request (``rejectQuestion``)."""
+        self.client.reject_question(self.id, question_id)
+
+    def cancel(self) -> CancelResponse:
+        """Interrupt the running turn (``cancelTurn``)."""
+        return self.client.cancel_turn(self.id)
+
+    def end(self) -> SessionInfo:
+        """End the session; its events stay readable (``endSession``, idempotent)."""
+        return self.client.end_session(self.id)
+
+    def delete(self) -> None:
+        """Remove the session and its events (``deleteSession``)."""
+        self.client.delete_session(self.id)
+
+
+class Turn:
+    """A turn in progress: iterating it yields its events, from its start up to and
+    including its ``turnEnded``, answering permissions and questions with the handlers
+    given to :meth:`Session.turn`.
+
+    Raises :class:`~sandbox_daemon.TurnInterruptedError` if the session ends first.
+    Single use; close it (or use ``with``) to stop early.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        turn_id: str,
+        stream: EventStream,
+        on_permission: PermissionHandler | None,
+        on_question: QuestionHandler | None,
+    ) -> None:
+        self.session = session
+        self.turn_id = turn_id
+        self._stream = stream
+        self._on_permission = on_permission
+        self._on_question = on_question
+        self._tracker = TurnTracker(session.id, turn_id)
+        self._events = self._run()
+
+    @property
+    def ended(self) -> TurnEndedEvent | None:
+        """The turn's ``turnEnded`` once it arrived (its ``stop_reason``, ``usage``)."""
+        return self._tracker.ended
+
+    @property
+    def text(self) -> str:
+        """The assistant's messages completed so far in this turn, one per line."""
+        return self._tracker.text
+
+    def __iter__(self) -> Turn:
+        return self
+
+    def __next__(self) -> Event:
+        return next(self._events)
+
+    def wait(self) -> TurnEndedEvent:
+        """Run the turn to its end (handlers still answer) and return its ``turnEnded``."""
+        for _ in self:
+            pass
+        assert self.ended is not None
+        return self.ended
+
+    def close(self) -> None:
+        """Stop following the turn (the turn itself goes on; see ``Session.cancel``)."""
+        self._events.close()
+
+    def __enter__(self) -> Turn:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _run(self) -> Generator[Event, None, None]:
+        with self._stream as stream:
+            for event in stream:
+                self._answer(event)
+                done = self._tracker.see(event)
+                yield event
+                if done:
+                    return
+        raise self._tracker.interrupted("the stream ended")
+
+    def _answer(self, event: Event) -> None:
+        session = self.session
+        if isinstance(event, PermissionAskedEvent) and self._on_permission is not None:
+            request = event.data
+            session.reply_permission(request.permission_id, self._on_permission(request))
+        elif isinstance(event, QuestionAskedEvent) and self._on_question is not None:
+            question = event.data
+            answers = self._on_question(question)
+            if answers is None:
+                session.reject_question(question.question_id)
+            else:
+                session.reply_question(question.question_id, answers)

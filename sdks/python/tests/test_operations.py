@@ -1,0 +1,210 @@
+"""Every operation of the API, called through each client against the real daemon.
+
+Each test drives one mock session through every route (events drive each next step, no
+sleeps) and checks at the end that it called every operationId of the spec.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox_daemon import (
+    AsyncClient,
+    Client,
+    LocalDaemon,
+    PermissionMode,
+    ProblemError,
+    __version__,
+)
+from sandbox_daemon.models import (
+    AgentId,
+    ItemDeltaEvent,
+    PermissionAskedEvent,
+    QuestionAskedEvent,
+    SessionEndedEvent,
+    SessionEndReason,
+    SessionStatus,
+    StopReason,
+    TurnEndedEvent,
+)
+
+from .conftest import FAST_RETRY
+from .recording import AsyncRecordingTransport, RecordingTransport
+
+# The turns each test plays, in order: what to send, and how the turn must stop.
+SCRIPT = [
+    ("a permission, then a question", StopReason.completed),  # reply both
+    ("one more question", StopReason.completed),  # reject it
+    ("slow", StopReason.cancelled),  # cancel it mid-way
+]
+
+
+def spec_operation_ids(openapi: dict[str, Any]) -> set[str]:
+    return {op["operationId"] for methods in openapi["paths"].values() for op in methods.values()}
+
+
+def test_every_operation_sync(
+    daemon: LocalDaemon, session_id: str, tmp_path: Path, openapi: dict[str, Any]
+) -> None:
+    recorder = RecordingTransport()
+    with Client(daemon.base_url, token=daemon.token, transport=recorder, retry=FAST_RETRY) as c:
+        health = c.health()
+        assert (health.status, health.version) == ("ok", __version__)
+        assert "streamEvents" in str(c.openapi()["paths"])
+
+        agents = {agent.id: agent for agent in c.list_agents().agents}
+        assert set(agents) == set(AgentId)
+        assert agents[AgentId.mock].installed and agents[AgentId.mock].capabilities.permissions
+        installed = c.install_agent(AgentId.mock)
+        assert installed.agent == AgentId.mock and installed.already_installed
+        models = c.agent_models("mock")
+        assert models.default_model in {m.id for m in models.models}
+        modes = c.agent_modes("mock")
+        assert "plan" in {m.id for m in modes.modes}
+        assert PermissionMode.bypass in modes.permission_modes
+
+        created = c.create_session(
+            session_id,
+            agent="mock",
+            agent_mode="plan",
+            model=models.default_model,
+            variant="high",
+            permission_mode=PermissionMode.default,
+            cwd=str(tmp_path),
+        )
+        assert created.healthy
+        info = c.get_session(session_id)
+        assert (info.agent, info.agent_mode, info.variant) == (AgentId.mock, "plan", "high")
+        assert (info.status, info.cwd) == (SessionStatus.idle, str(tmp_path))
+        listed = [s.session_id for s in c.iter_sessions(page_size=1)]
+        assert session_id in listed
+        assert session_id in {s.session_id for s in c.list_sessions(status="idle").sessions}
+
+        turns = iter(SCRIPT)
+        message, expected = next(turns)
+        turn_id = c.send_message(session_id, message).turn_id
+        cancelled = False
+        with c.stream_events(session_id) as events:
+            for event in events:
+                if isinstance(event, PermissionAskedEvent):
+                    pending = c.get_session(session_id).pending_permissions
+                    assert [p.permission_id for p in pending] == [event.data.permission_id]
+                    c.reply_permission(session_id, event.data.permission_id, "once")
+                elif isinstance(event, QuestionAskedEvent):
+                    if turn_id == "turn_1":
+                        c.reply_question(session_id, event.data.question_id, [["Red"], ["Olives"]])
+                    else:
+                        c.reject_question(session_id, event.data.question_id)
+                elif isinstance(event, ItemDeltaEvent) and message == "slow" and not cancelled:
+                    assert c.cancel_turn(session_id).turn_id == turn_id
+                    cancelled = True
+                elif isinstance(event, TurnEndedEvent):
+                    assert (event.data.turn_id, event.data.stop_reason) == (turn_id, expected)
+                    step = next(turns, None)
+                    if step is None:
+                        ended = c.end_session(session_id)
+                        assert ended.status == SessionStatus.ended
+                        assert ended.end_reason == SessionEndReason.terminated
+                    else:
+                        message, expected = step
+                        turn_id = c.send_message(session_id, message).turn_id
+            assert isinstance(event, SessionEndedEvent)
+            assert events.ended and events.last_sequence == event.sequence
+
+        first = c.get_events(session_id, offset=0, limit=5)
+        assert [e.sequence for e in first.events] == [1, 2, 3, 4, 5] and first.has_more
+        rest = c.get_events(session_id, offset=5, limit=1000, include_raw=True)
+        assert not rest.has_more and rest.events[-1].sequence == event.sequence
+        assert [e.sequence for e in c.iter_events(session_id, page_size=7)] == list(
+            range(1, event.sequence + 1)
+        )
+        assert c.get_session(session_id).event_count == event.sequence
+
+        c.delete_session(session_id)
+        with pytest.raises(ProblemError) as gone:
+            c.get_session(session_id)
+        assert gone.value.status == 404
+
+    assert recorder.operations == spec_operation_ids(openapi)
+
+
+@pytest.mark.anyio
+async def test_every_operation_async(
+    daemon: LocalDaemon, session_id: str, tmp_path: Path, openapi: dict[str, Any]
+) -> None:
+    recorder = AsyncRecordingTransport()
+    async with AsyncClient(
+        daemon.base_url, token=daemon.token, transport=recorder, retry=FAST_RETRY
+    ) as c:
+        health = await c.health()
+        assert (health.status, health.version) == ("ok", __version__)
+        assert "streamEvents" in str((await c.openapi())["paths"])
+
+        agents = {agent.id: agent for agent in (await c.list_agents()).agents}
+        assert set(agents) == set(AgentId)
+        installed = await c.install_agent(AgentId.mock)
+        assert installed.agent == AgentId.mock and installed.already_installed
+        models = await c.agent_models("mock")
+        assert models.default_model in {m.id for m in models.models}
+        modes = await c.agent_modes("mock")
+        assert PermissionMode.bypass in modes.permission_modes
+
+        created = await c.create_session(
+            session_id, agent=AgentId.mock, agent_mode="build", cwd=str(tmp_path)
+        )
+        assert created.healthy
+        info = await c.get_session(session_id)
+        assert (info.agent_mode, info.status) == ("build", SessionStatus.idle)
+        listed = [s.session_id async for s in c.iter_sessions(page_size=1)]
+        assert session_id in listed
+        page = await c.list_sessions(status=SessionStatus.idle, limit=1000)
+        assert session_id in {s.session_id for s in page.sessions}
+
+        turns = iter(SCRIPT)
+        message, expected = next(turns)
+        turn_id = (await c.send_message(session_id, message)).turn_id
+        cancelled = False
+        async with c.stream_events(session_id) as events:
+            async for event in events:
+                if isinstance(event, PermissionAskedEvent):
+                    pending = (await c.get_session(session_id)).pending_permissions
+                    assert [p.permission_id for p in pending] == [event.data.permission_id]
+                    await c.reply_permission(session_id, event.data.permission_id, "always")
+                elif isinstance(event, QuestionAskedEvent):
+                    if turn_id == "turn_1":
+                        await c.reply_question(
+                            session_id, event.data.question_id, [["Red"], ["Olives"]]
+                        )
+                    else:
+                        await c.reject_question(session_id, event.data.question_id)
+                elif isinstance(event, ItemDeltaEvent) and message == "slow" and not cancelled:
+                    assert (await c.cancel_turn(session_id)).turn_id == turn_id
+                    cancelled = True
+                elif isinstance(event, TurnEndedEvent):
+                    assert (event.data.turn_id, event.data.stop_reason) == (turn_id, expected)
+                    step = next(turns, None)
+                    if step is None:
+                        ended = await c.end_session(session_id)
+                        assert ended.status == SessionStatus.ended
+                    else:
+                        message, expected = step
+                        turn_id = (await c.send_message(session_id, message)).turn_id
+            assert isinstance(event, SessionEndedEvent)
+            assert events.ended and events.last_sequence == event.sequence
+
+        first = await c.get_events(session_id, offset=0, limit=5)
+        assert [e.sequence for e in first.events] == [1, 2, 3, 4, 5] and first.has_more
+        rest = await c.get_events(session_id, offset=5, limit=1000, include_raw=True)
+        assert not rest.has_more and rest.events[-1].sequence == event.sequence
+        sequences = [e.sequence async for e in c.iter_events(session_id, page_size=7)]
+        assert sequences == list(range(1, event.sequence + 1))
+
+        await c.delete_session(session_id)
+        with pytest.raises(ProblemError) as gone:
+            await c.get_session(session_id)
+        assert gone.value.status == 404
+
+    assert recorder.operations == spec_operation_ids(openapi)

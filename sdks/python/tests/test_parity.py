@@ -1,0 +1,128 @@
+"""The clients against spec/openapi.json: every operation has a method on both clients,
+taking every parameter and body field the spec defines; the two clients agree.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Iterator
+from typing import Any, get_type_hints
+
+import pytest
+
+from sandbox_daemon import AsyncClient, AsyncSession, Client, Session, SessionOptions
+from sandbox_daemon._operations import OPERATIONS
+
+
+def snake(name: str) -> str:
+    name = name.replace("-", "_")
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower().replace("__", "_")
+
+
+def spec_operations(openapi: dict[str, Any]) -> Iterator[tuple[str, str, str, dict[str, Any]]]:
+    for path, methods in openapi["paths"].items():
+        for method, operation in methods.items():
+            yield operation["operationId"], method.upper(), path, operation
+
+
+def spec_arguments(openapi: dict[str, Any], operation: dict[str, Any]) -> set[str]:
+    names = {snake(p["name"]) for p in operation.get("parameters", [])}
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    schema = body.get("schema", {})
+    if "$ref" in schema:
+        schema = openapi["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    names |= {snake(p) for p in schema.get("properties", {})}
+    return names
+
+
+def test_snake() -> None:
+    assert snake("replyPermission") == "reply_permission"
+    assert snake("Last-Event-ID") == "last_event_id"
+    assert snake("includeRaw") == "include_raw"
+    assert snake("openapi") == "openapi"
+
+
+def test_every_operation_has_a_method_on_both_clients(openapi: dict[str, Any]) -> None:
+    missing = [
+        f"{client.__name__}.{snake(op_id)} ({op_id})"
+        for op_id, *_ in spec_operations(openapi)
+        for client in (Client, AsyncClient)
+        if not callable(getattr(client, snake(op_id), None))
+    ]
+    assert not missing, f"operations of spec/openapi.json without a method: {missing}"
+
+
+def test_the_operation_table_matches_the_spec(openapi: dict[str, Any]) -> None:
+    spec = {op_id: (method, path) for op_id, method, path, _ in spec_operations(openapi)}
+    ours = {op_id: (op.method, op.path) for op_id, op in OPERATIONS.items()}
+    assert ours == spec
+
+
+def test_methods_take_every_parameter_and_body_field(openapi: dict[str, Any]) -> None:
+    problems = []
+    for op_id, _, _, operation in spec_operations(openapi):
+        wanted = spec_arguments(openapi, operation)
+        for client in (Client, AsyncClient):
+            taken = set(inspect.signature(getattr(client, snake(op_id))).parameters)
+            if wanted - taken:
+                problems.append(f"{client.__name__}.{snake(op_id)} lacks {sorted(wanted - taken)}")
+    assert not problems, problems
+
+
+def test_required_body_fields_are_required_arguments(openapi: dict[str, Any]) -> None:
+    for op_id, _, _, operation in spec_operations(openapi):
+        schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+        ref = schema.get("schema", {}).get("$ref")
+        if not ref:
+            continue
+        component = openapi["components"]["schemas"][ref.rsplit("/", 1)[1]]
+        parameters = inspect.signature(getattr(Client, snake(op_id))).parameters
+        for name in component.get("required", []):
+            assert parameters[snake(name)].default is inspect.Parameter.empty, (op_id, name)
+
+
+def test_idempotency_follows_the_contract() -> None:
+    for op in OPERATIONS.values():
+        if op.method in ("GET", "DELETE"):
+            assert op.idempotent, op
+    never = {"sendMessage", "createSession", "cancelTurn", "replyPermission"}
+    never |= {"replyQuestion", "rejectQuestion"}
+    assert not any(OPERATIONS[name].idempotent for name in never)
+
+
+def public_methods(cls: type) -> dict[str, inspect.Signature]:
+    return {
+        name: inspect.signature(member)
+        for name, member in inspect.getmembers(cls, inspect.isfunction)
+        if not name.startswith("_")
+    }
+
+
+@pytest.mark.parametrize(("sync", "async_"), [(Client, AsyncClient), (Session, AsyncSession)])
+def test_sync_and_async_have_the_same_methods_and_parameters(sync: type, async_: type) -> None:
+    ours, theirs = public_methods(sync), public_methods(async_)
+    ours.pop("close", None)
+    theirs.pop("aclose", None)
+    assert set(ours) == set(theirs)
+    for name, signature in ours.items():
+        other = theirs[name]
+        assert [(p.name, p.kind, p.default) for p in signature.parameters.values()] == [
+            (p.name, p.kind, p.default) for p in other.parameters.values()
+        ], name
+
+
+def test_session_options_are_the_optional_create_arguments() -> None:
+    parameters = inspect.signature(Client.create_session).parameters
+    optional = {n for n, p in parameters.items() if p.default is None}
+    assert set(get_type_hints(SessionOptions)) == optional
+
+
+def test_async_client_methods_are_coroutines_where_they_call_the_daemon() -> None:
+    streams = {"stream_events", "events", "session"}
+    for name, member in inspect.getmembers(AsyncClient, inspect.isfunction):
+        if name.startswith("_") or name in streams or name.startswith("iter_"):
+            continue
+        if name in ("base_url", "retry"):
+            continue
+        assert inspect.iscoroutinefunction(member), name

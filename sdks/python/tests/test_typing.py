@@ -1,0 +1,80 @@
+"""The public API is precisely typed: mypy --strict accepts correct use of the installed
+package (py.typed) and rejects misuse, line by line.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mypy import api
+
+from .conftest import SDK_DIR
+
+PROGRAM = """
+from sandbox_daemon import AsyncClient, Client, PermissionReply
+from sandbox_daemon.models import ErrorEvent, TurnEndedEvent
+
+
+def use(client: Client) -> None:
+    session = client.start_session("mock", permission_mode="default")
+    turn = session.turn("hi", on_permission=lambda request: PermissionReply.once)
+    for event in turn:
+        if isinstance(event, TurnEndedEvent):
+            reveal_type(event.data.stop_reason)
+        if isinstance(event, ErrorEvent):
+            print(event.data.message)
+    reveal_type(client.get_session("s").pending_permissions)
+    reveal_type(client.get_events("s").events[0].sequence)
+    client.send_message("s", 42)  # error: not a str
+    client.get_events("s", offset="1")  # error: not an int
+    client.create_session("s", agent="mock", modle="x")  # error: no such argument
+    session.turn("hi", on_permission=lambda request: "sometimes")  # error: not a reply
+    client.get_session("s").no_such_field  # error: no such attribute
+    session.turn("hi", on_question=lambda request: [[1]])  # error: labels are strings
+
+
+async def use_async(client: AsyncClient) -> None:
+    info = await client.get_session("s")
+    reveal_type(info.status)
+    async with client.events("s") as events:
+        async for event in events:
+            reveal_type(event.sequence)
+    client.get_session("s").status  # error: a coroutine has no status
+"""
+
+
+def test_mypy_strict_types_the_public_api(tmp_path: Path) -> None:
+    program = tmp_path / "program.py"
+    program.write_text(PROGRAM)
+    out, err, status = api.run(
+        [
+            "--strict",
+            "--no-error-summary",
+            "--hide-error-context",
+            "--cache-dir",
+            str(SDK_DIR / ".mypy_cache"),
+            "--config-file",
+            str(SDK_DIR / "pyproject.toml"),
+            str(program),
+        ]
+    )
+    assert status == 1, out + err
+    lines = PROGRAM.splitlines()
+    found: dict[int, list[str]] = {}
+    for message in out.splitlines():
+        match = re.match(r".*program\.py:(\d+): (\w+): (.*)", message)
+        assert match, message
+        found.setdefault(int(match.group(1)), []).append(f"{match.group(2)}: {match.group(3)}")
+    expected_errors = {n for n, line in enumerate(lines, 1) if "# error" in line}
+    errors = {n for n, messages in found.items() if any(m.startswith("error") for m in messages)}
+    assert errors == expected_errors, out
+    notes = {lines[n - 1].strip(): m for n, ms in found.items() for m in ms if "Revealed" in m}
+    assert "StopReason" in notes["reveal_type(event.data.stop_reason)"]
+    assert (
+        "list[sandbox_daemon._generated.models.PermissionRequest]"
+        in notes['reveal_type(client.get_session("s").pending_permissions)']
+    )
+    assert notes['reveal_type(client.get_events("s").events[0].sequence)'].endswith('"int"')
+    assert "SessionStatus" in notes["reveal_type(info.status)"]
+    assert notes["reveal_type(event.sequence)"].endswith('"int"')
