@@ -125,12 +125,7 @@ impl AgentInstalls {
                 duration_ms: 0,
             });
         }
-        let pinned = sandbox_agents::manifest::spec(agent).pinned_version();
-        let exact = match request.version.as_deref() {
-            Some("pinned") => pinned,
-            Some("latest") => None,
-            other => other,
-        };
+        let exact = exact_version(agent, request.version.as_deref());
         let overridden = self.context.locator.overridden(agent);
         if !request.reinstall || overridden {
             let wants_latest = request.version.as_deref() == Some("latest");
@@ -180,11 +175,7 @@ impl AgentInstalls {
         agent: AgentId,
         version: Option<&str>,
     ) -> Result<Option<String>, ApiError> {
-        let exact = match version {
-            Some("pinned") => sandbox_agents::manifest::spec(agent).pinned_version(),
-            Some("latest") => None,
-            other => other,
-        };
+        let exact = exact_version(agent, version);
         if agent == AgentId::Mock || self.context.locator.overridden(agent) {
             return Ok(exact.map(str::to_string));
         }
@@ -211,6 +202,16 @@ impl AgentInstalls {
                 sandbox_agents::locate::override_var(agent),
             ))
         })
+    }
+}
+
+/// The version a request names without asking the network: `pinned` resolved, `latest`
+/// (and no version) unknown.
+fn exact_version(agent: AgentId, requested: Option<&str>) -> Option<&str> {
+    match requested {
+        Some("pinned") => sandbox_agents::manifest::spec(agent).pinned_version(),
+        Some("latest") => None,
+        other => other,
     }
 }
 

@@ -149,8 +149,8 @@ pub async fn install_agent(
     if let Some(version) = &request.version
         && !sandbox_agents::locate::valid_version(version)
     {
-        return Err(ApiError::InvalidParameter(format!(
-            "`{version}` is not a version (use `latest`, `pinned` or a version such as 1.2.3)"
+        return Err(ApiError::InvalidBody(format!(
+            "version: `{version}` is not a version (use `latest`, `pinned` or a version such as 1.2.3)"
         )));
     }
     let installs = state.sessions.installs().clone();
@@ -158,25 +158,26 @@ pub async fn install_agent(
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("text/event-stream"));
-    if !streamed {
-        return Ok(Json(installs.install(agent, &request, &|_| {}).await?).into_response());
-    }
-    // The install runs on its own task: a client that goes away does not cut it short.
-    let (frames, body) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
-    tokio::spawn(async move {
-        let progress_frames = frames.clone();
+    // The install runs on its own task: a client that goes away does not cut it short (a
+    // request asking again waits for it).
+    let (frames, body) = tokio::sync::mpsc::unbounded_channel::<InstallProgress>();
+    let task = tokio::spawn(async move {
         let progress = move |step: InstallProgress| {
-            let _ = progress_frames.send(frame("progress", &step));
+            let _ = frames.send(step);
         };
-        let last = match installs.install(agent, &request, &progress).await {
-            Ok(done) => frame("installed", &done),
-            Err(error) => frame("error", &error.problem()),
-        };
-        let _ = frames.send(last);
+        installs.install(agent, &request, &progress).await
     });
-    let stream = tokio_stream::wrappers::UnboundedReceiverStream::new(body)
-        .map(Ok::<_, std::convert::Infallible>);
-    let mut response = Response::new(Body::from_stream(stream));
+    if !streamed {
+        let done = task
+            .await
+            .map_err(|e| ApiError::Internal(format!("the install task: {e}")))??;
+        return Ok(Json(done).into_response());
+    }
+    let instance = format!("/agents/{}/install", agent.as_str());
+    let stream = install_frames(body, task, instance, state.sse_keep_alive);
+    let mut response = Response::new(Body::from_stream(
+        stream.map(Ok::<_, std::convert::Infallible>),
+    ));
     let response_headers = response.headers_mut();
     response_headers.insert(
         header::CONTENT_TYPE,
@@ -184,6 +185,46 @@ pub async fn install_agent(
     );
     response_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     Ok(response)
+}
+
+/// The install's SSE frames: its progress as it comes, a keep-alive comment whenever
+/// nothing was sent for `keep_alive`, then its outcome (after which the stream ends).
+fn install_frames(
+    progress: tokio::sync::mpsc::UnboundedReceiver<InstallProgress>,
+    task: tokio::task::JoinHandle<Result<InstallResponse, ApiError>>,
+    instance: String,
+    keep_alive: std::time::Duration,
+) -> impl futures::Stream<Item = Bytes> {
+    futures::stream::unfold(Some((progress, task)), move |state| {
+        let instance = instance.clone();
+        async move {
+            let (mut progress, task) = state?;
+            match tokio::time::timeout(keep_alive, progress.recv()).await {
+                Ok(Some(step)) => return Some((frame("progress", &step), Some((progress, task)))),
+                Err(_) => {
+                    return Some((
+                        Bytes::from_static(b": installing\n\n"),
+                        Some((progress, task)),
+                    ));
+                }
+                // Every progress sender is gone: the install is over.
+                Ok(None) => {}
+            }
+            let last = match task.await {
+                Ok(Ok(done)) => frame("installed", &done),
+                Ok(Err(error)) => {
+                    let mut problem = error.problem();
+                    problem.instance = Some(instance);
+                    frame("error", &problem)
+                }
+                Err(e) => frame(
+                    "error",
+                    &ApiError::Internal(format!("the install task: {e}")).problem(),
+                ),
+            };
+            Some((last, None))
+        }
+    })
 }
 
 /// One SSE frame.

@@ -18,7 +18,7 @@ use futures::StreamExt;
 use sandbox_agents::ProviderEnv;
 use sandbox_client::InstallFrame;
 use sandbox_testkit::agents::Agent;
-use sandbox_testkit::mirror::{Layouts, Mirror};
+use sandbox_testkit::mirror::{Fault, Layouts, Mirror};
 use sandbox_testkit::provider::FakeProvider;
 use sandbox_universal::{
     AgentId, BinarySource, CreateSessionRequest, EventPayload, InstallProgress, InstallRequest,
@@ -169,7 +169,7 @@ async fn the_install_route_installs_reports_and_streams() {
         Some(br#"{"version":"../../bin"}"#.to_vec()),
     )
     .await;
-    assert_eq!(bad.0, 400, "{bad:?}");
+    assert_eq!(bad.0, 422, "{bad:?}");
     let unknown_field = raw(
         reqwest::Method::POST,
         &format!("{url}/agents/amp/install"),
@@ -420,4 +420,40 @@ async fn a_full_disk_fails_the_install_and_leaves_nothing() {
         .filter(|name| name != ".lock")
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// A stream with nothing to say for a while keeps its connection alive with comments.
+#[tokio::test]
+async fn a_quiet_install_stream_sends_keep_alives() {
+    let Some(_) = Layouts::shared().release(Agent::Amp) else {
+        return;
+    };
+    let mirror = mirror().await;
+    let daemon = TestDaemon::start_with(Options {
+        install_mirror: Some(mirror.url().to_string()),
+        sse_keep_alive: Duration::from_millis(100),
+        ..Options::default()
+    })
+    .await;
+    mirror.fail("/cli-version.txt", Fault::Delay(700));
+    let response = reqwest::Client::new()
+        .post(format!("{}/agents/amp/install", daemon.url()))
+        .header("accept", "text/event-stream")
+        .header("content-type", "application/json")
+        .body(r#"{"version":"latest"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    let resolving = text.find("event: progress").unwrap();
+    let comment = text
+        .find(": installing\n\n")
+        .expect("a keep-alive while the mirror is silent");
+    let downloading = text.find("\"phase\":\"downloading\"").unwrap();
+    assert!(resolving < comment && comment < downloading, "{text}");
+    assert!(
+        text.trim_end().ends_with('}') && text.contains("event: installed"),
+        "{text}"
+    );
 }

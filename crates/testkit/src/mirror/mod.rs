@@ -34,6 +34,8 @@ pub enum Fault {
     Corrupt,
     /// Announce the full length but close the connection halfway.
     Truncate,
+    /// Answer only after this many milliseconds (for the next request).
+    Delay(u64),
 }
 
 #[derive(Default)]
@@ -120,7 +122,9 @@ fn fault_for(shared: &Shared, path: &str) -> Option<Fault> {
         .iter()
         .position(|(suffix, _)| path.ends_with(suffix.as_str()))?;
     let fault = faults[i].1;
-    if let Fault::Status { status, times } = fault {
+    if let Fault::Delay(_) = fault {
+        faults.remove(i);
+    } else if let Fault::Status { status, times } = fault {
         if times <= 1 {
             faults.remove(i);
         } else {
@@ -138,6 +142,9 @@ async fn serve_file(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
     let path = uri.path().replace("%2f", "/").replace("%2F", "/");
     shared.requests.lock().expect("requests").push(path.clone());
     let fault = fault_for(&shared, &path);
+    if let Some(Fault::Delay(ms)) = fault {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
     if let Some(Fault::Status { status, .. }) = fault {
         let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         return (status, format!("injected {status}\n")).into_response();
