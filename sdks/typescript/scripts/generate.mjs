@@ -3,6 +3,7 @@
 //   openapi.ts     wire types (openapi-typescript)
 //   validators.ts  zod 4 validators, Standard Schema (scripts/zod-emitter.mjs)
 //   routes.ts      method and path of every operation
+//   streams.ts     frame types of event streams tagged by `event` (scripts/zod-emitter.mjs)
 //
 //   node scripts/generate.mjs            write src/generated/
 //   node scripts/generate.mjs --out DIR  write DIR instead
@@ -14,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { emitRoutes, emitValidators } from './zod-emitter.mjs';
+import { emitRoutes, emitStreams, emitValidators } from './zod-emitter.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const specPath = resolve(process.env.SANDBOX_DAEMON_SPEC ?? join(root, '..', '..', 'spec', 'openapi.json'));
@@ -42,6 +43,7 @@ async function generate(dir) {
     'openapi.ts': header(`openapi-typescript ${tool.version}`) + '\n' + astToString(ast),
     'validators.ts': emitValidators(spec, { header: header('scripts/zod-emitter.mjs') }),
     'routes.ts': emitRoutes(spec, { header: header('scripts/zod-emitter.mjs') }),
+    'streams.ts': emitStreams(spec, { header: header('scripts/zod-emitter.mjs') }),
   };
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);

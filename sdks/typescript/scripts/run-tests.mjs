@@ -55,5 +55,18 @@ if (files.length === 0) {
   console.error('no test file matched');
   process.exit(2);
 }
-const result = spawnSync(process.execPath, ['--test', '--test-timeout=120000', ...files], { stdio: 'inherit', cwd: root });
+// Every daemon a test starts inherits this: installs can never download anything (mirror and
+// npm registry on port 1 of loopback: nothing listens, an install fails at once), no lazy
+// install, and no SANDBOX_DAEMON_<AGENT>_PATH from the caller (test/helpers.ts does the same
+// for the daemons it starts).
+const env = { ...process.env };
+for (const key of Object.keys(env)) {
+  if (/^SANDBOX_DAEMON_[A-Z0-9]+_PATH$/.test(key)) delete env[key];
+}
+Object.assign(env, {
+  SANDBOX_DAEMON_INSTALL_MIRROR: 'http://127.0.0.1:1',
+  SANDBOX_DAEMON_NPM_REGISTRY: 'http://127.0.0.1:1/',
+  SANDBOX_DAEMON_NO_AUTO_INSTALL: 'true',
+});
+const result = spawnSync(process.execPath, ['--test', '--test-timeout=120000', ...files], { stdio: 'inherit', cwd: root, env });
 process.exit(result.status ?? 1);

@@ -9,6 +9,12 @@
 // (`data.kind`) instead of "no branch matched"; an `allOf` of such a union and plain
 // objects (the event envelope) is distributed over the union's branches for the same
 // reason.
+//
+// An event stream (`text/event-stream`, described by OpenAPI 3.2's `itemSchema`) comes in
+// two forms: one frame shape whose `data` is a component (the session's events:
+// `streamSchemas`), or a `oneOf` of frames tagged by a constant `event`, each `data` its own
+// component (install progress). The second yields a frame type (streams.ts, no runtime code)
+// and a validator of the decoded frame `{ event, data }` (`streamFrameSchemas`).
 
 /** Keywords that only document a schema. */
 const ANNOTATIONS = new Set([
@@ -61,23 +67,33 @@ export function emitValidators(spec, { header }) {
   const components = spec.components?.schemas ?? {};
   const ops = operations(spec);
 
-  // Which components to emit: every schema reachable from a success response, the SSE
-  // frame's payload and the problem body.
+  // Which components to emit: every schema reachable from a success response, from an event
+  // stream's frames and from the problem body.
   const roots = new Set(['ProblemDetails']);
   const responseRoots = {};
   const streamRoots = {};
+  const frameStreams = [];
   for (const op of ops) {
     const found = successSchema(op);
-    responseRoots[op.operationId] = found;
-    if (found.kind === 'ref') roots.add(found.name);
-    if (found.kind === 'stream') {
-      streamRoots[op.operationId] = found.name;
-      roots.add(found.name);
+    responseRoots[op.operationId] = found.json;
+    if (found.json.kind === 'ref') roots.add(found.json.name);
+    if (found.stream?.kind === 'data') {
+      streamRoots[op.operationId] = found.stream.name;
+      roots.add(found.stream.name);
+    }
+    if (found.stream?.kind === 'frames') {
+      frameStreams.push({ op, frames: found.stream.frames });
+      for (const frame of found.stream.frames) roots.add(frame.name);
     }
   }
   const order = closure([...roots], components);
 
-  const out = [header, "import * as z from 'zod';", "import type { components } from './openapi.js';", ''];
+  const out = [header, "import * as z from 'zod';", "import type { components } from './openapi.js';"];
+  if (frameStreams.length > 0) {
+    const types = frameStreams.map(({ op }) => frameTypeName(op.operationId)).sort();
+    out.push(`import type { ${types.join(', ')} } from './streams.js';`);
+  }
+  out.push('');
   out.push('type Schemas = components["schemas"];', '');
   for (const name of order) {
     const schema = components[name];
@@ -87,6 +103,25 @@ export function emitValidators(spec, { header }) {
     out.push(doc(schema.description));
     out.push(
       `export const ${validatorName(name)}: z.ZodType<Schemas[${JSON.stringify(name)}]> = ${code};`,
+      '',
+    );
+  }
+
+  // The frames of each event stream tagged by `event`: one strict object per frame kind.
+  for (const { op, frames } of frameStreams) {
+    const name = validatorName(frameTypeName(op.operationId));
+    if (order.some((component) => validatorName(component) === name)) {
+      throw new Error(`${op.operationId}: the frame validator ${name} would shadow a component's`);
+    }
+    const parts = frames.map(
+      ({ event, name: data }) =>
+        `  z.strictObject({\n    event: z.literal(${JSON.stringify(event)}),\n    data: ${validatorName(data)},\n  }),`,
+    );
+    out.push(
+      frameDoc(op),
+      `export const ${name}: z.ZodType<${frameTypeName(op.operationId)}> = z.discriminatedUnion("event", [`,
+      ...parts,
+      ']);',
       '',
     );
   }
@@ -127,6 +162,19 @@ export function emitValidators(spec, { header }) {
     'streamSchemas',
     Object.entries(streamRoots).map(([id, name]) => [id, ...ref(name)]),
   );
+  map(
+    [
+      '/**',
+      ' * The validator of a whole decoded frame (`{ event, data }`, `data` parsed from JSON) for',
+      ' * each operation whose event stream tags its frames by `event`, by operationId.',
+      ' */',
+    ].join('\n'),
+    'streamFrameSchemas',
+    frameStreams.map(({ op }) => {
+      const name = validatorName(frameTypeName(op.operationId));
+      return [op.operationId, name, `typeof ${name}`];
+    }),
+  );
   return out.join('\n');
 }
 
@@ -155,6 +203,48 @@ export function emitRoutes(spec, { header }) {
   return out.join('\n');
 }
 
+/**
+ * Generates the frame types of event streams tagged by `event` (types only: the inline
+ * entry may use them).
+ * @param {any} spec
+ * @param {{ header: string }} options
+ */
+export function emitStreams(spec, { header }) {
+  const streams = [];
+  for (const op of operations(spec)) {
+    const stream = successSchema(op).stream;
+    if (stream?.kind === 'frames') streams.push({ op, frames: stream.frames });
+  }
+  const out = [header];
+  if (streams.length > 0) out.push("import type { components } from './openapi.js';", '', 'type Schemas = components["schemas"];', '');
+  for (const { op, frames } of streams) {
+    out.push(frameDoc(op), `export type ${frameTypeName(op.operationId)} =`);
+    frames.forEach(({ event, name }, i) => {
+      const end = i === frames.length - 1 ? ';' : '';
+      out.push(`  | { event: ${JSON.stringify(event)}; data: Schemas[${JSON.stringify(name)}] }${end}`);
+    });
+    out.push('');
+  }
+  out.push(
+    '/** The frame type of each operation whose event stream tags its frames by `event`, by operationId. */',
+    'export interface StreamFrames {',
+    ...streams.map(({ op }) => `  ${op.operationId}: ${frameTypeName(op.operationId)};`),
+    '}',
+    '',
+  );
+  return out.join('\n');
+}
+
+/** `installAgent` → `InstallAgentFrame`. */
+export const frameTypeName = (operationId) => `${operationId[0].toUpperCase()}${operationId.slice(1)}Frame`;
+
+function frameDoc(op) {
+  return doc(
+    `A frame of the event stream \`${op.method.toUpperCase()} ${op.path}\` answers with \`Accept: text/event-stream\`\n` +
+      `(operation \`${op.operationId}\`), its \`data\` decoded from JSON; tagged by \`event\`.`,
+  );
+}
+
 /** The operations of the document, in document order. */
 export function operations(spec) {
   const list = [];
@@ -169,29 +259,63 @@ export function operations(spec) {
   return list;
 }
 
-/** What an operation answers on success: a component, a stream of one, any JSON, or nothing. */
+/**
+ * What an operation answers on success: `json` is a component, any JSON, or nothing; `stream`
+ * (when it offers `text/event-stream`) is one frame shape whose `data` is a component, or
+ * frames tagged by `event`.
+ */
 function successSchema(op) {
   const codes = Object.keys(op.responses ?? {}).filter((c) => SUCCESS.includes(c));
   if (codes.length !== 1) {
     throw new Error(`${op.operationId}: expected one success status, found ${codes.join(', ') || 'none'}`);
   }
   const content = op.responses[codes[0]].content ?? {};
-  if (Object.keys(content).length === 0) return { kind: 'none' };
+  const unknown = Object.keys(content).filter((type) => type !== 'application/json' && type !== 'text/event-stream');
+  if (unknown.length) throw new Error(`${op.operationId}: unsupported success content ${unknown.join(', ')}`);
+  let json = { kind: 'none' };
   if (content['application/json']) {
     const schema = content['application/json'].schema;
-    if (!schema || Object.keys(schema).length === 0) return { kind: 'any' };
-    if (typeof schema.$ref === 'string') return { kind: 'ref', name: refName(schema.$ref, op.operationId) };
-    throw new Error(`${op.operationId}: the success body must be a $ref to a component`);
+    if (!schema || Object.keys(schema).length === 0) json = { kind: 'any' };
+    else if (typeof schema.$ref === 'string') json = { kind: 'ref', name: refName(schema.$ref, op.operationId) };
+    else throw new Error(`${op.operationId}: the success body must be a $ref to a component`);
   }
-  if (content['text/event-stream']) {
-    const data = content['text/event-stream'].itemSchema?.properties?.data;
-    const ref = data?.contentSchema?.$ref;
-    if (typeof ref !== 'string') {
-      throw new Error(`${op.operationId}: text/event-stream without itemSchema.properties.data.contentSchema.$ref`);
+  const stream = content['text/event-stream'] ? eventStream(op, content['text/event-stream'].itemSchema) : undefined;
+  return { json, stream };
+}
+
+/** The frames of an event stream's `itemSchema`. */
+function eventStream(op, item) {
+  const where = `${op.operationId}: text/event-stream itemSchema`;
+  if (!item || typeof item !== 'object') throw new Error(`${where} is missing`);
+  if (!item.oneOf) return { kind: 'data', name: frameData(item, where) };
+  const others = Object.keys(item).filter((k) => k !== 'oneOf' && !ANNOTATIONS.has(k));
+  if (others.length) throw new Error(`${where}: oneOf beside ${others.join(', ')}`);
+  const frames = item.oneOf.map((branch, i) => {
+    const at = `${where}/oneOf/${i}`;
+    const keys = Object.keys(branch).filter((k) => !['type', 'properties', 'required'].includes(k) && !ANNOTATIONS.has(k));
+    if (keys.length) throw new Error(`${at}: unsupported keyword \`${keys[0]}\``);
+    const props = Object.keys(branch.properties ?? {}).filter((k) => k !== 'event' && k !== 'data');
+    if (props.length) throw new Error(`${at}: a tagged frame has only \`event\` and \`data\`, not \`${props[0]}\``);
+    const event = tagValue(branch.properties?.event);
+    if (event === undefined || !(branch.required ?? []).includes('event')) {
+      throw new Error(`${at}: \`event\` must be a required constant`);
     }
-    return { kind: 'stream', name: refName(ref, op.operationId) };
+    return { event, name: frameData(branch, at) };
+  });
+  if (new Set(frames.map((f) => f.event)).size !== frames.length) throw new Error(`${where}: two frames share an \`event\``);
+  return { kind: 'frames', frames };
+}
+
+/** The component a frame's `data` carries as JSON. */
+function frameData(frame, where) {
+  const data = frame.properties?.data;
+  if (frame.type !== 'object' || !(frame.required ?? []).includes('data')) {
+    throw new Error(`${where}: a frame must be an object with a required \`data\``);
   }
-  throw new Error(`${op.operationId}: unsupported success content ${Object.keys(content).join(', ')}`);
+  if (data?.contentMediaType !== 'application/json' || typeof data?.contentSchema?.$ref !== 'string') {
+    throw new Error(`${where}: \`data\` must be application/json with a contentSchema $ref`);
+  }
+  return refName(data.contentSchema.$ref, where);
 }
 
 function refName(ref, where) {

@@ -9,9 +9,10 @@ import type { ReconnectOptions } from './backoff.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
 import type { SessionInfo, UniversalEvent } from './generated/openapi.js';
 import { routes } from './generated/routes.js';
+import { installFrames } from './install-stream.js';
 import { Session } from './session.js';
 import { Transport, type RequestOptions, type Validators } from './transport.js';
-import type { OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from './types.js';
+import type { InstallFrame, OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from './types.js';
 
 /** Options of `new SandboxDaemon(...)`. */
 export interface SandboxDaemonOptions {
@@ -126,10 +127,12 @@ export class SandboxDaemon {
   }
 
   /**
-   * `POST /agents/{agent}/install`: installs an agent and answers the JSON summary. The
-   * body is optional (`{}`: the daemon's default version). The request says
-   * `Accept: application/json`, so it keeps answering the summary when the daemon can also
-   * stream install progress (`text/event-stream`, which a separate method will expose).
+   * `POST /agents/{agent}/install`: installs an agent and answers the JSON summary (a 502
+   * `ProblemError` whose `agentError.type` is `installFailed` when the install fails). The
+   * body is optional: `{ version }` (`pinned`, `latest` or a version such as `1.2.3`;
+   * default: the daemon's default version) and `{ reinstall: true }` (download again even if
+   * that version is here). The request says `Accept: application/json`; see
+   * `installAgentProgress` for the same install with progress.
    */
   installAgent(
     agent: AgentParam<'installAgent'>,
@@ -137,6 +140,29 @@ export class SandboxDaemon {
     options?: RequestOptions,
   ): Promise<ResponseBody<'installAgent'>> {
     return this.#json('installAgent', { params: { agent }, body, accept: 'application/json' }, options);
+  }
+
+  /**
+   * `POST /agents/{agent}/install` with `Accept: text/event-stream`: the same install as
+   * `installAgent`, as an async iterable of frames: `{ event: 'progress', data }` (an
+   * `InstallProgress`, tagged by `phase`: `waiting`, `resolving`, `downloading`,
+   * `verifying`), then `{ event: 'installed', data }` (the `InstallResponse`), after which
+   * it ends. A failed install throws `ProblemError` with the problem of the stream's `error`
+   * frame (e.g. status 502, `agentError.type` `installFailed`); a request the daemon refuses
+   * (unknown agent, bad version) throws it before any frame.
+   *
+   * The request is sent when the iteration starts. The stream is not resumable: if it
+   * breaks off (or ends before its outcome) it throws `ConnectionError`, while the install
+   * may still be running on the daemon (`installAgent` waits for it and answers its
+   * outcome). Aborting `options.signal` (or breaking out of the loop) stops reading, not the
+   * install. With `validate`, each frame is checked against the spec.
+   */
+  installAgentProgress(
+    agent: AgentParam<'installAgent'>,
+    body: RequestBody<'installAgent'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<InstallFrame, void, undefined> {
+    return installFrames(this.transport, agent, body, options);
   }
 
   /** `GET /agents/{agent}/models`: the models (and variants) an agent offers. */

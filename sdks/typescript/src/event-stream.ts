@@ -12,7 +12,8 @@ import { backoffDelay, reconnectPolicy, type ReconnectOptions } from './backoff.
 import { ConnectionError, ProblemError, ProtocolError, ReconnectError, describe } from './errors.js';
 import type { SessionInfo, UniversalEvent } from './generated/openapi.js';
 import { routes } from './generated/routes.js';
-import { SseParser, type SseMessage } from './sse.js';
+import type { SseMessage } from './sse.js';
+import { readSse } from './sse-response.js';
 import { validate, type RequestOptions, type Transport } from './transport.js';
 
 /** Options of an event stream. */
@@ -95,8 +96,15 @@ export class EventStream implements AsyncIterable<UniversalEvent> {
         try {
           const response = await this.#connect(first, connection.signal);
           first = false;
-          const messages = readMessages(response, connection, policy.idleTimeoutMs, (retry) => {
-            baseDelay = retry;
+          const idleMs = policy.idleTimeoutMs;
+          const messages = readSse(response, {
+            what: 'the event stream',
+            idleMs,
+            onIdle: (cause) => new Interrupted(`nothing received for ${idleMs} ms`, cause === undefined ? {} : { cause }),
+            abort: (reason) => connection.abort(reason),
+            onRetry: (retry) => {
+              baseDelay = retry;
+            },
           });
           for await (const message of messages) {
             const event = await this.#decode(message);
@@ -198,50 +206,4 @@ function retryable(error: unknown): boolean {
   if (error instanceof ConnectionError) return true;
   if (error instanceof ProblemError) return error.status >= 500 || error.status === 408 || error.status === 429;
   return false;
-}
-
-/**
- * The SSE messages of a response body. Read errors become `ConnectionError`; when nothing
- * arrives for `idleMs`, the connection is aborted and the read fails as `Interrupted`.
- */
-async function* readMessages(
-  response: Response,
-  connection: { abort(reason?: unknown): void },
-  idleMs: number,
-  onRetry: (ms: number) => void,
-): AsyncGenerator<SseMessage, void, undefined> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  const parser = new SseParser();
-  let idle = false;
-  try {
-    for (;;) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      if (idleMs > 0) {
-        timer = setTimeout(() => {
-          idle = true;
-          connection.abort(new Interrupted(`nothing received for ${idleMs} ms`));
-        }, idleMs);
-      }
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        if (idle) throw new Interrupted(`nothing received for ${idleMs} ms`, { cause: error });
-        throw new ConnectionError(`the event stream broke off: ${describe(error)}`, { cause: error });
-      } finally {
-        clearTimeout(timer);
-      }
-      const text = chunk.done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
-      const result = parser.push(text);
-      if (result.retry !== undefined) onRetry(result.retry);
-      yield* result.messages;
-      if (chunk.done) {
-        parser.end();
-        return;
-      }
-    }
-  } finally {
-    reader.cancel().catch(() => undefined);
-  }
 }

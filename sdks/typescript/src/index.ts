@@ -7,7 +7,7 @@
  */
 
 import { SandboxDaemon as InlineSandboxDaemon } from './client.js';
-import { ProblemDetailsSchema, responseSchemas, streamSchemas } from './generated/validators.js';
+import { ProblemDetailsSchema, responseSchemas, streamFrameSchemas, streamSchemas } from './generated/validators.js';
 import type { Validators } from './transport.js';
 
 export * from './inline.js';
@@ -18,6 +18,7 @@ export const validators: Validators = {
   responses: responseSchemas,
   event: streamSchemas.streamEvents,
   problem: ProblemDetailsSchema,
+  frames: streamFrameSchemas,
 };
 
 /**

@@ -35,4 +35,5 @@ export type { RequestOptions, Validators } from './transport.js';
 export { routes, type Route } from './generated/routes.js';
 export type * from './standard-schema.js';
 export type * from './generated/openapi.js';
+export type * from './generated/streams.js';
 export type * from './types.js';

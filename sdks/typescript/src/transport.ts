@@ -8,6 +8,7 @@
 import { abortReason, linkSignals } from './abort.js';
 import { ConnectionError, ProblemError, ProtocolError, ValidationError, describe } from './errors.js';
 import type { Route } from './generated/routes.js';
+import type { StreamFrames } from './generated/streams.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type { OperationId, Problem } from './types.js';
 
@@ -19,6 +20,11 @@ export interface Validators {
   readonly event?: StandardSchemaV1;
   /** Problem bodies of non-2xx answers. */
   readonly problem?: StandardSchemaV1;
+  /**
+   * Each decoded frame (`{ event, data }`) of a stream whose frames are tagged by `event`
+   * (the install progress of `installAgentProgress`), by operationId.
+   */
+  readonly frames?: { readonly [K in keyof StreamFrames]?: StandardSchemaV1 | null };
 }
 
 /** Options every call accepts. */
@@ -178,7 +184,7 @@ export class Transport {
 }
 
 /** Reads a JSON body; a body that is not JSON is a `ProtocolError`. */
-async function readJson(response: Response, what: string, signal: AbortSignal): Promise<unknown> {
+export async function readJson(response: Response, what: string, signal: AbortSignal): Promise<unknown> {
   let text: string;
   try {
     text = await response.text();
@@ -208,9 +214,17 @@ export function toProblem(status: number, statusText: string, text: string): Pro
   } catch {
     parsed = undefined;
   }
-  const title = statusText || `HTTP ${status}`;
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    const body = parsed as Record<string, unknown>;
+  const notProblem = text === '' ? 'the response had no body' : `the response was not a problem: ${excerpt(text)}`;
+  return asProblem(parsed, status, statusText || `HTTP ${status}`, notProblem);
+}
+
+/**
+ * `value` as a problem: an object keeps its members (missing ones filled in from `status`
+ * and `title`); anything else becomes `about:blank` with `detail` set to `notProblem`.
+ */
+export function asProblem(value: unknown, status: number, title: string, notProblem: string): Problem {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const body = value as Record<string, unknown>;
     return {
       ...body,
       type: typeof body.type === 'string' ? body.type : 'about:blank',
@@ -219,15 +233,11 @@ export function toProblem(status: number, statusText: string, text: string): Pro
       detail: typeof body.detail === 'string' ? body.detail : '',
     } as Problem;
   }
-  return {
-    type: 'about:blank',
-    title,
-    status,
-    detail: text === '' ? 'the response had no body' : `the response was not a problem: ${excerpt(text)}`,
-  };
+  return { type: 'about:blank', title, status, detail: notProblem };
 }
 
-function excerpt(text: string): string {
+/** The start of `text` on one line. */
+export function excerpt(text: string): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
   return oneLine.length > 200 ? `${oneLine.slice(0, 200)}…` : oneLine;
 }

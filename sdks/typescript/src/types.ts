@@ -6,6 +6,7 @@
  */
 
 import type { components, operations, UniversalEvent } from './generated/openapi.js';
+import type { StreamFrames } from './generated/streams.js';
 
 /** Every operationId of the OpenAPI document. */
 export type OperationId = keyof operations;
@@ -49,3 +50,10 @@ export type ResponseBody<K extends OperationId> = {
 
 /** One array of selected option labels per question, in the questions' order. */
 export type QuestionAnswers = RequestBody<'replyQuestion'>['answers'];
+
+/**
+ * A frame `installAgentProgress` yields: `progress` (`data`: an `InstallProgress`, tagged by
+ * `phase`), then `installed` (`data`: the `InstallResponse`). The stream's `error` frame is
+ * thrown as `ProblemError` instead.
+ */
+export type InstallFrame = Exclude<StreamFrames['installAgent'], { event: 'error' }>;

@@ -77,4 +77,32 @@ describe('generated files', () => {
     assert.notEqual(status, 0);
     assert.match(output, /#\/components\/schemas\/HealthResponse\/properties\/version: unsupported keyword `not`/);
   });
+
+  it('install progress frames are generated from the itemSchema: a type and its validator', () => {
+    // (That they follow the spec is the up-to-date check above.)
+    const streams = readFileSync(join(packageRoot, 'src', 'generated', 'streams.ts'), 'utf8');
+    assert.match(streams, /export type InstallAgentFrame =\n {2}\| \{ event: "progress"; data: Schemas\["InstallProgress"\] \}/);
+    assert.match(streams, /\| \{ event: "error"; data: Schemas\["ProblemDetails"\] \};/);
+    const validators = readFileSync(join(packageRoot, 'src', 'generated', 'validators.ts'), 'utf8');
+    assert.match(validators, /export const InstallAgentFrameSchema: z\.ZodType<InstallAgentFrame> = z\.discriminatedUnion\("event"/);
+    assert.match(validators, /streamFrameSchemas: \{\n {2}readonly installAgent: typeof InstallAgentFrameSchema;/);
+  });
+
+  it('the emitter refuses a stream frame whose event is not a constant, with its location', () => {
+    const { status, output } = generate(['--out', join(temp, 'out')], (spec) => {
+      const frames = installFrames(spec);
+      const first = frames[0] as { properties: { event: Record<string, unknown> } };
+      first.properties.event = { type: 'string' };
+    });
+    assert.notEqual(status, 0);
+    assert.match(output, /installAgent: text\/event-stream itemSchema\/oneOf\/0: `event` must be a required constant/);
+  });
 });
+
+/** The frames (`oneOf`) of installAgent's event stream in a copy of the spec. */
+function installFrames(spec: Spec): unknown[] {
+  const paths = spec.paths as Record<string, { post: { responses: Record<string, { content: Record<string, { itemSchema: { oneOf: unknown[] } }> }> } }>;
+  const frames = paths['/agents/{agent}/install']?.post.responses['200']?.content['text/event-stream']?.itemSchema.oneOf;
+  assert.ok(frames && frames.length === 3);
+  return frames;
+}

@@ -23,9 +23,28 @@ export function daemonBinary(): string {
   return bin;
 }
 
-/** Starts a private daemon of the binary under test (through the SDK's local mode). */
+/**
+ * The environment every test daemon gets: installs can never download anything (the mirror
+ * and the npm registry are port 1 of loopback, where nothing listens, so an install fails at
+ * once), sessions never install lazily, and no `SANDBOX_DAEMON_<AGENT>_PATH` of the caller's
+ * environment leaks in (an `undefined` value removes an inherited variable).
+ */
+export function offlineEnv(): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = {};
+  for (const key of Object.keys(process.env)) {
+    if (/^SANDBOX_DAEMON_[A-Z0-9]+_PATH$/.test(key)) env[key] = undefined;
+  }
+  return {
+    ...env,
+    SANDBOX_DAEMON_INSTALL_MIRROR: 'http://127.0.0.1:1',
+    SANDBOX_DAEMON_NPM_REGISTRY: 'http://127.0.0.1:1/',
+    SANDBOX_DAEMON_NO_AUTO_INSTALL: 'true',
+  };
+}
+
+/** Starts a private daemon of the binary under test (through the SDK's local mode), offline. */
 export function startDaemon(options: StartOptions = {}): Promise<LocalSandboxDaemon> {
-  return startLocal({ binary: daemonBinary(), ...options });
+  return startLocal({ binary: daemonBinary(), ...options, env: { ...offlineEnv(), ...options.env } });
 }
 
 let counter = 0;

@@ -6,13 +6,21 @@ import { ProblemError, SandboxDaemon, routes, type UniversalEvent } from 'sandbo
 import type { LocalSandboxDaemon } from 'sandbox-daemon/local';
 import { collect, range, readSpec, startDaemon, uniqueId } from './helpers.js';
 
-/** Every operationId of spec/openapi.json with its method and path. */
-function specOperations(): Array<{ id: string; method: string; path: string }> {
-  const out: Array<{ id: string; method: string; path: string }> = [];
+/** The method streaming each operation that can answer `text/event-stream`. */
+const streamingMethods: Record<string, string> = {
+  streamEvents: 'streamEvents',
+  installAgent: 'installAgentProgress',
+};
+
+/** Every operationId of spec/openapi.json with its method and path, and whether it can stream. */
+function specOperations(): Array<{ id: string; method: string; path: string; streams: boolean }> {
+  const out: Array<{ id: string; method: string; path: string; streams: boolean }> = [];
   for (const [path, item] of Object.entries(readSpec().paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (op && typeof op === 'object' && typeof op.operationId === 'string') {
-        out.push({ id: op.operationId, method: method.toUpperCase(), path });
+        const responses = Object.values((op as { responses?: Record<string, { content?: object }> }).responses ?? {});
+        const streams = responses.some((r) => r.content !== undefined && 'text/event-stream' in r.content);
+        out.push({ id: op.operationId, method: method.toUpperCase(), path, streams });
       }
     }
   }
@@ -25,6 +33,15 @@ describe('parity with spec/openapi.json', () => {
     assert.ok(ops.length >= 18, `only ${ops.length} operations found`);
     const missing = ops.filter((op) => typeof Reflect.get(SandboxDaemon.prototype, op.id) !== 'function');
     assert.deepEqual(missing.map((op) => op.id), [], 'operations without an SDK method');
+  });
+
+  it('has a streaming method for every operation that can answer text/event-stream', () => {
+    const streaming = specOperations().filter((op) => op.streams);
+    assert.deepEqual(streaming.map((op) => op.id).sort(), Object.keys(streamingMethods).sort(), 'operations that stream');
+    for (const op of streaming) {
+      const name = streamingMethods[op.id];
+      assert.equal(typeof (name && Reflect.get(SandboxDaemon.prototype, name)), 'function', `${op.id}: ${name}`);
+    }
   });
 
   it('routes every operation to the method and path of the spec', () => {

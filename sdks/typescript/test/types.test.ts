@@ -3,7 +3,18 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventData, EventOf, EventType, OperationId, ResponseBody, UniversalEvent } from 'sandbox-daemon';
+import type {
+  EventData,
+  EventOf,
+  EventType,
+  InstallFrame,
+  InstallProgress,
+  InstallRequest,
+  InstallResponse,
+  OperationId,
+  ResponseBody,
+  UniversalEvent,
+} from 'sandbox-daemon';
 import { SandboxDaemon } from 'sandbox-daemon';
 
 /** One line per event, reading fields only the narrowed type has. */
@@ -59,6 +70,33 @@ const healthType: Equal<Awaited<ReturnType<SandboxDaemon['health']>>, ResponseBo
 const deleteType: Equal<Awaited<ReturnType<SandboxDaemon['deleteSession']>>, void> = true;
 const payloadType: Equal<EventData<'itemDelta'>, { itemId: string; delta: string }> = true;
 
+/** Compile-time: installAgent takes the spec's InstallRequest; its stream yields typed frames. */
+const installBody: Equal<Parameters<SandboxDaemon['installAgent']>[1], InstallRequest | undefined> = true;
+const installStreamBody: Equal<Parameters<SandboxDaemon['installAgentProgress']>[1], InstallRequest | undefined> = true;
+const installFrame: Equal<
+  InstallFrame,
+  { event: 'progress'; data: InstallProgress } | { event: 'installed'; data: InstallResponse }
+> = true;
+// @ts-expect-error InstallRequest has no `versoin`
+const installTypo = (daemon: SandboxDaemon): unknown => daemon.installAgent('amp', { versoin: '1.0.0' });
+// @ts-expect-error not an agent
+const installUnknown = (daemon: SandboxDaemon): unknown => daemon.installAgentProgress('cursor');
+
+/** A line per frame, reading fields only the narrowed frame (and phase) has. */
+function progressLine(frame: InstallFrame): string {
+  if (frame.event === 'installed') return `installed ${frame.data.version ?? '?'} (${frame.data.size} bytes)`;
+  switch (frame.data.phase) {
+    case 'waiting':
+      return 'waiting';
+    case 'resolving':
+      return `resolving ${frame.data.requested}`;
+    case 'downloading':
+      return `${frame.data.url}: ${frame.data.bytes}/${frame.data.total ?? '?'}`;
+    case 'verifying':
+      return `verifying ${frame.data.version}`;
+  }
+}
+
 describe('types', () => {
   it('narrow event data on type', () => {
     const base = { sequence: 1, time: '2026-01-01T00:00:00Z', sessionId: 's', source: 'daemon', synthetic: true } as const;
@@ -77,5 +115,17 @@ describe('types', () => {
     assert.equal(healthType && deleteType && payloadType, true);
     assert.equal(typeof wrongField, 'function');
     assert.equal(wrongType, 'permissionGranted');
+    assert.equal(installBody && installStreamBody && installFrame, true);
+    assert.equal(typeof installTypo, 'function');
+    assert.equal(typeof installUnknown, 'function');
+  });
+
+  it('narrow install frames on event, and progress on phase', () => {
+    const frames: InstallFrame[] = [
+      { event: 'progress', data: { phase: 'resolving', requested: 'latest' } },
+      { event: 'progress', data: { phase: 'downloading', version: '2.0.0', url: 'u', bytes: 5, total: null } },
+      { event: 'installed', data: { agent: 'amp', alreadyInstalled: false, version: '2.0.0', size: 5, durationMs: 1 } },
+    ];
+    assert.deepEqual(frames.map(progressLine), ['resolving latest', 'u: 5/?', 'installed 2.0.0 (5 bytes)']);
   });
 });

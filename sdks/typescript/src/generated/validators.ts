@@ -3,6 +3,7 @@
 
 import * as z from 'zod';
 import type { components } from './openapi.js';
+import type { InstallAgentFrame } from './streams.js';
 
 type Schemas = components["schemas"];
 
@@ -720,6 +721,37 @@ export const HealthResponseSchema: z.ZodType<Schemas["HealthResponse"]> = z.loos
 });
 
 /**
+ * One step of an install, streamed as `progress` frames by `POST /agents/{agent}/install`
+ * when asked for `text/event-stream`.
+ */
+export const InstallProgressSchema: z.ZodType<Schemas["InstallProgress"]> = z.discriminatedUnion("phase", [
+  z.looseObject({
+    "phase": z.literal("waiting"),
+  }),
+  z.looseObject({
+    "phase": z.literal("resolving"),
+    /** The version asked for (`pinned`, `latest` or a version). */
+    "requested": z.string(),
+  }),
+  z.looseObject({
+    /** Bytes received so far. */
+    "bytes": z.number().int().min(0),
+    "phase": z.literal("downloading"),
+    /** Its size, when announced. */
+    "total": z.number().int().min(0).nullable().optional(),
+    /** Its URL. */
+    "url": z.string(),
+    /** The agent version. */
+    "version": z.string(),
+  }),
+  z.looseObject({
+    "phase": z.literal("verifying"),
+    /** The agent version. */
+    "version": z.string(),
+  }),
+]);
+
+/**
  * Body of a successful `POST /agents/{agent}/install` (and the `installed` frame of its
  * event stream).
  */
@@ -862,6 +894,25 @@ export const SessionListResponseSchema: z.ZodType<Schemas["SessionListResponse"]
   "unreadable": z.array(UnreadableSessionSchema).optional(),
 });
 
+/**
+ * A frame of the event stream `POST /agents/{agent}/install` answers with `Accept: text/event-stream`
+ * (operation `installAgent`), its `data` decoded from JSON; tagged by `event`.
+ */
+export const InstallAgentFrameSchema: z.ZodType<InstallAgentFrame> = z.discriminatedUnion("event", [
+  z.strictObject({
+    event: z.literal("progress"),
+    data: InstallProgressSchema,
+  }),
+  z.strictObject({
+    event: z.literal("installed"),
+    data: InstallResponseSchema,
+  }),
+  z.strictObject({
+    event: z.literal("error"),
+    data: ProblemDetailsSchema,
+  }),
+]);
+
 /** Every generated validator, by the name of its schema in the OpenAPI document. */
 export const schemas: {
   readonly AgentCapabilities: typeof AgentCapabilitiesSchema;
@@ -910,6 +961,7 @@ export const schemas: {
   readonly StoreStatus: typeof StoreStatusSchema;
   readonly StoreHealth: typeof StoreHealthSchema;
   readonly HealthResponse: typeof HealthResponseSchema;
+  readonly InstallProgress: typeof InstallProgressSchema;
   readonly InstallResponse: typeof InstallResponseSchema;
   readonly ModelInfo: typeof ModelInfoSchema;
   readonly ModelsResponse: typeof ModelsResponseSchema;
@@ -968,6 +1020,7 @@ export const schemas: {
   StoreStatus: StoreStatusSchema,
   StoreHealth: StoreHealthSchema,
   HealthResponse: HealthResponseSchema,
+  InstallProgress: InstallProgressSchema,
   InstallResponse: InstallResponseSchema,
   ModelInfo: ModelInfoSchema,
   ModelsResponse: ModelsResponseSchema,
@@ -1031,4 +1084,14 @@ export const streamSchemas: {
   readonly streamEvents: typeof UniversalEventSchema;
 } = {
   streamEvents: UniversalEventSchema,
+};
+
+/**
+ * The validator of a whole decoded frame (`{ event, data }`, `data` parsed from JSON) for
+ * each operation whose event stream tags its frames by `event`, by operationId.
+ */
+export const streamFrameSchemas: {
+  readonly installAgent: typeof InstallAgentFrameSchema;
+} = {
+  installAgent: InstallAgentFrameSchema,
 };
