@@ -1,7 +1,8 @@
 """A tiny loopback TCP proxy that breaks connections on purpose.
 
 Connection ``i`` has its answer cut after ``cuts[i]`` bytes (mid-frame, mid-chunk: wherever
-the count falls); later connections pass whole. :meth:`stop` kills the listener and every
+the count falls); later connections pass whole. Each connection's request and answer bytes
+are kept (``requests``, ``answers``). :meth:`stop` kills the listener and every
 connection; :meth:`start` brings the listener back on the same port.
 """
 
@@ -23,6 +24,7 @@ class Proxy:
         self.port = 0
         self.connections = 0
         self.requests: list[bytearray] = []
+        self.answers: list[bytearray] = []
         self._listener: socket.socket | None = None
         self._sockets: set[socket.socket] = set()
         self._threads: list[threading.Thread] = []
@@ -100,10 +102,11 @@ class Proxy:
                 index = self.connections
                 self.connections += 1
                 self.requests.append(bytearray())
+                self.answers.append(bytearray())
                 self._sockets |= {client, upstream}
             limit = self.cuts[index] if index < len(self.cuts) else None
             self._spawn(self._pump_request, client, upstream, self.requests[index])
-            self._spawn(self._pump_answer, upstream, client, limit)
+            self._spawn(self._pump_answer, upstream, client, limit, self.answers[index])
 
     def _pump_request(self, client: socket.socket, upstream: socket.socket, log: bytearray) -> None:
         try:
@@ -114,14 +117,16 @@ class Proxy:
             pass
 
     def _pump_answer(
-        self, upstream: socket.socket, client: socket.socket, limit: int | None
+        self, upstream: socket.socket, client: socket.socket, limit: int | None, log: bytearray
     ) -> None:
         sent = 0
         try:
             while data := upstream.recv(65536):
                 if limit is not None and sent + len(data) >= limit:
+                    log += data[: limit - sent]
                     client.sendall(data[: limit - sent])
                     break
+                log += data
                 client.sendall(data)
                 sent += len(data)
         except OSError:

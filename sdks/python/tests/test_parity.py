@@ -82,6 +82,36 @@ def test_required_body_fields_are_required_arguments(openapi: dict[str, Any]) ->
             assert parameters[snake(name)].default is inspect.Parameter.empty, (op_id, name)
 
 
+# Public methods that are not an operation of the spec: helpers over operations, each named
+# with the operation it uses. A new one must be added here, on purpose.
+EXTRAS = {
+    "iter_sessions": "listSessions",
+    "iter_events": "getEvents",
+    "events": "streamEvents",
+    "install_agent_progress": "installAgent",
+    "session": None,
+    "start_session": "createSession",
+}
+
+
+def test_every_other_public_method_is_a_known_extra(openapi: dict[str, Any]) -> None:
+    operations = {snake(op_id) for op_id, *_ in spec_operations(openapi)}
+    for client in (Client, AsyncClient):
+        methods = set(public_methods(client)) - {"close", "aclose"}
+        assert methods - operations == set(EXTRAS), client.__name__
+    assert {op for op in EXTRAS.values() if op} <= set(OPERATIONS)
+
+
+def test_install_agent_progress_takes_what_install_agent_takes() -> None:
+    # The same operation asked for as text/event-stream: the same arguments, same defaults.
+    for client in (Client, AsyncClient):
+        json_summary = inspect.signature(client.install_agent).parameters
+        progress = inspect.signature(client.install_agent_progress).parameters
+        assert [(p.name, p.kind, p.default) for p in progress.values()] == [
+            (p.name, p.kind, p.default) for p in json_summary.values()
+        ]
+
+
 def test_idempotency_follows_the_contract() -> None:
     for op in OPERATIONS.values():
         if op.method in ("GET", "DELETE"):
@@ -119,10 +149,15 @@ def test_session_options_are_the_optional_create_arguments() -> None:
 
 
 def test_async_client_methods_are_coroutines_where_they_call_the_daemon() -> None:
-    streams = {"stream_events", "events", "session"}
+    # Streams are plain methods returning an async iterator; the request goes when it starts.
+    streams = {"stream_events", "events", "install_agent_progress", "session"}
     for name, member in inspect.getmembers(AsyncClient, inspect.isfunction):
         if name.startswith("_") or name in streams or name.startswith("iter_"):
             continue
         if name in ("base_url", "retry"):
             continue
         assert inspect.iscoroutinefunction(member), name
+    for name in streams - {"session"}:
+        assert not inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
+        returned = get_type_hints(getattr(AsyncClient, name))["return"]
+        assert hasattr(returned, "__aiter__") and hasattr(returned, "__aenter__"), name

@@ -13,7 +13,12 @@ from .conftest import SDK_DIR
 
 PROGRAM = """
 from sandbox_daemon import AsyncClient, Client, PermissionReply
-from sandbox_daemon.models import ErrorEvent, TurnEndedEvent
+from sandbox_daemon.models import (
+    DownloadingInstallProgress,
+    ErrorEvent,
+    InstallResponse,
+    TurnEndedEvent,
+)
 
 
 def use(client: Client) -> None:
@@ -32,6 +37,12 @@ def use(client: Client) -> None:
     session.turn("hi", on_permission=lambda request: "sometimes")  # error: not a reply
     client.get_session("s").no_such_field  # error: no such attribute
     session.turn("hi", on_question=lambda request: [[1]])  # error: labels are strings
+    for frame in client.install_agent_progress("claude", version="latest"):
+        if isinstance(frame, DownloadingInstallProgress):
+            reveal_type(frame.total)
+        elif isinstance(frame, InstallResponse):
+            reveal_type(frame.already_installed)
+    client.install_agent_progress("claude", reinstall="yes")  # error: not a bool
 
 
 async def use_async(client: AsyncClient) -> None:
@@ -40,6 +51,10 @@ async def use_async(client: AsyncClient) -> None:
     async with client.events("s") as events:
         async for event in events:
             reveal_type(event.sequence)
+    async with client.install_agent_progress("amp") as install:
+        async for frame in install:
+            reveal_type(frame)
+    reveal_type(install.result)
     client.get_session("s").status  # error: a coroutine has no status
 """
 
@@ -78,3 +93,9 @@ def test_mypy_strict_types_the_public_api(tmp_path: Path) -> None:
     assert notes['reveal_type(client.get_events("s").events[0].sequence)'].endswith('"int"')
     assert "SessionStatus" in notes["reveal_type(info.status)"]
     assert notes["reveal_type(event.sequence)"].endswith('"int"')
+    assert notes["reveal_type(frame.total)"].endswith('"int | None"')
+    assert notes["reveal_type(frame.already_installed)"].endswith('"bool"')
+    frame = notes["reveal_type(frame)"]
+    for model in ("ResolvingInstallProgress", "UnrecognizedInstallProgress", "InstallResponse"):
+        assert f".{model}" in frame, frame
+    assert notes["reveal_type(install.result)"].endswith('.InstallResponse | None"')

@@ -2,7 +2,8 @@
 
 Start with :class:`Client` (or :class:`AsyncClient`), :class:`LocalDaemon` to run a
 daemon binary here, and :meth:`Client.start_session` / :meth:`Session.turn` for whole
-turns with permissions and questions answered by handlers. Every model is in
+turns with permissions and questions answered by handlers, and
+:meth:`Client.install_agent_progress` to follow an agent's install. Every model is in
 :mod:`sandbox_daemon.models`.
 """
 
@@ -38,6 +39,7 @@ from .errors import (
     TurnInterruptedError,
 )
 from .events import Event, EventsPage, UnrecognizedEvent, parse_event
+from .install import AsyncInstallStream, InstallFrame, InstallStream, UnrecognizedInstallProgress
 from .local import LocalDaemon, find_binary
 from .options import SessionOptions
 from .retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
@@ -52,6 +54,7 @@ __all__ = [
     "AgentId",
     "AsyncClient",
     "AsyncEventStream",
+    "AsyncInstallStream",
     "AsyncPermissionHandler",
     "AsyncQuestionHandler",
     "AsyncSession",
@@ -61,6 +64,8 @@ __all__ = [
     "Event",
     "EventStream",
     "EventsPage",
+    "InstallFrame",
+    "InstallStream",
     "LocalDaemon",
     "PermissionAnswer",
     "PermissionHandler",
@@ -85,6 +90,7 @@ __all__ = [
     "Turn",
     "TurnInterruptedError",
     "UnrecognizedEvent",
+    "UnrecognizedInstallProgress",
     "__version__",
     "find_binary",
     "models",

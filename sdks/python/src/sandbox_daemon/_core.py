@@ -33,6 +33,12 @@ DEFAULT_STREAM_READ_TIMEOUT = 60.0
 """Seconds an event stream may stay silent before it counts as dropped. The daemon sends a
 keep-alive comment every 15 s by default, so only a dead connection stays this quiet."""
 
+DEFAULT_INSTALL_TIMEOUT = 600.0
+"""Seconds an install may keep the daemon silent: the wait for the JSON summary of
+``installAgent`` (the daemon answers when the install is over), and the longest pause between
+two frames of its progress stream (which has no keep-alives: resolving a version, unpacking,
+or waiting for another install of the same agent can stay quiet a while)."""
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -68,9 +74,7 @@ def resolve_settings(
         plain = timeout
     else:
         plain = httpx.Timeout(timeout if timeout is not None else DEFAULT_TIMEOUT)
-    stream = httpx.Timeout(
-        connect=plain.connect, read=stream_read_timeout, write=plain.write, pool=plain.pool
-    )
+    stream = with_read_timeout(plain, stream_read_timeout)
     return Settings(
         base_url=url.rstrip("/"),
         token=secret or None,
@@ -81,15 +85,27 @@ def resolve_settings(
     )
 
 
-def build_request(client: httpx.Client | httpx.AsyncClient, call: ops.Call[Any]) -> httpx.Request:
-    """The httpx request for a call."""
-    return client.build_request(
+def build_request(
+    client: httpx.Client | httpx.AsyncClient,
+    call: ops.Call[Any],
+    timeout: httpx.Timeout | None = None,
+) -> httpx.Request:
+    """The httpx request for a call (with the client's timeouts unless ``timeout``)."""
+    request = client.build_request(
         call.operation.method,
         call.path,
         params=call.params,
         headers=call.request_headers(),
         content=call.content(),
     )
+    if timeout is not None:
+        request.extensions["timeout"] = timeout.as_dict()
+    return request
+
+
+def with_read_timeout(timeout: httpx.Timeout, read: float | None) -> httpx.Timeout:
+    """``timeout`` with another read timeout (``None``: wait as long as it takes)."""
+    return httpx.Timeout(connect=timeout.connect, read=read, write=timeout.write, pool=timeout.pool)
 
 
 def retry_delay(

@@ -227,6 +227,22 @@ def install_agent(
         _model(InstallResponse),
         path_params={"agent": _value(agent)},
         body=wire_body(InstallRequest, version=version, reinstall=reinstall),
+        accept=JSON,
+    )
+
+
+def install_agent_stream(
+    agent: AgentId | str, version: str | None, reinstall: bool | None
+) -> Call[None]:
+    """``POST /agents/{agent}/install`` asking for its progress as ``text/event-stream``
+    (the body is read as a stream; the same request body as :func:`install_agent`).
+    """
+    return Call(
+        _op("installAgent"),
+        _no_content,
+        path_params={"agent": _value(agent)},
+        body=wire_body(InstallRequest, version=version, reinstall=reinstall),
+        accept=EVENT_STREAM,
     )
 
 

@@ -13,6 +13,7 @@ from typing_extensions import Unpack
 
 from . import _operations as ops
 from ._core import (
+    DEFAULT_INSTALL_TIMEOUT,
     DEFAULT_STREAM_READ_TIMEOUT,
     ReconnectHook,
     StreamCursor,
@@ -20,6 +21,7 @@ from ._core import (
     resolve_settings,
     retry_delay,
     transport_error,
+    with_read_timeout,
 )
 from ._generated.models import (
     AgentId,
@@ -40,6 +42,7 @@ from ._generated.models import (
 from .async_session import AsyncSession
 from .errors import ProblemError
 from .events import Event, EventsPage
+from .install import AsyncInstallStream
 from .options import SessionOptions
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
@@ -113,11 +116,11 @@ class AsyncClient:
 
     # --- sending --------------------------------------------------------------------------
 
-    async def _send(self, call: ops.Call[T]) -> T:
+    async def _send(self, call: ops.Call[T], timeouts: httpx.Timeout | None = None) -> T:
         attempt = 1
         while True:
             try:
-                response = await self._http.send(build_request(self._http, call))
+                response = await self._http.send(build_request(self._http, call, timeouts))
             except httpx.TransportError as error:
                 delay = retry_delay(call, self.retry, attempt, error=error)
                 if delay is None:
@@ -134,10 +137,13 @@ class AsyncClient:
             await anyio.sleep(delay)
             attempt += 1
 
-    async def _open(self, call: ops.Call[None]) -> httpx.Response:
-        """Open a streamed response (one try; the stream decides about retries)."""
-        request = build_request(self._http, call)
-        request.extensions["timeout"] = self._settings.stream_timeout.as_dict()
+    async def _open(
+        self, call: ops.Call[None], timeouts: httpx.Timeout | None = None
+    ) -> httpx.Response:
+        """Open a streamed response (one try; the stream decides about retries), with the
+        stream timeouts unless ``timeouts``.
+        """
+        request = build_request(self._http, call, timeouts or self._settings.stream_timeout)
         response = await self._http.send(request, stream=True)
         if response.is_success:
             return response
@@ -169,14 +175,46 @@ class AsyncClient:
         *,
         version: str | None = None,
         reinstall: bool | None = None,
+        read_timeout: float | None = DEFAULT_INSTALL_TIMEOUT,
     ) -> InstallResponse:
         """``POST /agents/{agent}/install``: install an agent and answer a JSON summary.
 
         ``version`` is ``pinned``, ``latest`` or a version (default: the daemon's);
         ``reinstall`` downloads again even when that version is there. Left ``None``, they
-        are not sent. An agent already installed answers at once.
+        are not sent. An agent already installed answers at once; otherwise the daemon
+        answers when the install is over, so the call waits up to ``read_timeout`` seconds
+        (default 600; ``None``: no limit) instead of the client's ``timeout``. A failed
+        install raises :class:`~sandbox_daemon.ProblemError` (``502``, ``agent_error`` of
+        type ``installFailed``). :meth:`install_agent_progress` streams its progress.
         """
-        return await self._send(ops.install_agent(agent, version, reinstall))
+        return await self._send(
+            ops.install_agent(agent, version, reinstall),
+            with_read_timeout(self._settings.timeout, read_timeout),
+        )
+
+    def install_agent_progress(
+        self,
+        agent: AgentId | str,
+        *,
+        version: str | None = None,
+        reinstall: bool | None = None,
+        read_timeout: float | None = DEFAULT_INSTALL_TIMEOUT,
+    ) -> AsyncInstallStream:
+        """``POST /agents/{agent}/install`` with ``Accept: text/event-stream``: the same
+        install (same arguments as :meth:`install_agent`), its progress as it happens.
+
+        The stream yields the progress models (``ResolvingInstallProgress``,
+        ``DownloadingInstallProgress``, …) then the final ``InstallResponse``, and ends; an
+        install that fails raises :class:`~sandbox_daemon.ProblemError` with the ``error``
+        frame's problem details. The request is sent when iteration starts, once: never
+        retried, never resumed — a dropped connection raises
+        :class:`~sandbox_daemon.StreamError` (the install may still be running on the
+        daemon). ``read_timeout`` bounds the silence between two frames (default 600 s;
+        ``None``: no limit). See :class:`~sandbox_daemon.AsyncInstallStream`.
+        """
+        call = ops.install_agent_stream(agent, version, reinstall)
+        timeouts = with_read_timeout(self._settings.timeout, read_timeout)
+        return AsyncInstallStream(lambda c: self._open(c, timeouts), call)
 
     async def agent_models(self, agent: AgentId | str) -> ModelsResponse:
         """``GET /agents/{agent}/models``: the models an agent offers."""

@@ -13,6 +13,7 @@ from typing_extensions import Unpack
 
 from . import _operations as ops
 from ._core import (
+    DEFAULT_INSTALL_TIMEOUT,
     DEFAULT_STREAM_READ_TIMEOUT,
     ReconnectHook,
     StreamCursor,
@@ -20,6 +21,7 @@ from ._core import (
     resolve_settings,
     retry_delay,
     transport_error,
+    with_read_timeout,
 )
 from ._generated.models import (
     AgentId,
@@ -39,6 +41,7 @@ from ._generated.models import (
 )
 from .errors import ProblemError
 from .events import Event, EventsPage
+from .install import InstallStream
 from .options import SessionOptions
 from .retry import RetryPolicy
 from .session import Session
@@ -112,11 +115,11 @@ class Client:
 
     # --- sending --------------------------------------------------------------------------
 
-    def _send(self, call: ops.Call[T]) -> T:
+    def _send(self, call: ops.Call[T], timeouts: httpx.Timeout | None = None) -> T:
         attempt = 1
         while True:
             try:
-                response = self._http.send(build_request(self._http, call))
+                response = self._http.send(build_request(self._http, call, timeouts))
             except httpx.TransportError as error:
                 delay = retry_delay(call, self.retry, attempt, error=error)
                 if delay is None:
@@ -133,10 +136,11 @@ class Client:
             time.sleep(delay)
             attempt += 1
 
-    def _open(self, call: ops.Call[None]) -> httpx.Response:
-        """Open a streamed response (one try; the stream decides about retries)."""
-        request = build_request(self._http, call)
-        request.extensions["timeout"] = self._settings.stream_timeout.as_dict()
+    def _open(self, call: ops.Call[None], timeouts: httpx.Timeout | None = None) -> httpx.Response:
+        """Open a streamed response (one try; the stream decides about retries), with the
+        stream timeouts unless ``timeouts``.
+        """
+        request = build_request(self._http, call, timeouts or self._settings.stream_timeout)
         response = self._http.send(request, stream=True)
         if response.is_success:
             return response
@@ -168,14 +172,46 @@ class Client:
         *,
         version: str | None = None,
         reinstall: bool | None = None,
+        read_timeout: float | None = DEFAULT_INSTALL_TIMEOUT,
     ) -> InstallResponse:
         """``POST /agents/{agent}/install``: install an agent and answer a JSON summary.
 
         ``version`` is ``pinned``, ``latest`` or a version (default: the daemon's);
         ``reinstall`` downloads again even when that version is there. Left ``None``, they
-        are not sent. An agent already installed answers at once.
+        are not sent. An agent already installed answers at once; otherwise the daemon
+        answers when the install is over, so the call waits up to ``read_timeout`` seconds
+        (default 600; ``None``: no limit) instead of the client's ``timeout``. A failed
+        install raises :class:`~sandbox_daemon.ProblemError` (``502``, ``agent_error`` of
+        type ``installFailed``). :meth:`install_agent_progress` streams its progress.
         """
-        return self._send(ops.install_agent(agent, version, reinstall))
+        return self._send(
+            ops.install_agent(agent, version, reinstall),
+            with_read_timeout(self._settings.timeout, read_timeout),
+        )
+
+    def install_agent_progress(
+        self,
+        agent: AgentId | str,
+        *,
+        version: str | None = None,
+        reinstall: bool | None = None,
+        read_timeout: float | None = DEFAULT_INSTALL_TIMEOUT,
+    ) -> InstallStream:
+        """``POST /agents/{agent}/install`` with ``Accept: text/event-stream``: the same
+        install (same arguments as :meth:`install_agent`), its progress as it happens.
+
+        The stream yields the progress models (``ResolvingInstallProgress``,
+        ``DownloadingInstallProgress``, …) then the final ``InstallResponse``, and ends; an
+        install that fails raises :class:`~sandbox_daemon.ProblemError` with the ``error``
+        frame's problem details. The request is sent when iteration starts, once: never
+        retried, never resumed — a dropped connection raises
+        :class:`~sandbox_daemon.StreamError` (the install may still be running on the
+        daemon). ``read_timeout`` bounds the silence between two frames (default 600 s;
+        ``None``: no limit). See :class:`~sandbox_daemon.InstallStream`.
+        """
+        call = ops.install_agent_stream(agent, version, reinstall)
+        timeouts = with_read_timeout(self._settings.timeout, read_timeout)
+        return InstallStream(lambda c: self._open(c, timeouts), call)
 
     def agent_models(self, agent: AgentId | str) -> ModelsResponse:
         """``GET /agents/{agent}/models``: the models an agent offers."""

@@ -109,10 +109,11 @@ class ProblemError(SandboxDaemonError):
             document = json.loads(content) if content else None
         except ValueError:
             document = None
-        if isinstance(document, dict) and isinstance(document.get("type", "about:blank"), str):
-            parsed = _parse_problem(document, response)
-            if parsed is not None:
-                return cls(**parsed, **common)
+        problem = cls.from_document(
+            document, status=response.status_code, title=response.reason_phrase or "", **common
+        )
+        if problem is not None:
+            return problem
         return cls(
             type="about:blank",
             status=response.status_code,
@@ -121,15 +122,37 @@ class ProblemError(SandboxDaemonError):
             **common,
         )
 
+    @classmethod
+    def from_document(
+        cls,
+        document: Any,
+        *,
+        status: int,
+        title: str = "",
+        method: str = "",
+        url: str = "",
+        headers: Mapping[str, str] | None = None,
+    ) -> ProblemError | None:
+        """The error a decoded problem JSON document describes (``status`` and ``title``
+        stand in for members it lacks), or ``None`` when it is not problem details — e.g.
+        the ``data`` of an install stream's ``error`` frame.
+        """
+        if not isinstance(document, dict) or not isinstance(document.get("type", ""), str):
+            return None
+        parsed = _parse_problem(document, status, title)
+        if parsed is None:
+            return None
+        return cls(**parsed, method=method, url=url, headers=headers)
 
-def _parse_problem(document: dict[str, Any], response: httpx.Response) -> dict[str, Any] | None:
+
+def _parse_problem(document: dict[str, Any], status: int, title: str) -> dict[str, Any] | None:
     """The members of a problem JSON body, or None when it is not one."""
     try:
         problem = ProblemDetails.model_validate(
             {
                 "type": "about:blank",
-                "title": response.reason_phrase or "",
-                "status": response.status_code,
+                "title": title,
+                "status": status,
                 "detail": "",
                 **document,
             }

@@ -1,5 +1,5 @@
-"""Every model of the API: the generated ones (from ``spec/openapi.json``) and the event
-union with its fallback.
+"""Every model of the API: the generated ones (from ``spec/openapi.json``), the event
+union with its fallback, and the install stream's frames with theirs.
 
 Response models keep members this SDK does not know (``model_extra``); field names are
 snake_case and the wire names are their aliases (``model_dump(by_alias=True)``).
@@ -10,6 +10,16 @@ from __future__ import annotations
 from ._generated import *  # noqa: F403
 from ._generated import __all__ as _generated_all
 from .events import EVENT_TYPES, Event, EventsPage, UnrecognizedEvent, parse_event
+from .install import INSTALL_PHASES, InstallFrame, UnrecognizedInstallProgress
 
-__all__ = ["EVENT_TYPES", "Event", "EventsPage", "UnrecognizedEvent", "parse_event"]
+__all__ = [
+    "EVENT_TYPES",
+    "INSTALL_PHASES",
+    "Event",
+    "EventsPage",
+    "InstallFrame",
+    "UnrecognizedEvent",
+    "UnrecognizedInstallProgress",
+    "parse_event",
+]
 __all__ += _generated_all
