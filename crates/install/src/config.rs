@@ -66,6 +66,9 @@ pub struct InstallConfig {
     pub mirror: Option<String>,
     /// The npm registry (else npm's own configuration is read).
     pub npm_registry: Option<String>,
+    /// A GitHub token, sent to GitHub's API host only (release metadata of Codex and
+    /// OpenCode; anonymous callers get 60 requests an hour).
+    pub github_token: Option<String>,
     /// Where native agents come from.
     pub source: SourceKind,
     /// The version an install without one gets.
@@ -91,6 +94,7 @@ impl InstallConfig {
             hosts: HashMap::new(),
             mirror: None,
             npm_registry: None,
+            github_token: None,
             source: SourceKind::Release,
             default_version: DefaultVersion::Pinned,
             platform: None,

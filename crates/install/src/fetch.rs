@@ -9,6 +9,8 @@ use futures::StreamExt;
 use sha2::{Digest, Sha256, Sha512};
 use tokio::io::AsyncWriteExt;
 
+use sandbox_agents::release::ReleaseHost;
+
 use crate::config::InstallConfig;
 use crate::error::InstallError;
 
@@ -30,6 +32,7 @@ pub struct Fetcher {
     direct: reqwest::Client,
     retries: u32,
     backoff: Duration,
+    github_token: Option<String>,
 }
 
 impl Fetcher {
@@ -47,7 +50,18 @@ impl Fetcher {
             direct: builder().no_proxy().build().expect("an HTTP client"),
             retries: config.retries,
             backoff: config.backoff,
+            github_token: config.github_token.clone(),
         }
+    }
+
+    /// The GitHub token, for a request to GitHub's own API host (its rate limit for
+    /// anonymous callers is low); never for a mirror or any other host.
+    fn token_for(&self, url: &str) -> Option<&str> {
+        let host = reqwest::Url::parse(url).ok()?.host_str()?.to_string();
+        let api = reqwest::Url::parse(ReleaseHost::GithubApi.default_url()).ok()?;
+        (Some(host.as_str()) == api.host_str())
+            .then_some(self.github_token.as_deref())
+            .flatten()
     }
 
     fn client_for(&self, url: &str) -> &reqwest::Client {
@@ -62,12 +76,14 @@ impl Fetcher {
     async fn get(&self, url: &str, accept: &str) -> Result<reqwest::Response, InstallError> {
         let mut attempt = 0;
         loop {
-            let result = self
+            let mut request = self
                 .client_for(url)
                 .get(url)
-                .header(reqwest::header::ACCEPT, accept)
-                .send()
-                .await;
+                .header(reqwest::header::ACCEPT, accept);
+            if let Some(token) = self.token_for(url) {
+                request = request.bearer_auth(token);
+            }
+            let result = request.send().await;
             let retry = match result {
                 Ok(response) if response.status().is_success() => return Ok(response),
                 Ok(response) if response.status().is_server_error() => InstallError::Http {
@@ -245,4 +261,32 @@ fn network(url: &str, error: &reqwest::Error) -> InstallError {
 /// Lowercase hex of `bytes`.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_github_token_goes_to_github_api_only() {
+        let mut config = InstallConfig::new("/x".into());
+        config.github_token = Some("ghp_secret".into());
+        let fetcher = Fetcher::new(&config);
+        assert_eq!(
+            fetcher.token_for("https://api.github.com/repos/openai/codex/releases/latest"),
+            Some("ghp_secret")
+        );
+        for elsewhere in [
+            "https://github.com/openai/codex/releases/download/rust-v1/codex.tar.gz",
+            "http://127.0.0.1:9/repos/openai/codex/releases/latest",
+            "https://api.github.com.evil.example/repos",
+        ] {
+            assert_eq!(fetcher.token_for(elsewhere), None, "{elsewhere}");
+        }
+        assert_eq!(
+            Fetcher::new(&InstallConfig::new("/x".into()))
+                .token_for("https://api.github.com/repos"),
+            None
+        );
+    }
 }

@@ -65,6 +65,10 @@ impl InstallArgs {
             }
         }
         config.npm_registry = self.npm_registry.clone();
+        // GitHub's API allows anonymous callers 60 requests an hour; a token lifts that.
+        config.github_token = ["SANDBOX_DAEMON_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN"]
+            .iter()
+            .find_map(|var| std::env::var(var).ok().filter(|v| !v.trim().is_empty()));
         config.source = self.install_source;
         config.default_version = self.install_version;
         config
