@@ -143,6 +143,7 @@ impl SessionManager {
             sid,
             core,
             driver,
+            self.installs.clone(),
             dir,
             self.settings.clone(),
         ));

@@ -16,6 +16,7 @@ use super::core::{EventMeta, SessionCore};
 use super::files;
 use super::record::SessionRecord;
 use crate::error::ApiError;
+use crate::installs::AgentInstalls;
 use crate::store::StoreError;
 
 /// A session loaded in memory.
@@ -28,6 +29,7 @@ pub struct SessionHandle {
     pub core: Arc<SessionCore>,
     pub(super) actor: Arc<ActorSlot>,
     driver: Arc<dyn AgentDriver>,
+    installs: Arc<AgentInstalls>,
     dir: PathBuf,
     settings: Arc<SessionSettings>,
     last_used: Mutex<Instant>,
@@ -39,10 +41,12 @@ impl SessionHandle {
         sid: i64,
         core: Arc<SessionCore>,
         driver: Arc<dyn AgentDriver>,
+        installs: Arc<AgentInstalls>,
         dir: PathBuf,
         settings: Arc<SessionSettings>,
     ) -> Self {
         Self {
+            installs,
             record,
             sid,
             core,
@@ -109,6 +113,13 @@ impl SessionHandle {
                 .map_err(|e| unusable(e.to_string()))?;
         }
         super::validate::recheck_cwd(&self.settings, &self.record.cwd).map_err(unusable)?;
+        // The agent (at the session's version) may be missing here: another daemon sharing
+        // the store created the session, or the install dir was wiped. It is installed as at
+        // creation; a failed install is the request's error, not the session's end (it may
+        // be a passing network failure).
+        self.installs
+            .ensure(self.record.agent, self.record.agent_version.as_deref())
+            .await?;
         let token = files::load_token(&self.dir).map_err(|e| {
             ApiError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
         })?;

@@ -224,6 +224,7 @@ impl SessionManager {
             row.sid,
             core,
             self.registry.get(record.agent),
+            self.installs.clone(),
             self.sessions_dir().join(id),
             self.settings.clone(),
         )))

@@ -457,3 +457,53 @@ async fn a_quiet_install_stream_sends_keep_alives() {
         "{text}"
     );
 }
+
+/// A session restored where its agent is missing (the install dir wiped, or the session
+/// created by another daemon sharing the store) gets its agent installed before it goes on.
+#[tokio::test]
+async fn a_restored_session_installs_its_missing_agent() {
+    sandbox_testkit::isolate!();
+    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+        return;
+    };
+    let mirror = mirror().await;
+    // Amp's own service is a loopback port nothing listens on: its turns end with an error,
+    // which is enough to see that the agent ran.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let service = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let daemon = TestDaemon::start_with(Options {
+        install_mirror: Some(mirror.url().to_string()),
+        auto_install: true,
+        provider_env: ProviderEnv::default()
+            .with("AMP_API_KEY", "sgamp-install-test")
+            .with("AMP_URL", &service),
+        event_timeout: Duration::from_secs(60),
+        ..Options::default()
+    })
+    .await;
+    daemon
+        .agent_session("amp", "moved", CreateSessionRequest::default())
+        .await;
+    let binary = amp.paths["binary"].clone();
+    assert_eq!(mirror.count(&binary), 1);
+
+    let agents = daemon.data_dir.path().join("agents/amp");
+    let stopped = daemon.stop().await;
+    std::fs::remove_dir_all(&agents).unwrap();
+    let daemon = stopped.start().await;
+    let events = daemon.turn("moved", "hello").await;
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e.payload, EventPayload::TurnEnded(_))),
+        "{events:?}"
+    );
+    assert_eq!(mirror.count(&binary), 2, "{:?}", mirror.requests());
+    let info = daemon.client.get_session("moved").await.unwrap();
+    assert_ne!(
+        info.status,
+        sandbox_universal::SessionStatus::Ended,
+        "{info:?}"
+    );
+}
