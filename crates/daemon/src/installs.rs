@@ -1,5 +1,6 @@
 //! The daemon's side of installing agents: what `POST /agents/{agent}/install` and the lazy
-//! install of `POST /sessions/{id}` do with the installer (`sandbox-install`). Binaries the
+//! install of a session's agent (on `POST /sessions/{id}`, and when a session is restored)
+//! do with the installer (`sandbox-install`). Binaries the
 //! user provides (`SANDBOX_DAEMON_<AGENT>_PATH`, `PATH`) are used before anything is
 //! downloaded; an override is authoritative (no other version is installed next to it).
 
@@ -25,8 +26,8 @@ pub struct AgentInstalls {
 }
 
 impl AgentInstalls {
-    /// Installs with `installer` (`None`: installing is off), lazily on session creation
-    /// when `auto_install`.
+    /// Installs with `installer` (`None`: installing is off), lazily for sessions when
+    /// `auto_install`.
     pub fn new(
         installer: Option<Installer>,
         auto_install: bool,
@@ -39,7 +40,7 @@ impl AgentInstalls {
         }
     }
 
-    /// The agent's binary in use and the versions installed in the data dir.
+    /// The versions of `agent` installed in the data dir, the current one marked.
     pub fn installed_versions(&self, agent: AgentId) -> Vec<InstalledVersion> {
         let current = self
             .context
