@@ -123,6 +123,7 @@ async fn main() {
         executable: None,
         install: None,
         auto_install: false,
+        shutdown_timeout: sandbox_daemon::server::DEFAULT_SHUTDOWN_TIMEOUT,
     })
     .await
     .unwrap();

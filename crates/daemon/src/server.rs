@@ -18,8 +18,11 @@ use crate::store::{Store, StoreConfig, StoreOptions};
 
 /// How often unused sessions are let go.
 const EVICT_EVERY: Duration = Duration::from_secs(5);
-/// How long a stopping daemon waits for open connections to finish.
+/// How long a stopping daemon waits for open connections to finish (within its
+/// shutdown timeout).
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How long a stopping daemon may take by default (`--shutdown-timeout`).
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often expired ended sessions are purged.
 const RETENTION_EVERY: Duration = Duration::from_secs(60);
 
@@ -49,6 +52,9 @@ pub struct ServerConfig {
     pub install: Option<sandbox_install::InstallConfig>,
     /// Install a missing agent when a session is created for it.
     pub auto_install: bool,
+    /// How long stopping may take: agents stopped, connections closed, and a store that
+    /// cannot write retried; past it, what is still unwritten is reported and lost.
+    pub shutdown_timeout: Duration,
 }
 
 /// A daemon serving in the background (for tests, benchmarks and the demo).
@@ -58,6 +64,7 @@ pub struct RunningServer {
     _data_lock: DataDirLock,
     sessions: Arc<SessionManager>,
     shutdown: Option<oneshot::Sender<()>>,
+    shutdown_timeout: Duration,
     task: JoinHandle<std::io::Result<()>>,
     background: JoinHandle<()>,
 }
@@ -74,15 +81,28 @@ impl RunningServer {
     }
 
     /// Stops every agent (sessions stay stored, to be restored by the next start), writes
-    /// everything, and stops serving.
+    /// everything, and stops serving, all within the shutdown timeout. Fails, naming the
+    /// sessions and how many of their events, when the store could not write everything
+    /// by then (a full disk, a database gone): those events are lost, and the next start
+    /// closes the turns they belonged to.
     pub async fn stop(mut self) -> std::io::Result<()> {
+        let deadline = tokio::time::Instant::now() + self.shutdown_timeout;
         self.background.abort();
-        self.sessions.suspend_all().await;
+        if tokio::time::timeout_at(deadline, self.sessions.suspend_all())
+            .await
+            .is_err()
+        {
+            tracing::error!(
+                timeout = ?self.shutdown_timeout,
+                "not every agent stopped within the shutdown timeout"
+            );
+        }
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
         // Connections still open after a grace period are dropped.
-        let served = match tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task).await {
+        let grace = deadline.min(tokio::time::Instant::now() + SHUTDOWN_GRACE);
+        let served = match tokio::time::timeout_at(grace, &mut self.task).await {
             Ok(served) => served.map_err(|e| std::io::Error::other(e.to_string()))?,
             Err(_) => {
                 self.task.abort();
@@ -90,9 +110,20 @@ impl RunningServer {
             }
         };
         let store = self.sessions.store().clone();
-        tokio::task::spawn_blocking(move || store.close())
+        let health = store.health();
+        let unwritten = tokio::task::spawn_blocking(move || store.close(deadline.into_std()))
             .await
             .map_err(|e| std::io::Error::other(e.to_string()))?;
+        if !unwritten.is_empty() {
+            let why = health.detail.unwrap_or_else(|| "the store failed".into());
+            tracing::error!(events = unwritten.events(), sessions = %unwritten, %why, "events could not be written before the shutdown timeout");
+            return Err(std::io::Error::other(format!(
+                "{} events could not be written within the shutdown timeout ({:?}; {why}): {unwritten}; \
+                 they are lost, and the next start closes the turns they belonged to",
+                unwritten.events(),
+                self.shutdown_timeout,
+            )));
+        }
         served
     }
 }
@@ -219,6 +250,7 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
     let host = config.host.clone();
     let port = config.port;
     let http = config.http.clone();
+    let shutdown_timeout = config.shutdown_timeout;
     let sessions = manager(config).await?;
     let import = legacy::begin(&sessions);
     let listener = TcpListener::bind((host.as_str(), port)).await?;
@@ -235,6 +267,7 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
         _data_lock: data_lock,
         sessions,
         shutdown: Some(shutdown),
+        shutdown_timeout,
         task,
         background,
     })

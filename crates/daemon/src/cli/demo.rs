@@ -33,6 +33,7 @@ async fn demo() -> Result<(), String> {
     let server = start(ServerConfig {
         install: None,
         auto_install: false,
+        shutdown_timeout: crate::server::DEFAULT_SHUTDOWN_TIMEOUT,
         host: "127.0.0.1".into(),
         port: 0,
         http: HttpSettings::default(),

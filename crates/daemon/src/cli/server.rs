@@ -102,6 +102,11 @@ pub struct ServerArgs {
     /// Where agent downloads come from.
     #[command(flatten)]
     pub install: super::install::InstallArgs,
+    /// How long stopping (Ctrl-C, SIGTERM) may take: agents stopped, connections closed,
+    /// and a store that cannot write (full disk, database gone) retried. Events still
+    /// unwritten then are reported by session and the daemon exits with an error.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub shutdown_timeout: Duration,
     /// Do not install a missing agent when a session is created for it (`POST
     /// /agents/{agent}/install` still installs).
     #[arg(long, env = "SANDBOX_DAEMON_NO_AUTO_INSTALL")]
@@ -164,6 +169,7 @@ impl ServerArgs {
             executable: None,
             install: Some(self.install.config(data_dir.join("agents"))),
             auto_install: !self.no_auto_install,
+            shutdown_timeout: self.shutdown_timeout,
             sessions: SessionSettings {
                 workspace_root: self.workspace_root.clone(),
                 idle_timeout: (!self.idle_timeout.is_zero()).then_some(self.idle_timeout),

@@ -265,6 +265,10 @@ impl SessionLog {
 }
 
 impl WriteListener for SessionLog {
+    fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
     fn durable(&self, sequence: u64) {
         let mut tail = self.lock();
         tail.durable = tail.durable.max(sequence);

@@ -102,11 +102,13 @@ pub async fn run_actor(
                     }
                 }
                 CoreSignal::AgentEnded => {
+                    core.interrupt();
                     agent.shutdown().await;
                     return;
                 }
                 CoreSignal::Stop => {
                     let mut slot = slot.lock().await;
+                    core.interrupt();
                     agent.shutdown().await;
                     *slot = None;
                     return;
@@ -131,6 +133,7 @@ pub async fn run_actor(
 }
 
 async fn terminate(core: &SessionCore, agent: &mut dyn AgentSession) {
+    core.interrupt();
     agent.shutdown().await;
     core.end(
         SessionEnded {
@@ -185,6 +188,7 @@ async fn handle(
         Command::Cancel { respond } => {
             let result = async {
                 let turn_id = core.running_turn()?;
+                core.interrupt();
                 agent.cancel().await.map_err(ApiError::Agent)?;
                 Ok(turn_id)
             }
@@ -239,6 +243,7 @@ async fn handle(
                     stderr_tail: None,
                 });
             }
+            core.interrupt();
             agent.shutdown().await;
             core.fail_running_turn();
             let _ = respond.send(Ok(()));

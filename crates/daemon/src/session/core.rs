@@ -7,7 +7,7 @@
 //! itself) are in `lifecycle.rs`.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use chrono::Utc;
@@ -90,6 +90,11 @@ pub struct SessionCore {
     log: Arc<SessionLog>,
     live: Mutex<Live>,
     ids: AtomicU64,
+    /// Set while the running turn is being cancelled or the agent stopped, and once the
+    /// session has ended: the agent's
+    /// events then skip the store's back-pressure (up to its hard limit), so the agent
+    /// reaches its end even while the store cannot write. Cleared when a turn begins.
+    interrupted: AtomicBool,
     /// The running actor's signal channel (replaced when the agent is restored).
     signals: Mutex<Option<mpsc::UnboundedSender<CoreSignal>>>,
 }
@@ -101,6 +106,7 @@ impl SessionCore {
         let core = Arc::new(Self {
             session_id: session_id.to_string(),
             ids: AtomicU64::new(state.max_id),
+            interrupted: AtomicBool::new(false),
             log,
             live: Mutex::new(Live {
                 state,
@@ -113,6 +119,15 @@ impl SessionCore {
         let hooks: Arc<dyn crate::log::LogHooks> = core.clone();
         core.log.set_hooks(Arc::downgrade(&hooks));
         core
+    }
+
+    /// Marks the running turn as being cancelled, or the agent as being stopped, before the
+    /// agent is told: an agent waiting for the store to take its events goes on, so it can
+    /// stop even while the store cannot write (what it still emits is written when the
+    /// store recovers).
+    pub fn interrupt(&self) {
+        self.interrupted.store(true, Ordering::SeqCst);
+        self.log.store().wake_producers();
     }
 
     /// Connects the core to its (new) actor.
@@ -190,6 +205,7 @@ impl SessionCore {
             _ => {}
         }
         live.force_closed.clear();
+        self.interrupted.store(false, Ordering::SeqCst);
         let turn_id = format!("turn_{}", live.state.turn_counter + 1);
         let daemon = EventMeta::daemon(true);
         self.append(
@@ -377,12 +393,40 @@ impl EventConsumer for SessionCore {
             synthetic: event.synthetic,
             raw: event.raw,
         };
+        self.record(event.payload, meta);
+        // Back-pressure on an agent that outruns the store. No lock is held here: readers
+        // and commands go on while the agent waits for the store.
+        // `exempt` is asked under the store queue's lock, so it must not take the core's.
+        self.log
+            .store()
+            .wait_for_room(&|| self.interrupted.load(Ordering::SeqCst));
+    }
+
+    fn set_native_session_id(&self, id: &str) {
+        let mut live = self.lock();
+        if live.state.native_session_id.as_deref() != Some(id) {
+            live.state.native_session_id = Some(id.to_string());
+            self.save_state(&mut live);
+        }
+    }
+
+    fn next_id(&self, prefix: &str) -> String {
+        let n = self.ids.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{prefix}_{n}")
+    }
+}
+
+impl SessionCore {
+    /// Logs one event of the agent's under the core's lock, applying the rules the daemon
+    /// keeps for it (remembered `always` scopes, the turn it ends, items the daemon
+    /// closed).
+    fn record(&self, payload: EventPayload, meta: EventMeta) {
         let mut live = self.lock();
         if live.state.status() == SessionStatus::Ended {
             tracing::debug!(session = %self.session_id, "dropping an event after sessionEnded");
             return;
         }
-        match event.payload {
+        match payload {
             EventPayload::ItemDelta(delta) if live.force_closed.contains(&delta.item_id) => {
                 tracing::debug!(session = %self.session_id, item = %delta.item_id, "dropping a delta of an item the daemon closed");
             }
@@ -440,20 +484,5 @@ impl EventConsumer for SessionCore {
             }
             payload => self.append(&mut live, payload, meta),
         }
-        // Back-pressure on an agent that outruns the store, with no lock held.
-        self.log.store().wait_for_room();
-    }
-
-    fn set_native_session_id(&self, id: &str) {
-        let mut live = self.lock();
-        if live.state.native_session_id.as_deref() != Some(id) {
-            live.state.native_session_id = Some(id.to_string());
-            self.save_state(&mut live);
-        }
-    }
-
-    fn next_id(&self, prefix: &str) -> String {
-        let n = self.ids.fetch_add(1, Ordering::Relaxed) + 1;
-        format!("{prefix}_{n}")
     }
 }

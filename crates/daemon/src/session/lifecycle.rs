@@ -133,6 +133,8 @@ impl SessionCore {
             None => self.close_open_work(live),
         }
         self.append(live, EventPayload::SessionEnded(ended), meta);
+        // The agent's later events are dropped: it need not wait for the store any more.
+        self.interrupt();
         true
     }
 }

@@ -232,7 +232,8 @@ impl SessionManager {
 
     /// What a read of session `id` goes to: the loaded session, or its stored row. A
     /// stored session this daemon may own that a crash left running is loaded first, so
-    /// its turn is closed before anyone reads it.
+    /// its turn is closed before anyone reads it; while the store cannot write (closing
+    /// it would have to be written) the read is answered from the stored row at once.
     pub async fn view(&self, id: &str) -> Result<View, ApiError> {
         self.imports.wait(id).await?;
         if let Some(handle) = self.loaded_handle(id) {
@@ -243,7 +244,7 @@ impl SessionManager {
             .session(id)
             .await?
             .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
-        if row.status == "running" && self.may_own(&row) {
+        if row.status == "running" && self.may_own(&row) && self.store.check_writable().is_ok() {
             return Ok(View::Live(self.open(id).await?));
         }
         Ok(View::Stored(Box::new(row)))

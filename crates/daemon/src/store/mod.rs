@@ -30,7 +30,7 @@ use sandbox_universal::{StoreBackend, StoreStatus};
 use tokio::sync::{oneshot, watch};
 
 pub use record::{EVENT_VERSION, EventRow, StoredEvent};
-pub use writer::{StateSnapshot, WriteListener};
+pub use writer::{StateSnapshot, Unwritten, WriteListener};
 
 use writer::{Control, WriteQueue};
 
@@ -277,7 +277,7 @@ pub struct Store {
     backend: StoreBackend,
     reads: Arc<dyn ReadBackend>,
     queue: Arc<WriteQueue>,
-    writer: Mutex<Option<std::thread::JoinHandle<()>>>,
+    writer: Mutex<Option<std::thread::JoinHandle<Unwritten>>>,
     daemon_id: String,
     lease: Duration,
 }
@@ -337,8 +337,16 @@ impl Store {
             daemon_id: daemon_id.to_string(),
             lease,
         });
-        // Announce this daemon before it claims anything.
-        store.control(|reply| Control::Heartbeat { reply }).await?;
+        // Announce this daemon before it claims anything. A store that cannot write (a
+        // full disk) still opens: what is stored is served, and writes are refused until
+        // the writer's retries succeed.
+        match store.control(|reply| Control::Heartbeat { reply }).await {
+            Ok(()) => {}
+            Err(error) if error.is_outage() => {
+                tracing::error!(%error, "the session store cannot write; serving what is stored until it can");
+            }
+            Err(error) => return Err(error),
+        }
         Ok(store)
     }
 
@@ -385,9 +393,16 @@ impl Store {
     }
 
     /// Waits while too many bytes wait to be written (back-pressure on a producer that
-    /// outruns the store). Call it holding no lock.
-    pub fn wait_for_room(&self) {
-        self.queue.wait_for_room();
+    /// outruns the store), unless `exempt` answers true: a producer whose turn is being cancelled or
+    /// whose agent is being stopped, up to a hard limit that keeps memory bounded.
+    /// Call it holding no lock.
+    pub fn wait_for_room(&self, exempt: &dyn Fn() -> bool) {
+        self.queue.wait_for_room(exempt);
+    }
+
+    /// Wakes producers waiting for room, to look again at whether they are exempt.
+    pub fn wake_producers(&self) {
+        self.queue.wake_producers();
     }
 
     async fn control<T>(
@@ -497,20 +512,32 @@ impl Store {
         self.reads.notifications()
     }
 
-    /// Writes everything queued and stops the writer (daemon shutdown). Blocks.
-    pub fn close(&self) {
-        self.queue.close();
-        if let Some(writer) = self.writer.lock().expect("writer lock").take() {
-            let _ = writer.join();
+    /// Writes everything queued and stops the writer (daemon shutdown), retrying a store
+    /// that cannot write until `give_up_at` at the latest; answers what it could not write.
+    /// Blocks.
+    pub fn close(&self, give_up_at: std::time::Instant) -> Unwritten {
+        self.queue.close(give_up_at);
+        match self.writer.lock().expect("writer lock").take() {
+            Some(writer) => writer.join().unwrap_or_else(|_| {
+                tracing::error!("the store writer panicked");
+                Unwritten::default()
+            }),
+            None => Unwritten::default(),
         }
     }
 }
 
 impl Drop for Store {
     fn drop(&mut self) {
-        self.close();
+        let unwritten = self.close(std::time::Instant::now() + DROP_GIVE_UP);
+        if !unwritten.is_empty() {
+            tracing::error!(%unwritten, "events could not be written before the store closed");
+        }
     }
 }
+
+/// How long a store dropped without [`Store::close`] keeps retrying a failing write.
+const DROP_GIVE_UP: Duration = Duration::from_secs(10);
 
 /// A sample event for the store's tests.
 #[cfg(test)]

@@ -24,10 +24,11 @@ use super::{EventRow, Health, NewSession, StoreError, StoredEvent, now_ms};
 pub const HIGH_WATER_BYTES: usize = 4 << 20;
 /// ...until the backlog is down to this.
 pub const LOW_WATER_BYTES: usize = 2 << 20;
+/// Producers exempt from waiting (a turn being cancelled, an agent being stopped) still
+/// wait past this, so an agent that ignores its cancellation cannot exhaust memory.
+pub const HARD_LIMIT_BYTES: usize = 16 << 20;
 /// Longest pause between retries of a failed commit.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
-/// How long a stopping daemon keeps retrying a failing store before giving up.
-const SHUTDOWN_RETRY: Duration = Duration::from_secs(10);
 /// Events of purged sessions deleted per transaction.
 const REAP_CHUNK: usize = 5_000;
 
@@ -49,6 +50,8 @@ pub struct StateSnapshot {
 /// Hears what became of a session's queued writes. Called on the writer thread with no
 /// store lock held.
 pub trait WriteListener: Send + Sync {
+    /// The session's id (what a shutdown names when it could not write its events).
+    fn session_id(&self) -> &str;
     /// Every event up to `sequence` is durable.
     fn durable(&self, sequence: u64);
     /// Writes fail (once per outage); they are retried until the store recovers.
@@ -143,6 +146,8 @@ struct Pending {
     /// Bytes of events queued or being written, not yet durable.
     unwritten: usize,
     closed: bool,
+    /// When a closed queue's writer stops retrying a store that cannot write.
+    give_up_at: Option<Instant>,
 }
 
 impl Pending {
@@ -243,15 +248,23 @@ impl WriteQueue {
     }
 
     /// Blocks while more than [`HIGH_WATER_BYTES`] are unwritten, until the backlog is under
-    /// [`LOW_WATER_BYTES`]. On a multi-threaded runtime the worker thread is handed over
-    /// first so other tasks keep running.
-    pub(crate) fn wait_for_room(&self) {
-        if self.lock().unwritten <= HIGH_WATER_BYTES {
+    /// [`LOW_WATER_BYTES`], the queue closes, or `exempt` turns true (a producer whose turn
+    /// is being cancelled or whose agent is being stopped must reach its end even while the
+    /// store cannot write). An exempt producer still waits past [`HARD_LIMIT_BYTES`], so
+    /// memory stays bounded whatever an agent does. Call it holding no lock: a producer may
+    /// wait here for as long as the store cannot write. On a multi-threaded runtime the
+    /// worker thread is handed over first so other tasks keep running.
+    pub(crate) fn wait_for_room(&self, exempt: &dyn Fn() -> bool) {
+        let unwritten = self.lock().unwritten;
+        if unwritten <= HIGH_WATER_BYTES || (unwritten <= HARD_LIMIT_BYTES && exempt()) {
             return;
         }
         let wait = || {
             let mut pending = self.lock();
-            while pending.unwritten > LOW_WATER_BYTES && !pending.closed {
+            while pending.unwritten > LOW_WATER_BYTES
+                && !pending.closed
+                && !(pending.unwritten <= HARD_LIMIT_BYTES && exempt())
+            {
                 pending = self.room.wait(pending).expect("write queue lock");
             }
         };
@@ -263,10 +276,46 @@ impl WriteQueue {
         }
     }
 
-    pub(crate) fn close(&self) {
-        self.lock().closed = true;
+    /// Wakes the producers waiting for room so they look again at whether they are
+    /// exempt. Taking the queue's lock orders this after the caller's change of what
+    /// `exempt` answers, so no waiter misses it.
+    pub(crate) fn wake_producers(&self) {
+        let _pending = self.lock();
+        self.room.notify_all();
+    }
+
+    /// Closes the queue: the writer commits what is queued, retrying a failing store
+    /// until `give_up_at` at the latest.
+    pub(crate) fn close(&self, give_up_at: Instant) {
+        let mut pending = self.lock();
+        pending.closed = true;
+        pending.give_up_at = Some(give_up_at);
+        drop(pending);
         self.work.notify_all();
         self.room.notify_all();
+    }
+
+    /// Moves the queued controls into `controls`, waiting until one arrives, the queue
+    /// closes, or `until`. Answers whether the queue is closed.
+    fn take_controls(&self, controls: &mut Vec<Control>, until: Instant) -> bool {
+        let mut pending = self.lock();
+        while pending.controls.is_empty() && !pending.closed {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            pending = self
+                .work
+                .wait_timeout(pending, left)
+                .expect("write queue lock")
+                .0;
+        }
+        controls.extend(pending.controls.drain(..));
+        pending.closed
+    }
+
+    fn give_up_at(&self) -> Option<Instant> {
+        self.lock().give_up_at
     }
 
     /// Moves everything queued into `batch` (after what it already holds) and `controls`,
@@ -340,13 +389,52 @@ impl Batch {
         self.sessions.is_empty()
     }
 
-    fn events(&self) -> usize {
-        self.sessions.iter().map(|s| s.events.len()).sum()
-    }
-
     fn take(&mut self) -> Vec<SessionWrites> {
         self.index.clear();
         std::mem::take(&mut self.sessions)
+    }
+}
+
+/// What a stopping writer could not write: events per session, in the order they were
+/// appended. Empty when everything was committed.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Unwritten {
+    /// `(session id, events)` for each session with events the store never took.
+    pub sessions: Vec<(String, usize)>,
+}
+
+impl Unwritten {
+    fn of(batch: &Batch) -> Self {
+        Self {
+            sessions: batch
+                .sessions
+                .iter()
+                .filter(|w| !w.events.is_empty())
+                .map(|w| (w.listener.session_id().to_string(), w.events.len()))
+                .collect(),
+        }
+    }
+
+    /// Whether every event was written.
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+
+    /// How many events were not written.
+    pub fn events(&self) -> usize {
+        self.sessions.iter().map(|(_, n)| n).sum()
+    }
+}
+
+impl std::fmt::Display for Unwritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (session, events)) in self.sessions.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{events} of session `{session}`")?;
+        }
+        Ok(())
     }
 }
 
@@ -361,7 +449,7 @@ pub(crate) fn spawn(
     backend: Box<dyn WriteBackend>,
     queue: Arc<WriteQueue>,
     settings: WriterSettings,
-) -> std::io::Result<std::thread::JoinHandle<()>> {
+) -> std::io::Result<std::thread::JoinHandle<Unwritten>> {
     std::thread::Builder::new()
         .name("store-writer".into())
         .spawn(move || Writer::new(backend, queue, settings).run())
@@ -402,16 +490,30 @@ impl Writer {
         self.settings.lease / 3
     }
 
-    fn run(mut self) {
+    fn run(mut self) -> Unwritten {
         let mut batch = Batch::default();
         let mut controls = Vec::new();
-        let mut closing_since: Option<Instant> = None;
         loop {
-            let wait = if self.failing.is_some() {
-                // Retry at the back-off pace, whatever arrives meanwhile.
-                std::thread::sleep(self.backoff);
-                Duration::ZERO
-            } else if self.reaping {
+            if self.failing.is_some() {
+                // While the store cannot write, requests are answered at once (with the
+                // outage) and the batch is retried at the back-off pace.
+                let retry_at = Instant::now() + self.backoff;
+                loop {
+                    let closed = self.queue.take_controls(&mut controls, retry_at);
+                    for control in controls.drain(..) {
+                        self.control(control);
+                    }
+                    if Instant::now() >= retry_at {
+                        break;
+                    }
+                    if closed {
+                        // Stopping: nothing more will arrive; wait out the back-off.
+                        std::thread::sleep(retry_at.saturating_duration_since(Instant::now()));
+                        break;
+                    }
+                }
+            }
+            let wait = if self.failing.is_some() || self.reaping {
                 Duration::ZERO
             } else {
                 self.heartbeat_every()
@@ -438,17 +540,17 @@ impl Writer {
                 self.reap();
             }
             if closed {
-                let since = *closing_since.get_or_insert_with(Instant::now);
                 if batch.is_empty() {
-                    return;
+                    return Unwritten::default();
                 }
-                if since.elapsed() > SHUTDOWN_RETRY {
-                    tracing::error!(
-                        events = batch.events(),
-                        "the session store still cannot write; these events are lost at shutdown"
-                    );
-                    return;
+                let give_up_at = self.queue.give_up_at().unwrap_or_else(Instant::now);
+                if Instant::now() >= give_up_at {
+                    return Unwritten::of(&batch);
                 }
+                // Retry no later than the deadline.
+                self.backoff = self
+                    .backoff
+                    .min(give_up_at.saturating_duration_since(Instant::now()));
             }
         }
     }

@@ -517,6 +517,7 @@ async fn two_daemons_cannot_share_a_data_dir() {
         executable: None,
         install: None,
         auto_install: false,
+        shutdown_timeout: sandbox_daemon::server::DEFAULT_SHUTDOWN_TIMEOUT,
     })
     .await;
     let error = second.err().expect("the data dir is taken");

@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use common::process::{DaemonProcess, TmpfsNamespace, daemon_args, namespaces_required};
 use common::proxy::Proxy;
-use common::{Options, TestDaemon, all_events, assert_contiguous, create_mock, test_store};
+use common::{
+    Options, TestDaemon, all_events, assert_contiguous, create_mock, promptly, status_of,
+    test_store,
+};
 use futures::StreamExt;
 use sandbox_client::{Client, ClientError, EventsQuery};
 use sandbox_daemon::store::StoreConfig;
@@ -258,7 +261,26 @@ async fn a_database_outage_refuses_new_work_and_loses_nothing() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let message = daemon.client.send_message("idle", "hi").await.unwrap_err();
+    // No client waits for the database: reads answer (from what is loaded, or a 503),
+    // writes that must log are refused, cancel stops the agent.
+    let http = reqwest::Client::new();
+    for path in [
+        "/sessions",
+        "/sessions/a",
+        "/sessions/idle/events?offset=0&limit=10",
+    ] {
+        let (status, kind) = status_of(path, http.get(format!("{}{path}", daemon.url()))).await;
+        assert!(
+            status == 200 || (status == 503 && kind.ends_with("store-unavailable")),
+            "{path}: {status} {kind}"
+        );
+    }
+    let message = promptly(
+        "POST /sessions/idle/messages",
+        daemon.client.send_message("idle", "hi"),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(message.problem().unwrap().status, 503);
     assert!(
         message

@@ -4,7 +4,7 @@
 //!
 //! - API tests over a real socket against the mock agent: `api_errors`, `mock_sessions`,
 //!   `mock_hitl`, `sse`, `concurrency`, `restart`, `store`, `connections`, `spec`, `cli`.
-//! - The real binary under faults and attacks: `faults`, `security`.
+//! - The real binary under faults and attacks: `faults`, `full_disk`, `security`.
 //! - End to end with the real pinned CLIs: `claude_e2e`, `codex_e2e`, `opencode_e2e`,
 //!   `amp_e2e`, `pi_e2e`; installing them from a loopback mirror: `install_e2e`.
 
@@ -18,6 +18,7 @@ mod codex_e2e;
 mod concurrency;
 mod connections;
 mod faults;
+mod full_disk;
 mod install_e2e;
 mod mock_hitl;
 mod mock_sessions;

@@ -219,6 +219,7 @@ impl TestDaemon {
                 config
             }),
             auto_install: options.auto_install,
+            shutdown_timeout: sandbox_daemon::server::DEFAULT_SHUTDOWN_TIMEOUT,
         })
         .await
         .unwrap();
@@ -543,4 +544,33 @@ pub fn first<T>(events: &[UniversalEvent], pick: impl Fn(&EventPayload) -> Optio
         .iter()
         .find_map(|e| pick(&e.payload))
         .expect("event present")
+}
+
+/// What "at once" means for a client of a daemon whose store cannot write.
+pub const PROMPTLY: Duration = Duration::from_secs(1);
+
+/// Runs `request`, failing the test when it takes longer than [`PROMPTLY`].
+pub async fn promptly<T>(what: &str, request: impl std::future::Future<Output = T>) -> T {
+    let started = std::time::Instant::now();
+    let answer = tokio::time::timeout(PROMPTLY, request)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer within {PROMPTLY:?}"));
+    eprintln!("{what}: answered in {:?}", started.elapsed());
+    answer
+}
+
+/// A raw request's status and problem `type` (if any), within [`PROMPTLY`].
+pub async fn status_of(what: &str, request: reqwest::RequestBuilder) -> (u16, String) {
+    let response = promptly(what, async {
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let body: serde_json::Value = response.json().await.unwrap_or_default();
+        (
+            status,
+            body["type"].as_str().unwrap_or_default().to_string(),
+        )
+    })
+    .await;
+    eprintln!("{what}: {response:?}");
+    response
 }

@@ -106,6 +106,30 @@ impl DaemonProcess {
     }
 }
 
+impl DaemonProcess {
+    /// SIGTERM, then waits up to `limit` for the exit (SIGKILL and a failed test past
+    /// it); answers the exit status and everything the daemon wrote to stderr.
+    pub fn terminate_within(mut self, limit: Duration) -> (std::process::ExitStatus, String) {
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                // The stderr reader gets the last lines once the pipe closes.
+                std::thread::sleep(Duration::from_millis(100));
+                return (status, self.stderr.lock().unwrap().clone());
+            }
+            if std::time::Instant::now() > deadline {
+                panic!(
+                    "the daemon did not exit within {limit:?} of SIGTERM: {}",
+                    self.stderr.lock().unwrap()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
 impl Drop for DaemonProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
