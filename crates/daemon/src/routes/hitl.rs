@@ -30,7 +30,8 @@ use crate::session::SessionId;
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent failed to take the answer", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reply_permission(
@@ -63,7 +64,8 @@ pub async fn reply_permission(
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent failed to take the answer", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reply_question(
@@ -95,7 +97,8 @@ pub async fn reply_question(
         (status = 404, description = "Unknown session or request", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "Already resolved, or the agent no longer has the request (`agent-request-gone`: it restarted or settled it), or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent failed to take the answer", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 503, description = "The session is still being restored, or its store is unavailable", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn reject_question(

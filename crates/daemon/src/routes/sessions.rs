@@ -124,7 +124,8 @@ pub async fn get_session(
         (status = 200, description = "The ended session", body = SessionInfo),
         (status = 404, description = "No such session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "Another daemon sharing the store owns the session", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn end_session(
@@ -200,7 +201,8 @@ pub async fn send_message(
         (status = 202, description = "Cancelling", body = CancelResponse),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "No turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json")
+        (status = 503, description = "Being restored, or the store is unavailable", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
 pub async fn cancel_turn(

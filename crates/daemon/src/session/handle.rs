@@ -211,20 +211,23 @@ impl SessionHandle {
         self.request(|respond| Command::Cancel { respond }).await
     }
 
-    /// Answers a permission request.
+    /// Answers a permission request (507/503 while the store cannot write: the answer
+    /// must be durable before the agent acts on it).
     pub async fn reply_permission(
         &self,
         id: String,
         reply: PermissionReply,
     ) -> Result<(), ApiError> {
         self.core.ensure_open()?;
+        self.core.log().store().check_writable()?;
         self.request(|respond| Command::ReplyPermission { id, reply, respond })
             .await
     }
 
-    /// Answers or rejects a question request.
+    /// Answers or rejects a question request (507/503 while the store cannot write).
     pub async fn reply_question(&self, id: String, answer: QuestionAnswer) -> Result<(), ApiError> {
         self.core.ensure_open()?;
+        self.core.log().store().check_writable()?;
         self.request(|respond| Command::ReplyQuestion {
             id,
             answer,

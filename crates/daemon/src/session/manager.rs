@@ -245,7 +245,12 @@ impl SessionManager {
             .await?
             .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
         if row.status == "running" && self.may_own(&row) && self.store.check_writable().is_ok() {
-            return Ok(View::Live(self.open(id).await?));
+            match self.open(id).await {
+                Ok(handle) => return Ok(View::Live(handle)),
+                // The store failed meanwhile: the read is served from the row.
+                Err(ApiError::StoreFull(_) | ApiError::StoreUnavailable(_)) => {}
+                Err(error) => return Err(error),
+            }
         }
         Ok(View::Stored(Box::new(row)))
     }

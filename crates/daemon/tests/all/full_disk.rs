@@ -67,9 +67,17 @@ async fn a_full_disk_never_hangs_a_client() {
     let api = Client::new(&daemon.url, None).unwrap();
     let http = reqwest::Client::new();
     let url = |path: &str| format!("{}{path}", daemon.url);
-    for id in ["flood", "idle", "ender"] {
+    for id in ["flood", "idle", "ender", "asker", "doomed"] {
         create_mock(&api, id).await;
     }
+    api.send_message("asker", "permission").await.unwrap();
+    let asked = loop {
+        let info = api.get_session("asker").await.unwrap();
+        if let Some(asked) = info.pending_permissions.first() {
+            break asked.permission_id.clone();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
 
     // A producer far faster than the disk, when the disk fills up: it runs into the
     // back-pressure limit and waits for room that does not come.
@@ -83,7 +91,7 @@ async fn a_full_disk_never_hangs_a_client() {
     let page = promptly("GET /sessions", api.list_sessions(&Default::default()))
         .await
         .unwrap();
-    assert_eq!(page.sessions.len(), 3);
+    assert_eq!(page.sessions.len(), 5);
     let flood = promptly("GET /sessions/flood", api.get_session("flood"))
         .await
         .unwrap();
@@ -148,6 +156,23 @@ async fn a_full_disk_never_hangs_a_client() {
     .await;
     assert_eq!(busy, full);
 
+    let reply = status_of(
+        "POST /sessions/asker/permissions/{id}/reply",
+        post(
+            &http,
+            url(&format!("/sessions/asker/permissions/{asked}/reply")),
+            serde_json::json!({"reply": "once"}),
+        ),
+    )
+    .await;
+    assert_eq!(reply, full);
+    let deleted = status_of(
+        "DELETE /sessions/doomed",
+        http.delete(url("/sessions/doomed")),
+    )
+    .await;
+    assert_eq!(deleted, full);
+
     // Cancel and end stop the agent and answer; their events wait for the disk.
     let cancelled = status_of(
         "POST /sessions/flood/cancel",
@@ -195,6 +220,11 @@ async fn a_full_disk_never_hangs_a_client() {
         ender_log.last().map(|e| &e.payload),
         Some(EventPayload::SessionEnded(_))
     ));
+    // What was refused can be done now.
+    api.reply_permission("asker", &asked, sandbox_universal::PermissionReply::Once)
+        .await
+        .unwrap();
+    api.delete_session("doomed").await.unwrap();
     // The session goes on, numbering continuing.
     api.send_message("flood", "again").await.unwrap();
     let info = api.get_session("flood").await.unwrap();
