@@ -3,7 +3,7 @@
 //! `GET /agents` after it, failures as problems, the CLI (through the daemon, and `--local`
 //! from two processes at once on one data dir), and a session created for an agent that is
 //! not installed: installed on the spot (once, while an install request runs too), then a
-//! real turn with it against the fake provider.
+//! real turn with it against the fake provider. npm runs without the daemon's secrets.
 
 use crate::common;
 
@@ -506,4 +506,122 @@ async fn a_restored_session_installs_its_missing_agent() {
         sandbox_universal::SessionStatus::Ended,
         "{info:?}"
     );
+}
+
+/// npm runs with an allow-listed environment: a fake `npm` first on `PATH` records its
+/// environment for both of the daemon's npm runs (finding the registry, installing Pi —
+/// the latter then handed to the real npm), with the daemon's token, provider keys and
+/// GitHub tokens in the installing process's environment; none of them reaches npm.
+#[tokio::test]
+async fn npm_runs_without_the_daemons_secrets() {
+    if Layouts::shared().npm().is_none() {
+        return;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let real_npm = std::env::split_paths(&path)
+        .map(|dir| dir.join("npm"))
+        .find(|npm| npm.is_file())
+        .expect("npm on PATH: Pi is installed through it");
+    let mirror = mirror().await;
+    let scratch = tempfile::tempdir().unwrap();
+    let (bin, records, home, tmp) = (
+        scratch.path().join("bin"),
+        scratch.path().join("records"),
+        scratch.path().join("home"),
+        scratch.path().join("tmp"),
+    );
+    for dir in [&bin, &records, &home, &tmp] {
+        std::fs::create_dir(dir).unwrap();
+    }
+    let registry = format!("{}/npm", mirror.url());
+    let fake = bin.join("npm");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\n\
+             record=\"{records}/$$\"\n\
+             env > \"$record.env\"\n\
+             printf '%s\\n' \"$*\" > \"$record.args\"\n\
+             if [ \"$1 $2 $3\" = \"config get registry\" ]; then echo '{registry}'; exit 0; fi\n\
+             exec '{real}' \"$@\"\n",
+            records = records.display(),
+            real = real_npm.display(),
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let secrets = [
+        ("SANDBOX_DAEMON_TOKEN", "daemon-token-secret-1"),
+        ("ANTHROPIC_API_KEY", "sk-ant-secret-2"),
+        ("OPENAI_API_KEY", "sk-openai-secret-3"),
+        ("CLAUDE_CODE_OAUTH_TOKEN", "claude-oauth-secret-4"),
+        ("AMP_API_KEY", "sgamp-secret-5"),
+        ("GITHUB_TOKEN", "ghp-secret-6"),
+        ("GH_TOKEN", "gho-secret-7"),
+        ("SANDBOX_DAEMON_GITHUB_TOKEN", "ghp-secret-8"),
+        ("AWS_SECRET_ACCESS_KEY", "aws-secret-9"),
+    ];
+    let data = tempfile::tempdir().unwrap();
+    let mut search = vec![bin.clone()];
+    search.extend(std::env::split_paths(&path));
+    let output = Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"))
+        .args(["agents", "install", "pi", "--local", "--data-dir"])
+        .arg(data.path())
+        .env_clear()
+        .env("PATH", std::env::join_paths(&search).unwrap())
+        .env("HOME", &home)
+        .env("TMPDIR", &tmp)
+        .env("LANG", "C.UTF-8")
+        .env("npm_config_fund", "false")
+        .envs(secrets)
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["version"], Agent::Pi.version());
+    assert_eq!(summary["source"], "npm");
+
+    // Every run of npm, by its arguments.
+    let mut runs: HashMap<String, HashMap<String, String>> = HashMap::new();
+    for entry in std::fs::read_dir(&records).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "args") {
+            let args = std::fs::read_to_string(&path).unwrap();
+            let env = std::fs::read_to_string(path.with_extension("env")).unwrap();
+            for (name, value) in secrets {
+                assert!(
+                    !env.contains(value) && !env.contains(&format!("{name}=")),
+                    "{name} reached npm ({args}): {env}"
+                );
+            }
+            let vars = env
+                .lines()
+                .filter_map(|line| line.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            runs.insert(args.trim().to_string(), vars);
+        }
+    }
+    let config = &runs["config get registry"];
+    let install = runs
+        .iter()
+        .find(|(args, _)| args.starts_with("install "))
+        .map(|(_, env)| env)
+        .unwrap_or_else(|| panic!("no `npm install` among {:?}", runs.keys()));
+    for env in [config, install] {
+        // What npm needs does reach it.
+        assert!(
+            env["PATH"].starts_with(&bin.display().to_string()),
+            "{env:?}"
+        );
+        assert_eq!(env["HOME"], home.display().to_string());
+        assert_eq!(env["TMPDIR"], tmp.display().to_string());
+        assert_eq!(env["npm_config_fund"], "false");
+    }
+    assert_eq!(install["npm_config_registry"], registry);
+    assert!(!config.contains_key("npm_config_registry"), "{config:?}");
 }
