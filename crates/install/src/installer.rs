@@ -131,8 +131,10 @@ impl Installer {
         progress(InstallProgress::Resolving {
             requested: requested.clone(),
         });
+        let fetcher = self.fetcher.for_agent(spec);
         let mut job = Job {
             installer: self,
+            fetcher: &fetcher,
             spec,
             lock: &lock,
             reinstall,
@@ -153,7 +155,7 @@ impl Installer {
                     SourceKind::Release => {
                         plan::release_plan(
                             &self.config,
-                            &self.fetcher,
+                            &fetcher,
                             spec,
                             &release,
                             platform,
@@ -162,7 +164,7 @@ impl Installer {
                         .await?
                     }
                     SourceKind::Npm => {
-                        let registry = Registry::discover(&self.config, &self.fetcher).await?;
+                        let registry = Registry::discover(&self.config, &fetcher).await?;
                         plan::npm_plan(&registry, spec, &npm, platform, &requested).await?
                     }
                 };
@@ -191,6 +193,8 @@ impl Installer {
 /// One install, under the agent's lock.
 struct Job<'a> {
     installer: &'a Installer,
+    /// The network, for this agent.
+    fetcher: &'a Fetcher,
     spec: &'static AgentSpec,
     lock: &'a AgentLock,
     reinstall: bool,
@@ -246,7 +250,6 @@ impl Job<'_> {
             // At most ten frames a second, plus the first and the last.
             let mut last: Option<Instant> = None;
             let got = self
-                .installer
                 .fetcher
                 .download(
                     &download.url,
@@ -307,7 +310,7 @@ impl Job<'_> {
             .spec
             .installed_executable()
             .expect("a Node agent has a script");
-        let registry = Registry::discover(&self.installer.config, &self.installer.fetcher).await?;
+        let registry = Registry::discover(&self.installer.config, self.fetcher).await?;
         let version = match plan::explicit(self.spec, requested)? {
             Some(version) => version,
             None => registry.latest(package.name).await?,

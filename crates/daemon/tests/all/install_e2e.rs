@@ -3,7 +3,8 @@
 //! `GET /agents` after it, failures as problems, the CLI (through the daemon, and `--local`
 //! from two processes at once on one data dir), and a session created for an agent that is
 //! not installed: installed on the spot (once, while an install request runs too), then a
-//! real turn with it against the fake provider. npm runs without the daemon's secrets.
+//! real turn with it against the fake provider. npm runs without the daemon's secrets. A
+//! session whose agent's hosts do not answer fails within seconds, saying what to do.
 
 use crate::common;
 
@@ -624,4 +625,77 @@ async fn npm_runs_without_the_daemons_secrets() {
     }
     assert_eq!(install["npm_config_registry"], registry);
     assert!(!config.contains_key("npm_config_registry"), "{config:?}");
+}
+
+/// A daemon whose install hosts accept connections and never answer: a session created for
+/// an agent that is not installed fails within seconds (the 8 s answer budget), with a
+/// `502 installFailed` naming the silent host and both ways out.
+#[tokio::test]
+async fn a_session_fails_fast_saying_what_to_do_when_no_install_host_answers() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let silent = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+        }
+    });
+    let url = format!("http://{addr}");
+    let data = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(common::process::BINARY);
+    command.args(common::process::daemon_args(data.path(), None));
+    for flag in [
+        "--claude-releases-url",
+        "--amp-releases-url",
+        "--github-url",
+        "--github-api-url",
+    ] {
+        command.args([flag, url.as_str()]);
+    }
+    command
+        .args(["--npm-registry", &format!("{url}/npm")])
+        // No agent binary anywhere: no override, an empty PATH.
+        .env_clear()
+        .env("HOME", data.path())
+        .env("PATH", empty.path());
+    let daemon = common::process::DaemonProcess::spawn_command(command);
+
+    let started = std::time::Instant::now();
+    let response = raw(
+        reqwest::Method::POST,
+        &format!("{}/sessions/nothing-answers", daemon.url),
+        None,
+        Some("application/json"),
+        Some(br#"{"agent":"claude"}"#.to_vec()),
+    )
+    .await;
+    let took = started.elapsed();
+    eprintln!("session create against silent install hosts: {took:?}: {response:?}");
+    assert_eq!(response.0, 502, "{response:?}");
+    assert_eq!(response.2["agentError"]["type"], "installFailed");
+    let detail = response.2["detail"].as_str().unwrap();
+    for part in [
+        format!("{addr} did not answer"),
+        "--install-mirror".into(),
+        "SANDBOX_DAEMON_INSTALL_MIRROR".into(),
+        "SANDBOX_DAEMON_CLAUDE_PATH".into(),
+    ] {
+        assert!(detail.contains(&part), "{part:?} in {detail}");
+    }
+    assert!(
+        took >= Duration::from_secs(7) && took < Duration::from_secs(12),
+        "{took:?}"
+    );
+    // Nothing is kept of the session.
+    let gone = raw(
+        reqwest::Method::GET,
+        &format!("{}/sessions/nothing-answers", daemon.url),
+        None,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(gone.0, 404, "{gone:?}");
+    silent.abort();
 }
