@@ -1,6 +1,7 @@
 //! Where installs go and where they come from: the install directory, the vendor hosts
 //! (each overridable), one mirror standing in for all of them, the npm registry, the
-//! default version, the platform, and the network's patience.
+//! default version, the platform, whether unverifiable downloads are accepted, and the
+//! network's patience.
 //!
 //! ## The network's patience
 //!
@@ -95,6 +96,9 @@ pub struct InstallConfig {
     pub default_version: DefaultVersion,
     /// The machine to install for (else this one, detected).
     pub platform: Option<Platform>,
+    /// Accept a download whose vendor publishes no checksum for it (installed with a loud
+    /// warning); by default such an install is refused (`--allow-unverified-installs`).
+    pub allow_unverified: bool,
     /// One connection attempt (a fresh one follows, within [`Self::answer_timeout`]).
     pub connect_timeout: Duration,
     /// How long one request may wait for its answer, retries and their pauses included:
@@ -114,7 +118,7 @@ pub struct InstallConfig {
 
 impl InstallConfig {
     /// Defaults for installing into `install_dir`: official hosts, release source, pinned
-    /// versions, this machine, 4 s per connection attempt,
+    /// versions, this machine, unverifiable downloads refused, 4 s per connection attempt,
     /// 8 s for a request to be answered, 30 s stall limit for a download's body, 3 retries
     /// from 500 ms.
     pub fn new(install_dir: PathBuf) -> Self {
@@ -127,6 +131,7 @@ impl InstallConfig {
             source: SourceKind::Release,
             default_version: DefaultVersion::Pinned,
             platform: None,
+            allow_unverified: false,
             connect_timeout: Duration::from_secs(4),
             answer_timeout: Duration::from_secs(8),
             read_timeout: Duration::from_secs(30),

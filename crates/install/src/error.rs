@@ -1,6 +1,6 @@
 //! What can go wrong installing an agent. Every variant says enough to act on: the URL and
 //! status, the expected and actual checksum, the platform, the missing tool; a host that
-//! does not answer also names the ways out.
+//! does not answer and a download nobody vouches for also name the ways out.
 
 use sandbox_universal::AgentError;
 
@@ -65,6 +65,18 @@ pub enum InstallError {
         url: String,
         /// Expected and actual checksum or size.
         detail: String,
+    },
+    /// The vendor publishes no checksum for a download, and unverified installs are off.
+    #[error(
+        "refusing to install {url}: {reason}, so its bytes cannot be verified. To install it unverified anyway, pass --allow-unverified-installs (or set SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS=1); or provide the binary yourself with {path_var}"
+    )]
+    Unverified {
+        /// The file that would be downloaded.
+        url: String,
+        /// Why nothing vouches for it.
+        reason: String,
+        /// The agent's override variable (`SANDBOX_DAEMON_<AGENT>_PATH`).
+        path_var: String,
     },
     /// A response could not be understood (release metadata, a version file).
     #[error("{url} returned something unexpected: {detail}")]
@@ -145,6 +157,7 @@ impl InstallError {
             Self::Http { .. } => "httpStatus",
             Self::NoAnswer { .. } => "noAnswer",
             Self::Network { .. } => "network",
+            Self::Unverified { .. } => "unverified",
             Self::Corrupt { .. } => "corrupt",
             Self::BadResponse { .. } => "badResponse",
             Self::MissingMember { .. } => "missingFile",

@@ -92,10 +92,7 @@ impl Registry {
                 }
             });
         };
-        let expected = match dist["integrity"]
-            .as_str()
-            .and_then(|i| i.strip_prefix("sha512-"))
-        {
+        let expected = match integrity_sha512(dist["integrity"].as_str().unwrap_or_default()) {
             Some(b64) => Expected::Sha512(
                 base64::engine::general_purpose::STANDARD
                     .decode(b64)
@@ -104,13 +101,25 @@ impl Registry {
                         detail: format!("integrity is not base64: {e}"),
                     })?,
             ),
-            None => Expected::Unpublished,
+            None => Expected::Unpublished(format!(
+                "the registry ({}) publishes no SHA-512 integrity for {name}@{version}",
+                self.url
+            )),
         };
         Ok(Dist {
             tarball: tarball.to_string(),
             expected,
         })
     }
+}
+
+/// The base64 SHA-512 of an `integrity` string (Subresource Integrity: one or more
+/// space-separated `<algorithm>-<base64>`; weaker algorithms are ignored).
+fn integrity_sha512(integrity: &str) -> Option<&str> {
+    integrity
+        .split_whitespace()
+        .find_map(|hash| hash.strip_prefix("sha512-"))
+        .map(|b64| b64.split('?').next().unwrap_or(b64))
 }
 
 /// npm's configured registry: its environment variable, the user's `.npmrc`, then
@@ -323,5 +332,13 @@ mod tests {
         // Without a resolved registry, npm's own setting stays.
         let env = npm_env(vars, None);
         assert_eq!(env["NPM_CONFIG_REGISTRY"], "http://other/");
+    }
+
+    #[test]
+    fn the_sha512_of_an_integrity_string() {
+        assert_eq!(integrity_sha512("sha512-AAAA"), Some("AAAA"));
+        assert_eq!(integrity_sha512("sha1-BBBB sha512-AAAA?opt"), Some("AAAA"));
+        assert_eq!(integrity_sha512("sha1-BBBB"), None);
+        assert_eq!(integrity_sha512(""), None);
     }
 }

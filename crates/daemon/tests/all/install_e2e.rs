@@ -1,9 +1,11 @@
 //! Installing agents through the daemon, against a loopback mirror of the official hosts
-//! filled with the real pinned binaries: the install route (JSON and streamed progress),
-//! `GET /agents` after it, failures as problems, the CLI (through the daemon, and `--local`
-//! from two processes at once on one data dir), and a session created for an agent that is
-//! not installed: installed on the spot (once, while an install request runs too), then a
-//! real turn with it against the fake provider. npm runs without the daemon's secrets. A
+//! (and of an npm registry) filled with the real pinned binaries: the install route (JSON
+//! and streamed progress), `GET /agents` after it, failures as problems, the CLI (through
+//! the daemon, and `--local` from two processes at once on one data dir), and a session
+//! created for an agent that is not installed: installed on the spot (once, while an install
+//! request runs too), then a real turn with it against the fake provider. Amp comes from its
+//! npm platform package (its release host publishes no checksum); without a registry it is
+//! refused unless unverified installs are allowed. npm runs without the daemon's secrets. A
 //! session whose agent's hosts do not answer fails within seconds, saying what to do.
 
 use crate::common;
@@ -30,6 +32,25 @@ async fn mirror() -> Mirror {
     Mirror::serve(Layouts::shared().root()).await.unwrap()
 }
 
+/// Amp's release layout and its npm packages; `None` after a loud skip without Amp.
+fn amp_layout() -> Option<sandbox_testkit::mirror::Published> {
+    Layouts::shared().amp_npm()?;
+    Layouts::shared().release(Agent::Amp)
+}
+
+/// The path of Amp's platform package tarball on the mirror: Amp's verified binary.
+fn amp_tarball() -> String {
+    let cpu = if cfg!(target_arch = "aarch64") {
+        "arm64"
+    } else {
+        "x64"
+    };
+    format!(
+        "/npm/@ampcode/cli-linux-{cpu}/-/cli-linux-{cpu}-{}.tgz",
+        Agent::Amp.version()
+    )
+}
+
 async fn daemon(mirror: &Mirror, auto_install: bool) -> TestDaemon {
     TestDaemon::start_with(Options {
         install_mirror: Some(mirror.url().to_string()),
@@ -41,12 +62,12 @@ async fn daemon(mirror: &Mirror, auto_install: bool) -> TestDaemon {
 
 #[tokio::test]
 async fn the_install_route_installs_reports_and_streams() {
-    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
     let daemon = daemon(&mirror, false).await;
-    let binary = amp.paths["binary"].clone();
+    let binary = amp_tarball();
 
     let before = daemon.client.list_agents().await.unwrap().agents;
     let info = before.iter().find(|a| a.id == AgentId::Amp).unwrap();
@@ -59,7 +80,7 @@ async fn the_install_route_installs_reports_and_streams() {
         .unwrap();
     assert!(!done.already_installed);
     assert_eq!(done.version.as_deref(), Some(Agent::Amp.version()));
-    assert_eq!(done.source, Some(BinarySource::Mirror));
+    assert_eq!(done.source, Some(BinarySource::Npm));
     assert!(done.size > 1_000_000);
     let path = done.path.clone().unwrap();
     assert!(
@@ -78,7 +99,7 @@ async fn the_install_route_installs_reports_and_streams() {
     assert!(info.installed);
     assert_eq!(info.version.as_deref(), Some(Agent::Amp.version()));
     assert_eq!(info.path.as_deref(), Some(path.as_str()));
-    assert_eq!(info.source, Some(BinarySource::Mirror));
+    assert_eq!(info.source, Some(BinarySource::Npm));
     assert_eq!(info.installed_versions.len(), 1);
     assert!(info.installed_versions[0].current);
 
@@ -225,24 +246,25 @@ async fn an_override_is_authoritative() {
     assert!(mirror.requests().is_empty(), "{:?}", mirror.requests());
 }
 
-/// `sandbox-daemon agents install <agent> --local` (run on tokio: the mirror serving it
-/// lives on this test's runtime).
+/// `sandbox-daemon agents install <agent> --local` from `mirror` (also the npm registry)
+/// (run on tokio: the mirror serving it lives on this test's runtime).
 fn cli(mirror: &Mirror, data_dir: &std::path::Path, agent: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"));
     command
         .args(["agents", "install", agent, "--local", "--data-dir"])
         .arg(data_dir)
-        .args(["--install-mirror", mirror.url()]);
+        .args(["--install-mirror", mirror.url()])
+        .args(["--npm-registry", &format!("{}/npm", mirror.url())]);
     command
 }
 
 #[tokio::test]
 async fn the_cli_installs_through_the_daemon_and_locally_from_two_processes() {
-    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
-    let binary = amp.paths["binary"].clone();
+    let binary = amp_tarball();
 
     // Two processes at once on one data dir: one downloads, the other waits and finds it.
     let data = tempfile::tempdir().unwrap();
@@ -282,7 +304,7 @@ async fn the_cli_installs_through_the_daemon_and_locally_from_two_processes() {
     );
     let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["alreadyInstalled"], false);
-    assert_eq!(summary["source"], "mirror");
+    assert_eq!(summary["source"], "npm");
     assert!(String::from_utf8_lossy(&output.stderr).contains("installed"));
     assert_eq!(mirror.count(&binary), 2);
     let failed = Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"))
@@ -387,9 +409,9 @@ async fn a_session_installs_its_agent_then_runs_a_real_turn() {
 /// A disk too small for the binary: `installFailed` saying so, and nothing left behind.
 #[tokio::test]
 async fn a_full_disk_fails_the_install_and_leaves_nothing() {
-    let Some(_) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
     let dir = tempfile::tempdir().unwrap();
     let Some(disk) = common::process::TmpfsNamespace::new(dir.path(), "16m") else {
@@ -408,6 +430,8 @@ async fn a_full_disk_fails_the_install_and_leaves_nothing() {
             data.display().to_string(),
             "--install-mirror".into(),
             mirror.url().into(),
+            "--npm-registry".into(),
+            format!("{}/npm", mirror.url()),
         ])
         .collect();
     let output = Command::from(disk.command(&args)).output().await.unwrap();
@@ -426,9 +450,9 @@ async fn a_full_disk_fails_the_install_and_leaves_nothing() {
 /// A stream with nothing to say for a while keeps its connection alive with comments.
 #[tokio::test]
 async fn a_quiet_install_stream_sends_keep_alives() {
-    let Some(_) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
     let daemon = TestDaemon::start_with(Options {
         install_mirror: Some(mirror.url().to_string()),
@@ -436,7 +460,8 @@ async fn a_quiet_install_stream_sends_keep_alives() {
         ..Options::default()
     })
     .await;
-    mirror.fail("/cli-version.txt", Fault::Delay(700));
+    // Amp's latest version is its launcher package's `latest` on the registry.
+    mirror.fail("/npm/@ampcode/cli", Fault::Delay(700));
     let response = reqwest::Client::new()
         .post(format!("{}/agents/amp/install", daemon.url()))
         .header("accept", "text/event-stream")
@@ -464,9 +489,9 @@ async fn a_quiet_install_stream_sends_keep_alives() {
 #[tokio::test]
 async fn a_restored_session_installs_its_missing_agent() {
     sandbox_testkit::isolate!();
-    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
     // Amp's own service is a loopback port nothing listens on: its turns end with an error,
     // which is enough to see that the agent ran.
@@ -486,7 +511,7 @@ async fn a_restored_session_installs_its_missing_agent() {
     daemon
         .agent_session("amp", "moved", CreateSessionRequest::default())
         .await;
-    let binary = amp.paths["binary"].clone();
+    let binary = amp_tarball();
     assert_eq!(mirror.count(&binary), 1);
 
     let agents = daemon.data_dir.path().join("agents/amp");
@@ -507,6 +532,79 @@ async fn a_restored_session_installs_its_missing_agent() {
         sandbox_universal::SessionStatus::Ended,
         "{info:?}"
     );
+}
+
+/// `sandbox-daemon agents install amp --local` from `mirror` with exactly this environment:
+/// no npm on `PATH` and no `.npmrc` in `HOME`, so no npm registry is known.
+fn amp_without_a_registry(
+    mirror: &Mirror,
+    data_dir: &std::path::Path,
+    scratch: &std::path::Path,
+) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"));
+    command
+        .args(["agents", "install", "amp", "--local", "--data-dir"])
+        .arg(data_dir)
+        .args(["--install-mirror", mirror.url()])
+        .env_clear()
+        .env("HOME", scratch)
+        .env("PATH", scratch);
+    command
+}
+
+/// Amp's release host publishes no checksum and no npm registry is known to take its
+/// verified npm package from: refused before the download, naming the file, why, and every
+/// way out; with the operator's opt-in, the release binary is installed, loudly.
+#[tokio::test]
+async fn amp_without_an_npm_registry_is_refused_unless_allowed() {
+    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+        return;
+    };
+    let mirror = mirror().await;
+    let binary = amp.paths["binary"].clone();
+    let data = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+
+    let refused = amp_without_a_registry(&mirror, data.path(), scratch.path())
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    for part in [
+        "refusing to install",
+        binary.as_str(),
+        "Amp's release host publishes no checksums",
+        "npm platform package",
+        "--npm-registry",
+        "SANDBOX_DAEMON_NPM_REGISTRY",
+        "--allow-unverified-installs",
+        "SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS=1",
+        "SANDBOX_DAEMON_AMP_PATH",
+    ] {
+        assert!(stderr.contains(part), "{part:?} in {stderr}");
+    }
+    assert_eq!(mirror.count(&binary), 0, "{:?}", mirror.requests());
+
+    let allowed = amp_without_a_registry(&mirror, data.path(), scratch.path())
+        .env("SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS", "1")
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&allowed.stderr);
+    assert!(allowed.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("WARNING: amp") && stderr.contains("UNVERIFIED"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("INSTALLING AN UNVERIFIED DOWNLOAD"),
+        "{stderr}"
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&allowed.stdout).unwrap();
+    assert_eq!(summary["source"], "mirror");
+    assert_eq!(summary["version"], Agent::Amp.version());
+    assert_eq!(mirror.count(&binary), 1);
 }
 
 /// npm runs with an allow-listed environment: a fake `npm` first on `PATH` records its
