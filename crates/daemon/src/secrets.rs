@@ -2,7 +2,7 @@
 //! reach of the processes it starts.
 //!
 //! Agents never get the daemon's environment (`sandbox_agents::process` builds theirs from
-//! an allow-list), and the daemon makes itself non-dumpable, so processes of its own user
+//! an allow-list; so does the installer for npm, `sandbox_install::npm::npm_env`), and the daemon makes itself non-dumpable, so processes of its own user
 //! cannot read its `/proc/<pid>/{environ,mem}` or attach to it. That cannot hold against
 //! root: agents running as root (the daemon's user, or `--agent-user root`) can read
 //! anything, which the daemon says at start; `--agent-user` runs them as another user.

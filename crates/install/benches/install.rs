@@ -1,6 +1,6 @@
 //! How long installing each agent takes from a loopback mirror of its official layout (the
-//! real pinned binaries): download with hashing, checksum check, unpacking, the `--version`
-//! run and the commit; then the same agent already installed (no download), and eight
+//! real pinned binaries; Amp from its npm platform package, as by default): download with
+//! hashing, checksum check, unpacking, the `--version` run and the commit; then the same agent already installed (no download), and eight
 //! concurrent installs of one agent (one download).
 //!
 //! `cargo bench -p sandbox-install --bench install` (needs scripts/install-test-agents.sh).
@@ -11,9 +11,11 @@ use sandbox_install::{InstallConfig, Installer};
 use sandbox_testkit::agents::Agent;
 use sandbox_testkit::mirror::{Layouts, Mirror};
 
+/// Installs from `mirror`, also the npm registry (Amp's verified binary comes from there).
 fn installer(dir: &std::path::Path, mirror: &Mirror) -> Installer {
     let mut config = InstallConfig::new(dir.to_path_buf());
     config.mirror = Some(mirror.url().to_string());
+    config.npm_registry = Some(format!("{}/npm", mirror.url()));
     Installer::new(config)
 }
 
@@ -30,6 +32,9 @@ async fn main() {
             return;
         }
     }
+    Layouts::shared()
+        .amp_npm()
+        .expect("Amp's npm packages are published");
     let mirror = Mirror::serve(Layouts::shared().root()).await.unwrap();
     println!("agent      version                    MiB   fresh install   MiB/s   again");
     for agent in agents {
@@ -67,7 +72,7 @@ async fn main() {
     let elapsed: Duration = started.elapsed();
     let downloads = mirror.requests()[before..]
         .iter()
-        .filter(|p| p.contains("/amp-linux-"))
+        .filter(|p| p.contains("/cli-linux-") && p.ends_with(".tgz"))
         .count();
     let fresh = results
         .iter()

@@ -1,6 +1,27 @@
 //! Where installs go and where they come from: the install directory, the vendor hosts
 //! (each overridable), one mirror standing in for all of them, the npm registry, the
-//! default version, the platform, and the network's patience.
+//! default version, the platform, whether unverifiable downloads are accepted, and the
+//! network's patience.
+//!
+//! ## The network's patience
+//!
+//! An install waits on the network in two different ways, and they are bounded apart:
+//!
+//! - **Waiting for an answer** ([`InstallConfig::answer_timeout`], 8 s): from sending a
+//!   request (connecting included) to the response's head — and for a small document (a
+//!   version file, release metadata, a packument) to its whole body. Every retry of that
+//!   request and the pauses between them come out of the same 8 s, so a host that accepts
+//!   connections and never answers, or drops every packet, fails the install after 8 s
+//!   with a message naming the host, not after minutes of retries. A session created for
+//!   an agent that is not installed therefore fails within about 10 s when nothing answers.
+//! - **Waiting for bytes** ([`InstallConfig::read_timeout`], 30 s): once a download has
+//!   answered, the longest gap between two chunks of its body. A slow transfer that keeps
+//!   progressing is never cut off, however long it takes (a 360 MiB binary on a slow link);
+//!   a transfer that stops for 30 s is broken and starts over (up to
+//!   [`InstallConfig::retries`] times), each new attempt again with 8 s to be answered.
+//!
+//! A single connection attempt gives up after [`InstallConfig::connect_timeout`] (4 s), so
+//! a lost SYN is tried again on a fresh connection within the answer budget.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -75,11 +96,21 @@ pub struct InstallConfig {
     pub default_version: DefaultVersion,
     /// The machine to install for (else this one, detected).
     pub platform: Option<Platform>,
-    /// Connecting to a server.
+    /// Accept a download whose vendor publishes no checksum for it (installed with a loud
+    /// warning); by default such an install is refused (`--allow-unverified-installs`).
+    pub allow_unverified: bool,
+    /// One connection attempt (a fresh one follows, within [`Self::answer_timeout`]).
     pub connect_timeout: Duration,
-    /// The longest a transfer may stall (no byte received).
+    /// How long one request may wait for its answer, retries and their pauses included:
+    /// the response head of a download, the whole of a small document. Any answer ends
+    /// the wait; the time a download's body takes is not counted (see the module doc).
+    pub answer_timeout: Duration,
+    /// The longest a download's body may stall (no byte received) once it has answered;
+    /// a stalled transfer starts over.
     pub read_timeout: Duration,
-    /// How many times a request is tried again after a 5xx answer or a broken connection.
+    /// How many times a request is tried again after a 5xx answer, a broken connection or
+    /// a stalled transfer (pauses of a request not yet answered count against
+    /// [`Self::answer_timeout`]).
     pub retries: u32,
     /// The first pause before trying again (doubled each time).
     pub backoff: Duration,
@@ -87,7 +118,9 @@ pub struct InstallConfig {
 
 impl InstallConfig {
     /// Defaults for installing into `install_dir`: official hosts, release source, pinned
-    /// versions, this machine, 10 s to connect, 60 s stall limit, 3 retries from 500 ms.
+    /// versions, this machine, unverifiable downloads refused, 4 s per connection attempt,
+    /// 8 s for a request to be answered, 30 s stall limit for a download's body, 3 retries
+    /// from 500 ms.
     pub fn new(install_dir: PathBuf) -> Self {
         Self {
             install_dir,
@@ -98,8 +131,10 @@ impl InstallConfig {
             source: SourceKind::Release,
             default_version: DefaultVersion::Pinned,
             platform: None,
-            connect_timeout: Duration::from_secs(10),
-            read_timeout: Duration::from_secs(60),
+            allow_unverified: false,
+            connect_timeout: Duration::from_secs(4),
+            answer_timeout: Duration::from_secs(8),
+            read_timeout: Duration::from_secs(30),
             retries: 3,
             backoff: Duration::from_millis(500),
         }

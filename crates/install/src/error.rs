@@ -1,5 +1,6 @@
 //! What can go wrong installing an agent. Every variant says enough to act on: the URL and
-//! status, the expected and actual checksum, the platform, the missing tool.
+//! status, the expected and actual checksum, the platform, the missing tool; a host that
+//! does not answer and a download nobody vouches for also name the ways out.
 
 use sandbox_universal::AgentError;
 
@@ -31,7 +32,23 @@ pub enum InstallError {
         /// The status.
         status: u16,
     },
-    /// The server could not be reached, or the transfer broke off (after retries).
+    /// No answer from a host: nothing listens there, no route or name leads to it, or it
+    /// did not answer within the answer budget (retries included). Names the host and the
+    /// ways to install without it.
+    #[error(
+        "{host} did not answer: {detail} (GET {url}). Without access to {host}, install from a mirror that answers (--install-mirror or SANDBOX_DAEMON_INSTALL_MIRROR; --npm-registry or SANDBOX_DAEMON_NPM_REGISTRY for npm packages), or provide the binary yourself with {path_var}"
+    )]
+    NoAnswer {
+        /// The host (and port) that did not answer.
+        host: String,
+        /// The URL asked for.
+        url: String,
+        /// What happened (the timeout, or the connection's error).
+        detail: String,
+        /// The agent's override variable (`SANDBOX_DAEMON_<AGENT>_PATH`).
+        path_var: String,
+    },
+    /// The transfer broke off (after retries), or the connection failed once answered.
     #[error("GET {url} failed: {message}")]
     Network {
         /// The URL.
@@ -48,6 +65,18 @@ pub enum InstallError {
         url: String,
         /// Expected and actual checksum or size.
         detail: String,
+    },
+    /// The vendor publishes no checksum for a download, and unverified installs are off.
+    #[error(
+        "refusing to install {url}: {reason}, so its bytes cannot be verified. To install it unverified anyway, pass --allow-unverified-installs (or set SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS=1); or provide the binary yourself with {path_var}"
+    )]
+    Unverified {
+        /// The file that would be downloaded.
+        url: String,
+        /// Why nothing vouches for it.
+        reason: String,
+        /// The agent's override variable (`SANDBOX_DAEMON_<AGENT>_PATH`).
+        path_var: String,
     },
     /// A response could not be understood (release metadata, a version file).
     #[error("{url} returned something unexpected: {detail}")]
@@ -126,7 +155,9 @@ impl InstallError {
             Self::UnsupportedPlatform { .. } => "unsupportedPlatform",
             Self::BadVersion(_) => "badVersion",
             Self::Http { .. } => "httpStatus",
+            Self::NoAnswer { .. } => "noAnswer",
             Self::Network { .. } => "network",
+            Self::Unverified { .. } => "unverified",
             Self::Corrupt { .. } => "corrupt",
             Self::BadResponse { .. } => "badResponse",
             Self::MissingMember { .. } => "missingFile",

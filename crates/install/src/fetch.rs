@@ -1,6 +1,12 @@
 //! HTTP for installs: small documents (version files, release metadata, packuments) and
 //! downloads streamed to disk while hashed. A 5xx answer or a broken connection is tried
-//! again with backoff; a 4xx answer is final. A stalled transfer times out.
+//! again with backoff; a 4xx answer is final, and so is a connection nothing accepts.
+//!
+//! Waiting is bounded twice (see [`crate::config`]): a request must be answered — a
+//! download's response head, a document whole — within the answer budget, its retries
+//! included, or the install fails naming the silent host ([`InstallError::NoAnswer`]); a
+//! download's body may then take as long as it takes, as long as no gap between two chunks
+//! exceeds the stall limit.
 
 use std::path::Path;
 use std::time::Duration;
@@ -8,7 +14,9 @@ use std::time::Duration;
 use futures::StreamExt;
 use sha2::{Digest, Sha256, Sha512};
 use tokio::io::AsyncWriteExt;
+use tokio::time::Instant;
 
+use sandbox_agents::manifest::AgentSpec;
 use sandbox_agents::release::ReleaseHost;
 
 use crate::config::InstallConfig;
@@ -32,7 +40,10 @@ pub struct Fetcher {
     direct: reqwest::Client,
     retries: u32,
     backoff: Duration,
+    answer_timeout: Duration,
     github_token: Option<String>,
+    /// The override variable a [`InstallError::NoAnswer`] points to.
+    path_var: String,
 }
 
 impl Fetcher {
@@ -50,7 +61,18 @@ impl Fetcher {
             direct: builder().no_proxy().build().expect("an HTTP client"),
             retries: config.retries,
             backoff: config.backoff,
+            answer_timeout: config.answer_timeout,
             github_token: config.github_token.clone(),
+            path_var: "SANDBOX_DAEMON_<AGENT>_PATH".into(),
+        }
+    }
+
+    /// This fetcher, for installing `spec`: a host that does not answer is reported with
+    /// the agent's own override variable as a way out.
+    pub fn for_agent(&self, spec: &AgentSpec) -> Self {
+        Self {
+            path_var: spec.path_var(),
+            ..self.clone()
         }
     }
 
@@ -72,10 +94,25 @@ impl Fetcher {
         if loopback { &self.direct } else { &self.client }
     }
 
-    /// A response with a success status, after retries.
-    async fn get(&self, url: &str, accept: &str) -> Result<reqwest::Response, InstallError> {
+    /// The moment a request sent now must have been answered by.
+    fn deadline(&self) -> Instant {
+        Instant::now() + self.answer_timeout
+    }
+
+    /// A response with a success status, answered before `deadline` (retries and their
+    /// pauses included).
+    async fn get(
+        &self,
+        url: &str,
+        accept: &str,
+        deadline: Instant,
+    ) -> Result<reqwest::Response, InstallError> {
         let mut attempt = 0;
         loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(self.silent(url));
+            }
             let mut request = self
                 .client_for(url)
                 .get(url)
@@ -83,75 +120,92 @@ impl Fetcher {
             if let Some(token) = self.token_for(url) {
                 request = request.bearer_auth(token);
             }
-            let result = request.send().await;
-            let retry = match result {
-                Ok(response) if response.status().is_success() => return Ok(response),
-                Ok(response) if response.status().is_server_error() => InstallError::Http {
+            let retry = match tokio::time::timeout(left, request.send()).await {
+                Err(_) => return Err(self.silent(url)),
+                Ok(Ok(response)) if response.status().is_success() => return Ok(response),
+                Ok(Ok(response)) if response.status().is_server_error() => InstallError::Http {
                     url: url.into(),
                     status: response.status().as_u16(),
                 },
-                Ok(response) => {
+                Ok(Ok(response)) => {
                     return Err(InstallError::Http {
                         url: url.into(),
                         status: response.status().as_u16(),
                     });
                 }
-                // Nothing listens there: trying again within seconds will not change that.
-                Err(error) if refused(&error) => return Err(network(url, &error)),
-                Err(error) => network(url, &error),
+                // Nothing listens there, or no route leads there: trying again within
+                // seconds will not change that.
+                Ok(Err(error)) if unreachable(&error) => return Err(self.unreachable(url, &error)),
+                Ok(Err(error)) if error.is_connect() || error.is_timeout() => {
+                    self.unreachable(url, &error)
+                }
+                Ok(Err(error)) => network(url, &error),
             };
-            attempt = self.pause(attempt, url, retry).await?;
+            attempt = self.pause(attempt, url, retry, Some(deadline)).await?;
         }
     }
 
-    /// Waits before the next attempt, or gives up with `error` when retries are spent.
+    /// Waits before the next attempt, or gives up with `error` when retries are spent or
+    /// the pause would end past `deadline`.
     async fn pause(
         &self,
         attempt: u32,
         url: &str,
         error: InstallError,
+        deadline: Option<Instant>,
     ) -> Result<u32, InstallError> {
         if attempt >= self.retries {
             return Err(error);
         }
         let delay = self.backoff * 2u32.saturating_pow(attempt);
+        if deadline.is_some_and(|deadline| Instant::now() + delay >= deadline) {
+            return Err(error);
+        }
         tracing::warn!(%url, %error, attempt = attempt + 1, ?delay, "install download failed; retrying");
         tokio::time::sleep(delay).await;
         Ok(attempt + 1)
     }
 
-    /// A small text document (a version file), trimmed.
-    pub async fn text(&self, url: &str) -> Result<String, InstallError> {
+    /// A small document, whole: its answer is its body, so the body too must arrive
+    /// within the answer budget.
+    async fn document(&self, url: &str, accept: &str) -> Result<Vec<u8>, InstallError> {
+        let deadline = self.deadline();
         let mut attempt = 0;
         loop {
-            let response = self.get(url, "text/plain, */*").await?;
-            match response.text().await {
-                Ok(text) => return Ok(text.trim().to_string()),
-                Err(error) => attempt = self.pause(attempt, url, network(url, &error)).await?,
+            let response = self.get(url, accept, deadline).await?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            match tokio::time::timeout(left, response.bytes()).await {
+                Err(_) => return Err(self.silent(url)),
+                Ok(Ok(body)) => return Ok(body.to_vec()),
+                Ok(Err(error)) => {
+                    attempt = self
+                        .pause(attempt, url, network(url, &error), Some(deadline))
+                        .await?
+                }
             }
         }
+    }
+
+    /// A small text document (a version file), trimmed.
+    pub async fn text(&self, url: &str) -> Result<String, InstallError> {
+        let body = self.document(url, "text/plain, */*").await?;
+        Ok(String::from_utf8_lossy(&body).trim().to_string())
     }
 
     /// A JSON document.
     pub async fn json(&self, url: &str, accept: &str) -> Result<serde_json::Value, InstallError> {
-        let mut attempt = 0;
-        loop {
-            let response = self.get(url, accept).await?;
-            match response.bytes().await {
-                Ok(body) => {
-                    return serde_json::from_slice(&body).map_err(|e| InstallError::BadResponse {
-                        url: url.into(),
-                        detail: format!("not JSON: {e}"),
-                    });
-                }
-                Err(error) => attempt = self.pause(attempt, url, network(url, &error)).await?,
-            }
-        }
+        let body = self.document(url, accept).await?;
+        serde_json::from_slice(&body).map_err(|e| InstallError::BadResponse {
+            url: url.into(),
+            detail: format!("not JSON: {e}"),
+        })
     }
 
     /// Downloads `url` into `dest` (created or truncated), reporting `(bytes, total)` as
-    /// bytes arrive. A transfer that breaks off starts over, up to the retry limit; fewer
-    /// bytes than the server announced is a broken transfer.
+    /// bytes arrive. Each attempt must be answered within the answer budget; its body may
+    /// then take any time, but not stall longer than the stall limit. A transfer that
+    /// breaks off or stalls starts over, up to the retry limit; fewer bytes than the
+    /// server announced is a broken transfer.
     pub async fn download(
         &self,
         url: &str,
@@ -164,7 +218,7 @@ impl Fetcher {
             match self.download_once(url, dest, sha512, &mut progress).await {
                 Ok(done) => return Ok(done),
                 Err(Failure::Transfer(error)) => {
-                    attempt = self.pause(attempt, url, error).await?;
+                    attempt = self.pause(attempt, url, error, None).await?;
                 }
                 Err(Failure::Final(error)) => return Err(error),
             }
@@ -180,7 +234,7 @@ impl Fetcher {
     ) -> Result<Downloaded, Failure> {
         // `get` has retried already.
         let response = self
-            .get(url, "application/octet-stream, */*")
+            .get(url, "application/octet-stream, */*", self.deadline())
             .await
             .map_err(Failure::Final)?;
         let total = response.content_length();
@@ -221,6 +275,29 @@ impl Fetcher {
             sha512: sha512.map(|h| h.finalize().to_vec()),
         })
     }
+
+    /// `url`'s host sent no answer within the budget.
+    fn silent(&self, url: &str) -> InstallError {
+        InstallError::NoAnswer {
+            host: host_of(url),
+            url: url.into(),
+            detail: format!(
+                "nothing came back within {} s",
+                self.answer_timeout.as_secs_f32()
+            ),
+            path_var: self.path_var.clone(),
+        }
+    }
+
+    /// `url`'s host could not be connected to (or timed out), as `error` says.
+    fn unreachable(&self, url: &str, error: &reqwest::Error) -> InstallError {
+        InstallError::NoAnswer {
+            host: host_of(url),
+            url: url.into(),
+            detail: chain(error),
+            path_var: self.path_var.clone(),
+        }
+    }
 }
 
 /// Why a download attempt failed: a transfer that broke off is tried again; anything else
@@ -230,12 +307,33 @@ enum Failure {
     Final(InstallError),
 }
 
-/// Whether the connection was refused (no server on that port).
-fn refused(error: &reqwest::Error) -> bool {
+/// `host[:port]` of a URL (the URL itself when it has no host).
+fn host_of(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| {
+            let host = u.host_str()?.to_string();
+            Some(match u.port() {
+                Some(port) => format!("{host}:{port}"),
+                None => host,
+            })
+        })
+        .unwrap_or_else(|| url.to_string())
+}
+
+/// Whether the connection failed for a reason that lasts longer than a retry's pause:
+/// refused (no server on that port), or no route to the network or host.
+fn unreachable(error: &reqwest::Error) -> bool {
+    use std::io::ErrorKind;
     let mut source = std::error::Error::source(error);
     while let Some(inner) = source {
         if let Some(io) = inner.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::ConnectionRefused
+            && matches!(
+                io.kind(),
+                ErrorKind::ConnectionRefused
+                    | ErrorKind::NetworkUnreachable
+                    | ErrorKind::HostUnreachable
+            )
         {
             return true;
         }
@@ -244,7 +342,8 @@ fn refused(error: &reqwest::Error) -> bool {
     false
 }
 
-fn network(url: &str, error: &reqwest::Error) -> InstallError {
+/// The error and its causes, as one line.
+fn chain(error: &reqwest::Error) -> String {
     let mut message = error.to_string();
     let mut source = std::error::Error::source(error);
     while let Some(inner) = source {
@@ -252,9 +351,13 @@ fn network(url: &str, error: &reqwest::Error) -> InstallError {
         message.push_str(&inner.to_string());
         source = inner.source();
     }
+    message
+}
+
+fn network(url: &str, error: &reqwest::Error) -> InstallError {
     InstallError::Network {
         url: url.into(),
-        message,
+        message: chain(error),
     }
 }
 

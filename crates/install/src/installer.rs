@@ -1,6 +1,12 @@
 //! The installer: one install of one agent at a time (a lock per agent in this process and
 //! a file lock across processes), each install resolved, downloaded, verified, unpacked,
 //! run once (`--version`) and committed whole — or leaving nothing behind.
+//!
+//! Verification fails closed: a download nothing vouches for (no published checksum) is
+//! refused before a byte is fetched, unless the operator allows unverified installs (then
+//! it is installed with a loud warning). An agent whose release host publishes no
+//! checksums at all (Amp) is installed from its npm platform package instead — the same
+//! binary, held to the registry's SHA-512 integrity — whenever an npm registry is known.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +16,7 @@ use std::time::{Duration, Instant};
 use sandbox_agents::locate::{self, InstallReceipt};
 use sandbox_agents::manifest::{self, AgentSpec};
 use sandbox_agents::platform::Platform;
-use sandbox_agents::release::InstallSpec;
+use sandbox_agents::release::{Checksums, InstallSpec, NpmBinaries, ReleaseSource};
 use sandbox_universal::{AgentId, BinarySource, InstallProgress};
 
 use crate::config::{InstallConfig, SourceKind};
@@ -38,6 +44,9 @@ pub struct Installed {
     pub size: u64,
     /// How long it took.
     pub duration: Duration,
+    /// The downloads installed without a published checksum, each with why (only when
+    /// unverified installs are allowed; empty otherwise).
+    pub unverified: Vec<String>,
 }
 
 impl Installed {
@@ -69,6 +78,11 @@ pub struct Installer {
 impl Installer {
     /// An installer following `config`.
     pub fn new(config: InstallConfig) -> Self {
+        if config.allow_unverified {
+            tracing::warn!(
+                "unverified installs are allowed (--allow-unverified-installs): a download whose vendor publishes no checksum is installed without one"
+            );
+        }
         Self {
             fetcher: Fetcher::new(&config),
             config,
@@ -131,8 +145,10 @@ impl Installer {
         progress(InstallProgress::Resolving {
             requested: requested.clone(),
         });
+        let fetcher = self.fetcher.for_agent(spec);
         let mut job = Job {
             installer: self,
+            fetcher: &fetcher,
             spec,
             lock: &lock,
             reinstall,
@@ -150,10 +166,16 @@ impl Installer {
             InstallSpec::Native { release, npm } => {
                 let platform = self.platform()?;
                 let plan = match self.config.source {
+                    SourceKind::Release if release.checksums == Checksums::None => {
+                        self.unpublished_release(
+                            &fetcher, spec, &release, &npm, platform, &requested,
+                        )
+                        .await?
+                    }
                     SourceKind::Release => {
                         plan::release_plan(
                             &self.config,
-                            &self.fetcher,
+                            &fetcher,
                             spec,
                             &release,
                             platform,
@@ -162,7 +184,7 @@ impl Installer {
                         .await?
                     }
                     SourceKind::Npm => {
-                        let registry = Registry::discover(&self.config, &self.fetcher).await?;
+                        let registry = Registry::discover(&self.config, &fetcher).await?;
                         plan::npm_plan(&registry, spec, &npm, platform, &requested).await?
                     }
                 };
@@ -186,11 +208,57 @@ impl Installer {
         }
         result
     }
+
+    /// The plan for an agent whose release host publishes no checksums (Amp): its npm
+    /// platform package (the same binary, verified by the registry's SHA-512 integrity)
+    /// when an npm registry is configured or npm knows one; else the release file, which
+    /// [`Job::native`] refuses unless unverified installs are allowed.
+    async fn unpublished_release(
+        &self,
+        fetcher: &Fetcher,
+        spec: &AgentSpec,
+        release: &ReleaseSource,
+        npm: &NpmBinaries,
+        platform: Platform,
+        requested: &str,
+    ) -> Result<Plan, InstallError> {
+        if release.platforms.get(platform).is_none() {
+            return Err(InstallError::UnsupportedPlatform {
+                agent: spec.display_name.into(),
+                platform: platform.to_string(),
+            });
+        }
+        match Registry::discover(&self.config, fetcher).await {
+            Ok(registry) => {
+                tracing::info!(
+                    agent = spec.display_name,
+                    registry = registry.url(),
+                    "the release host publishes no checksums: installing the npm platform package, verified by the registry's integrity"
+                );
+                plan::npm_plan(&registry, spec, npm, platform, requested).await
+            }
+            Err(InstallError::NoRegistry) => {
+                let mut plan =
+                    plan::release_plan(&self.config, fetcher, spec, release, platform, requested)
+                        .await?;
+                for download in &mut plan.downloads {
+                    download.expected = Expected::Unpublished(format!(
+                        "{}'s release host publishes no checksums, and its npm platform package (held to the registry's SHA-512 integrity) needs an npm registry: none is configured (set --npm-registry or SANDBOX_DAEMON_NPM_REGISTRY, or npm's own `registry` setting)",
+                        spec.display_name
+                    ));
+                }
+                Ok(plan)
+            }
+            Err(other) => Err(other),
+        }
+    }
 }
 
 /// One install, under the agent's lock.
 struct Job<'a> {
     installer: &'a Installer,
+    /// The network, for this agent.
+    fetcher: &'a Fetcher,
     spec: &'static AgentSpec,
     lock: &'a AgentLock,
     reinstall: bool,
@@ -228,12 +296,41 @@ impl Job<'_> {
             already_installed: true,
             size: 0,
             duration: self.started.elapsed(),
+            unverified: Vec::new(),
         }))
+    }
+
+    /// Holds `expected` to the rule that every download is verified: nothing published
+    /// for `url` refuses the install, unless unverified installs are allowed — then it is
+    /// logged loudly and answered, to be reported with the install.
+    fn vouched(&self, url: &str, expected: &Expected) -> Result<Option<String>, InstallError> {
+        let Expected::Unpublished(reason) = expected else {
+            return Ok(None);
+        };
+        if !self.installer.config.allow_unverified {
+            return Err(InstallError::Unverified {
+                url: url.into(),
+                reason: reason.clone(),
+                path_var: self.spec.path_var(),
+            });
+        }
+        tracing::warn!(
+            agent = self.spec.display_name,
+            %url,
+            %reason,
+            "INSTALLING AN UNVERIFIED DOWNLOAD: no checksum is published for it, and --allow-unverified-installs accepts it anyway"
+        );
+        Ok(Some(format!("{url}: {reason}")))
     }
 
     async fn native(&mut self, plan: Plan) -> Result<Installed, InstallError> {
         if let Some(done) = self.existing(&plan.version, plan.source)? {
             return Ok(done);
+        }
+        // Before a byte is fetched: every download is vouched for, or allowed not to be.
+        let mut unverified = Vec::new();
+        for download in &plan.downloads {
+            unverified.extend(self.vouched(&download.url, &download.expected)?);
         }
         let staging = self.lock.stage()?;
         let mut size = 0;
@@ -246,7 +343,6 @@ impl Job<'_> {
             // At most ten frames a second, plus the first and the last.
             let mut last: Option<Instant> = None;
             let got = self
-                .installer
                 .fetcher
                 .download(
                     &download.url,
@@ -287,16 +383,19 @@ impl Job<'_> {
         }
         let executable = plan.downloads[0].files[0].1.clone();
         let (url, sha256) = first.expect("a plan has a download");
-        self.finish(
-            staging,
-            &plan.version,
-            &executable,
-            plan.source,
-            url,
-            size,
-            sha256,
-        )
-        .await
+        let mut done = self
+            .finish(
+                staging,
+                &plan.version,
+                &executable,
+                plan.source,
+                url,
+                size,
+                sha256,
+            )
+            .await?;
+        done.unverified = unverified;
+        Ok(done)
     }
 
     async fn node(&mut self, requested: &str) -> Result<Installed, InstallError> {
@@ -307,7 +406,7 @@ impl Job<'_> {
             .spec
             .installed_executable()
             .expect("a Node agent has a script");
-        let registry = Registry::discover(&self.installer.config, &self.installer.fetcher).await?;
+        let registry = Registry::discover(&self.installer.config, self.fetcher).await?;
         let version = match plan::explicit(self.spec, requested)? {
             Some(version) => version,
             None => registry.latest(package.name).await?,
@@ -315,8 +414,13 @@ impl Job<'_> {
         if let Some(done) = self.existing(&version, BinarySource::Npm)? {
             return Ok(done);
         }
-        // The registry answers and has that version (npm itself would retry for a minute).
-        registry.dist(package.name, &version).await?;
+        // The registry answers and has that version (npm itself would retry for a minute),
+        // and vouches for it: npm then holds every tarball to the registry's integrity.
+        let dist = registry.dist(package.name, &version).await?;
+        let unverified: Vec<String> = self
+            .vouched(&dist.tarball, &dist.expected)?
+            .into_iter()
+            .collect();
         let staging = self.lock.stage()?;
         (self.progress)(InstallProgress::Downloading {
             version: version.clone(),
@@ -332,16 +436,19 @@ impl Job<'_> {
         mark_executable(&script)?;
         let size = dir_size(staging.path());
         let url = format!("{}/{}", registry.url(), package.name);
-        self.finish(
-            staging,
-            &version,
-            &executable,
-            BinarySource::Npm,
-            url,
-            size,
-            String::new(),
-        )
-        .await
+        let mut done = self
+            .finish(
+                staging,
+                &version,
+                &executable,
+                BinarySource::Npm,
+                url,
+                size,
+                String::new(),
+            )
+            .await?;
+        done.unverified = unverified;
+        Ok(done)
     }
 
     /// Runs the staged executable's `--version`, then commits the staging directory and
@@ -378,11 +485,13 @@ impl Job<'_> {
             already_installed: false,
             size,
             duration: self.started.elapsed(),
+            unverified: Vec::new(),
         })
     }
 }
 
-/// Holds a download to what was published for it.
+/// Holds a download to what was published for it (a download with nothing published got
+/// this far only when allowed: [`Job::vouched`]).
 fn check(download: &Download, got: &crate::fetch::Downloaded) -> Result<(), InstallError> {
     let corrupt = |detail: String| InstallError::Corrupt {
         what: "the download".into(),
@@ -390,7 +499,7 @@ fn check(download: &Download, got: &crate::fetch::Downloaded) -> Result<(), Inst
         detail,
     };
     match &download.expected {
-        Expected::Unpublished => Ok(()),
+        Expected::Unpublished(_) => Ok(()),
         Expected::Sha256 {
             size: Some(size), ..
         } if *size != got.size => Err(corrupt(format!(

@@ -1,7 +1,14 @@
 //! The npm-registry source: which registry (never a built-in host: the configuration, else
 //! npm's own settings), package metadata (packuments), tarballs with their integrity, and
 //! installing a Node package (Pi) with its dependencies through the machine's npm.
+//!
+//! npm runs with an allow-listed environment ([`npm_env`]): what agents get (`PATH`,
+//! locale, `TMPDIR`, proxies, CA settings), the daemon's `HOME` (npm's cache and
+//! `.npmrc`), npm's own settings (`npm_config_*`) and the registry the daemon resolved —
+//! never the daemon's token, provider keys or the GitHub token, which npm and the scripts
+//! of the packages it fetches have no business seeing.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -85,10 +92,7 @@ impl Registry {
                 }
             });
         };
-        let expected = match dist["integrity"]
-            .as_str()
-            .and_then(|i| i.strip_prefix("sha512-"))
-        {
+        let expected = match integrity_sha512(dist["integrity"].as_str().unwrap_or_default()) {
             Some(b64) => Expected::Sha512(
                 base64::engine::general_purpose::STANDARD
                     .decode(b64)
@@ -97,13 +101,25 @@ impl Registry {
                         detail: format!("integrity is not base64: {e}"),
                     })?,
             ),
-            None => Expected::Unpublished,
+            None => Expected::Unpublished(format!(
+                "the registry ({}) publishes no SHA-512 integrity for {name}@{version}",
+                self.url
+            )),
         };
         Ok(Dist {
             tarball: tarball.to_string(),
             expected,
         })
     }
+}
+
+/// The base64 SHA-512 of an `integrity` string (Subresource Integrity: one or more
+/// space-separated `<algorithm>-<base64>`; weaker algorithms are ignored).
+fn integrity_sha512(integrity: &str) -> Option<&str> {
+    integrity
+        .split_whitespace()
+        .find_map(|hash| hash.strip_prefix("sha512-"))
+        .map(|b64| b64.split('?').next().unwrap_or(b64))
 }
 
 /// npm's configured registry: its environment variable, the user's `.npmrc`, then
@@ -126,9 +142,10 @@ async fn from_npm_config() -> Option<String> {
     {
         return Some(url);
     }
+    let npm = which("npm")?;
     let output = tokio::time::timeout(
         Duration::from_secs(10),
-        tokio::process::Command::new("npm")
+        npm_command(&npm, None)
             .args(["config", "get", "registry"])
             .stdin(std::process::Stdio::null())
             .kill_on_drop(true)
@@ -179,7 +196,7 @@ pub async fn install_node_package(
     });
     std::fs::write(dir.join("package.json"), manifest.to_string())
         .map_err(|e| InstallError::io("writing package.json", dir, e))?;
-    let output = tokio::process::Command::new(npm)
+    let output = npm_command(&npm, Some(registry.url()))
         .args([
             "install",
             "--omit=dev",
@@ -207,6 +224,53 @@ pub async fn install_node_package(
     Ok(())
 }
 
+/// Variables npm gets from the daemon's environment besides the agents' own allow-list
+/// ([`sandbox_agents::process::INHERITED_VARS`]: `PATH`, locale, `TMPDIR`, proxies, CA
+/// settings): the daemon's `HOME`, where npm keeps its cache and reads `.npmrc`.
+const NPM_VARS: &[&str] = &["HOME"];
+
+/// Whether `name` is one of npm's own settings (`npm_config_<key>`, any case).
+fn is_npm_setting(name: &str) -> bool {
+    name.get(..11)
+        .is_some_and(|prefix| prefix.eq_ignore_ascii_case("npm_config_"))
+}
+
+/// The environment npm runs with, from `vars` (the daemon's environment): the agents'
+/// allow-list, `HOME`, npm's own `npm_config_*` settings, and `registry` (the one the
+/// daemon resolved) as npm's registry setting. Nothing else: not the daemon's token, not
+/// provider keys, not the GitHub token.
+pub fn npm_env(
+    vars: impl IntoIterator<Item = (String, String)>,
+    registry: Option<&str>,
+) -> BTreeMap<String, String> {
+    let mut env: BTreeMap<String, String> = vars
+        .into_iter()
+        .filter(|(name, _)| {
+            sandbox_agents::process::INHERITED_VARS.contains(&name.as_str())
+                || NPM_VARS.contains(&name.as_str())
+                || is_npm_setting(name)
+        })
+        .collect();
+    env.entry("PATH".into())
+        .or_insert_with(|| "/usr/local/bin:/usr/bin:/bin".into());
+    if let Some(registry) = registry {
+        env.retain(|name, _| !name.eq_ignore_ascii_case("npm_config_registry"));
+        env.insert("npm_config_registry".into(), registry.into());
+    }
+    env
+}
+
+/// `npm` with exactly [`npm_env`] of the daemon's environment.
+fn npm_command(npm: &Path, registry: Option<&str>) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(npm);
+    command.env_clear().envs(npm_env(
+        std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
+        registry,
+    ));
+    command
+}
+
 /// `program` on `PATH`.
 fn which(program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
@@ -230,5 +294,51 @@ mod tests {
         );
         assert_eq!(npmrc_registry("; registry=http://x\n"), None);
         assert_eq!(npmrc_registry("//127.0.0.1/:_authToken=abc\n"), None);
+    }
+
+    #[test]
+    fn npm_gets_its_settings_and_no_secrets() {
+        let vars = [
+            ("PATH", "/bin"),
+            ("HOME", "/home/d"),
+            ("HTTPS_PROXY", "http://proxy:3128"),
+            ("NODE_EXTRA_CA_CERTS", "/ca.pem"),
+            ("npm_config_cache", "/cache"),
+            ("NPM_CONFIG_REGISTRY", "http://other/"),
+            ("SANDBOX_DAEMON_TOKEN", "secret"),
+            ("ANTHROPIC_API_KEY", "secret"),
+            ("OPENAI_API_KEY", "secret"),
+            ("GITHUB_TOKEN", "secret"),
+            ("SANDBOX_DAEMON_GITHUB_TOKEN", "secret"),
+            ("AWS_SECRET_ACCESS_KEY", "secret"),
+            ("npm", "not a setting"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let env = npm_env(vars.clone(), Some("http://127.0.0.1:9/npm"));
+        let names: Vec<&str> = env.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "HOME",
+                "HTTPS_PROXY",
+                "NODE_EXTRA_CA_CERTS",
+                "PATH",
+                "npm_config_cache",
+                "npm_config_registry"
+            ]
+        );
+        assert_eq!(env["npm_config_registry"], "http://127.0.0.1:9/npm");
+        assert!(env.values().all(|v| v != "secret"));
+        // Without a resolved registry, npm's own setting stays.
+        let env = npm_env(vars, None);
+        assert_eq!(env["NPM_CONFIG_REGISTRY"], "http://other/");
+    }
+
+    #[test]
+    fn the_sha512_of_an_integrity_string() {
+        assert_eq!(integrity_sha512("sha512-AAAA"), Some("AAAA"));
+        assert_eq!(integrity_sha512("sha1-BBBB sha512-AAAA?opt"), Some("AAAA"));
+        assert_eq!(integrity_sha512("sha1-BBBB"), None);
+        assert_eq!(integrity_sha512(""), None);
     }
 }

@@ -18,8 +18,9 @@ use crate::npm::Registry;
 /// What a download's bytes must be.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expected {
-    /// Nothing is published: only the announced size is checked.
-    Unpublished,
+    /// Nothing is published for it (why, for people): only the announced size could be
+    /// checked, so it is refused unless unverified installs are allowed.
+    Unpublished(String),
     /// A SHA-256 (hex) and, when published, the size.
     Sha256 {
         /// Lowercase hex.
@@ -113,7 +114,7 @@ pub async fn release_plan(
             .replace("{platform}", name)
             .replace("{ext}", ext)
     };
-    let checksums = Published::fetch(config, fetcher, release, &version, &tag).await?;
+    let checksums = Published::fetch(config, fetcher, spec, release, &version, &tag).await?;
     let downloads = release
         .files
         .iter()
@@ -178,26 +179,32 @@ const GITHUB_JSON: &str = "application/vnd.github+json";
 
 /// The checksums a release publishes.
 enum Published {
-    None,
-    /// Per platform name: (sha256, size).
-    Manifest(Value),
-    /// Per asset name: the GitHub release's assets.
-    Assets(Vec<Value>),
+    /// None: why (for people).
+    None(String),
+    /// Per platform name: (sha256, size), in the manifest at this URL.
+    Manifest(String, Value),
+    /// Per asset name: the GitHub release's assets, from the metadata at this URL.
+    Assets(String, Vec<Value>),
 }
 
 impl Published {
     async fn fetch(
         config: &InstallConfig,
         fetcher: &Fetcher,
+        spec: &AgentSpec,
         release: &ReleaseSource,
         version: &str,
         tag: &str,
     ) -> Result<Self, InstallError> {
         Ok(match release.checksums {
-            Checksums::None => Self::None,
+            Checksums::None => Self::None(format!(
+                "{}'s release host publishes no checksums",
+                spec.display_name
+            )),
             Checksums::PlatformManifest { path } => {
                 let url = config.url(release.host, &path.replace("{version}", version));
-                Self::Manifest(fetcher.json(&url, "application/json").await?)
+                let manifest = fetcher.json(&url, "application/json").await?;
+                Self::Manifest(url, manifest)
             }
             Checksums::GithubAssets { repo } => {
                 let url = config.url(
@@ -205,40 +212,66 @@ impl Published {
                     &format!("/repos/{repo}/releases/tags/{tag}"),
                 );
                 let json = fetcher.json(&url, GITHUB_JSON).await?;
-                Self::Assets(json["assets"].as_array().cloned().unwrap_or_default())
+                Self::Assets(url, json["assets"].as_array().cloned().unwrap_or_default())
             }
         })
     }
 
+    /// What the file `asset` for `platform_name` must be, or why nothing says.
     fn of(&self, platform_name: &str, asset: &str) -> Expected {
-        let (digest, size) = match self {
-            Self::None => return Expected::Unpublished,
-            Self::Manifest(manifest) => {
+        let (digest, size, missing) = match self {
+            Self::None(why) => return Expected::Unpublished(why.clone()),
+            Self::Manifest(url, manifest) => {
                 let entry = &manifest["platforms"][platform_name];
+                if !entry.is_object() {
+                    return Expected::Unpublished(format!(
+                        "the release's checksum manifest ({url}) has no entry for {platform_name}"
+                    ));
+                }
                 (
                     entry["checksum"].as_str().map(str::to_string),
                     entry["size"].as_u64(),
+                    format!(
+                        "the release's checksum manifest ({url}) gives no checksum for {platform_name}"
+                    ),
                 )
             }
-            Self::Assets(assets) => {
+            Self::Assets(url, assets) => {
                 let Some(entry) = assets.iter().find(|a| a["name"].as_str() == Some(asset)) else {
-                    return Expected::Unpublished;
+                    return Expected::Unpublished(format!(
+                        "the release's metadata ({url}) lists no asset {asset}"
+                    ));
                 };
                 let digest = entry["digest"]
                     .as_str()
                     .and_then(|d| d.strip_prefix("sha256:"))
                     .map(str::to_string);
-                (digest, entry["size"].as_u64())
+                (
+                    digest,
+                    entry["size"].as_u64(),
+                    format!(
+                        "the release's metadata ({url}) gives no SHA-256 digest for the asset {asset}"
+                    ),
+                )
             }
         };
         match digest {
-            Some(hex) => Expected::Sha256 {
+            Some(hex) if is_sha256_hex(&hex) => Expected::Sha256 {
                 hex: hex.to_ascii_lowercase(),
                 size,
             },
-            None => Expected::Unpublished,
+            Some(other) => Expected::Unpublished(format!(
+                "{missing}: `{}` is not a SHA-256",
+                other.chars().take(80).collect::<String>()
+            )),
+            None => Expected::Unpublished(missing),
         }
     }
+}
+
+/// Whether `text` is 64 hex digits.
+fn is_sha256_hex(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The plan of a native agent from its npm platform package.
@@ -291,5 +324,83 @@ fn unsupported(spec: &AgentSpec, platform: Platform) -> InstallError {
     InstallError::UnsupportedPlatform {
         agent: spec.display_name.into(),
         platform: platform.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEX: &str = "ab00000000000000000000000000000000000000000000000000000000000000";
+
+    fn unpublished(expected: Expected) -> String {
+        match expected {
+            Expected::Unpublished(why) => why,
+            other => panic!("published: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_manifest_vouches_only_for_the_platforms_it_lists() {
+        let manifest = Published::Manifest(
+            "http://m/1.0/manifest.json".into(),
+            serde_json::json!({"platforms": {
+                "linux-x64": {"checksum": HEX.to_ascii_uppercase(), "size": 7},
+                "linux-arm64": {"size": 7},
+                "darwin-x64": {"checksum": "sha256:abc", "size": 7},
+            }}),
+        );
+        assert_eq!(
+            manifest.of("linux-x64", "claude"),
+            Expected::Sha256 {
+                hex: HEX.into(),
+                size: Some(7)
+            }
+        );
+        let why = unpublished(manifest.of("linux-x64-musl", "claude"));
+        assert!(
+            why.contains("http://m/1.0/manifest.json")
+                && why.contains("no entry for linux-x64-musl"),
+            "{why}"
+        );
+        let why = unpublished(manifest.of("linux-arm64", "claude"));
+        assert!(why.contains("gives no checksum for linux-arm64"), "{why}");
+        let why = unpublished(manifest.of("darwin-x64", "claude"));
+        assert!(why.contains("is not a SHA-256"), "{why}");
+    }
+
+    #[test]
+    fn a_release_vouches_only_for_assets_with_a_sha256_digest() {
+        let assets = Published::Assets(
+            "http://api/repos/o/r/releases/tags/v1".into(),
+            vec![
+                serde_json::json!({"name": "a.tar.gz", "size": 9, "digest": format!("sha256:{HEX}")}),
+                serde_json::json!({"name": "b.tar.gz", "size": 9}),
+                serde_json::json!({"name": "c.tar.gz", "size": 9, "digest": "sha512:00"}),
+            ],
+        );
+        assert_eq!(
+            assets.of("x", "a.tar.gz"),
+            Expected::Sha256 {
+                hex: HEX.into(),
+                size: Some(9)
+            }
+        );
+        for (asset, says) in [
+            ("b.tar.gz", "gives no SHA-256 digest for the asset b.tar.gz"),
+            ("c.tar.gz", "gives no SHA-256 digest for the asset c.tar.gz"),
+            ("d.tar.gz", "lists no asset d.tar.gz"),
+        ] {
+            let why = unpublished(assets.of("x", asset));
+            assert!(
+                why.contains(says) && why.contains("releases/tags/v1"),
+                "{why}"
+            );
+        }
+        let none = Published::None("Amp's release host publishes no checksums".into());
+        assert_eq!(
+            unpublished(none.of("linux-x64", "amp")),
+            "Amp's release host publishes no checksums"
+        );
     }
 }

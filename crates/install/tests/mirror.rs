@@ -1,9 +1,11 @@
 //! Installs against a loopback mirror of the official download hosts and of an npm
 //! registry, filled with the real pinned binaries the test kit installs: every agent
-//! latest and pinned, musl and glibc names, one download for concurrent installs in one
-//! process and across installers, corrupt and cut-off downloads refused with nothing left
-//! behind, 404 and 500 answers, and the npm-registry source (a native agent's platform
-//! package, and Pi with its dependencies through npm).
+//! latest and pinned (Amp from its npm platform package: its release host publishes no
+//! checksum), musl and glibc names, one download for concurrent installs in one process
+//! and across installers, corrupt and cut-off downloads refused with nothing left behind,
+//! 404 and 500 answers, downloads without a published checksum refused (unless allowed,
+//! then reported), and the npm-registry source (a native agent's platform package, and Pi
+//! with its dependencies through npm).
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -12,6 +14,7 @@ use std::time::Duration;
 use sandbox_agents::platform::{Arch, Platform};
 use sandbox_install::{InstallConfig, InstallError, Installed, Installer, SourceKind};
 use sandbox_testkit::agents::Agent;
+use sandbox_testkit::mirror::releases::AMP as AMP_RELEASES;
 use sandbox_testkit::mirror::{Fault, Layouts, Mirror, Published};
 use sandbox_universal::{AgentId, BinarySource, InstallProgress};
 
@@ -23,13 +26,31 @@ fn publish_npm() -> Option<()> {
     Layouts::shared().npm()
 }
 
+/// Amp's release layout and its npm packages (where its verified binary comes from).
+fn publish_amp() -> Option<Published> {
+    Layouts::shared().amp_npm()?;
+    published(Agent::Amp)
+}
+
+/// The path of Amp's platform package tarball on the mirror.
+fn amp_tarball() -> String {
+    format!(
+        "/npm/@ampcode/cli-linux-{}/-/cli-linux-{}-{}.tgz",
+        glibc().arch_name(),
+        glibc().arch_name(),
+        Agent::Amp.version()
+    )
+}
+
 fn layouts() -> &'static Layouts {
     Layouts::shared()
 }
 
+/// Installs from `mirror`, which is also the npm registry (under `/npm`).
 fn config(dir: &Path, mirror: &Mirror) -> InstallConfig {
     let mut config = InstallConfig::new(dir.to_path_buf());
     config.mirror = Some(mirror.url().to_string());
+    config.npm_registry = Some(format!("{}/npm", mirror.url()));
     config.backoff = Duration::from_millis(10);
     config.retries = 2;
     config
@@ -102,6 +123,7 @@ async fn latest_then_pinned(
     agent: Agent,
     latest: &str,
     binary: &str,
+    source: BinarySource,
 ) -> Option<(Vec<String>, Installed, tempfile::TempDir)> {
     let published = published(agent)?;
     let id = agent.agent_id();
@@ -117,7 +139,8 @@ async fn latest_then_pinned(
         .unwrap();
     assert_installed(&done, dir.path(), id, &published.version);
     assert!(!done.already_installed);
-    assert_eq!(done.source, BinarySource::Mirror);
+    assert_eq!(done.source, source);
+    assert!(done.unverified.is_empty(), "{:?}", done.unverified);
     assert!(done.size > 1_000_000, "{}", done.size);
     assert_eq!(mirror.count(latest), 1, "{:?}", mirror.requests());
     assert_eq!(mirror.count(binary), 1, "{:?}", mirror.requests());
@@ -167,6 +190,7 @@ async fn claude_latest_and_pinned() {
         Agent::Claude,
         "/claude-code-releases/latest",
         &format!("/linux-{cpu}/claude"),
+        BinarySource::Mirror,
     )
     .await;
     let manifest = format!("/{}/manifest.json", Agent::Claude.version());
@@ -177,8 +201,13 @@ async fn claude_latest_and_pinned() {
 async fn codex_latest_and_pinned_with_its_code_mode_host() {
     let triple = Platform::current().unwrap().triple();
     let binary = format!("/codex-{triple}.tar.gz");
-    let Some((requests, done, _dir)) =
-        latest_then_pinned(Agent::Codex, "/repos/openai/codex/releases/latest", &binary).await
+    let Some((requests, done, _dir)) = latest_then_pinned(
+        Agent::Codex,
+        "/repos/openai/codex/releases/latest",
+        &binary,
+        BinarySource::Mirror,
+    )
+    .await
     else {
         return;
     };
@@ -209,23 +238,34 @@ async fn opencode_latest_and_pinned() {
         Agent::OpenCode,
         "/repos/anomalyco/opencode/releases/latest",
         &format!("opencode-linux-{cpu}.tar.gz"),
+        BinarySource::Mirror,
     )
     .await;
 }
 
+/// Amp's release host publishes no checksum: Amp comes from its npm platform package (the
+/// same binary, held to the registry's SHA-512 integrity), its latest version from the
+/// registry too, and nothing from the release host.
 #[tokio::test]
-async fn amp_latest_and_pinned() {
-    let cpu = if cfg!(target_arch = "aarch64") {
-        "arm64"
-    } else {
-        "x64"
+async fn amp_latest_and_pinned_from_its_verified_npm_package() {
+    let Some(amp) = publish_amp() else {
+        return;
     };
-    latest_then_pinned(
+    let Some((requests, _, _dir)) = latest_then_pinned(
         Agent::Amp,
-        "/cli/cli-version.txt",
-        &format!("/amp-linux-{cpu}"),
+        "/npm/@ampcode/cli",
+        &amp_tarball(),
+        BinarySource::Npm,
     )
-    .await;
+    .await
+    else {
+        return;
+    };
+    assert!(
+        !requests.iter().any(|p| p.starts_with(AMP_RELEASES)),
+        "{requests:?}"
+    );
+    assert!(!requests.contains(&amp.paths["binary"]), "{requests:?}");
 }
 
 #[tokio::test]
@@ -276,12 +316,12 @@ async fn musl_systems_get_musl_builds_and_amp_says_it_has_none() {
 
 #[tokio::test]
 async fn concurrent_installs_share_one_download() {
-    let Some(published) = published(Agent::Amp) else {
+    let Some(published) = publish_amp() else {
         return;
     };
     let mirror = Mirror::serve(layouts().root()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let binary = published.paths["binary"].clone();
+    let binary = amp_tarball();
 
     // In one installer (the daemon's sessions and its install route).
     let installer = Installer::new(config(dir.path(), &mirror));
@@ -323,7 +363,7 @@ async fn concurrent_installs_share_one_download() {
 
 #[tokio::test]
 async fn corrupt_and_cut_off_downloads_leave_nothing_behind() {
-    let (Some(opencode), Some(amp)) = (published(Agent::OpenCode), published(Agent::Amp)) else {
+    let (Some(opencode), Some(_)) = (published(Agent::OpenCode), publish_amp()) else {
         return;
     };
     let mirror = Mirror::serve(layouts().root()).await.unwrap();
@@ -347,8 +387,8 @@ async fn corrupt_and_cut_off_downloads_leave_nothing_behind() {
         "a checksum mismatch is not retried"
     );
 
-    // Amp publishes no checksum: a transfer cut short is caught by its announced length.
-    let binary = amp.paths["binary"].clone();
+    // A transfer cut short is caught by its announced length, and tried again.
+    let binary = amp_tarball();
     mirror.fail(&binary, Fault::Truncate);
     let error = install(&installer, AgentId::Amp, None, false)
         .await
@@ -366,9 +406,9 @@ async fn corrupt_and_cut_off_downloads_leave_nothing_behind() {
 
 #[tokio::test]
 async fn missing_versions_and_server_errors() {
-    let Some(published) = published(Agent::Amp) else {
+    if publish_amp().is_none() {
         return;
-    };
+    }
     let mirror = Mirror::serve(layouts().root()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let installer = Installer::new(config(dir.path(), &mirror));
@@ -380,14 +420,18 @@ async fn missing_versions_and_server_errors() {
         matches!(error, InstallError::Http { status: 404, .. }),
         "{error}"
     );
-    assert!(error.to_string().contains("/9.9.9/amp-linux-"), "{error}");
+    assert!(
+        error.to_string().contains("/npm/@ampcode/cli-linux-")
+            && error.to_string().contains("9.9.9"),
+        "{error}"
+    );
     let error = install(&installer, AgentId::Amp, Some("../../etc"), false)
         .await
         .unwrap_err();
     assert!(matches!(error, InstallError::BadVersion(_)), "{error}");
 
     // A 500 is retried: two failures, then the file.
-    let binary = published.paths["binary"].clone();
+    let binary = amp_tarball();
     mirror.fail(
         &binary,
         Fault::Status {
@@ -403,8 +447,9 @@ async fn missing_versions_and_server_errors() {
     // Failing for good: the status is named, nothing is left.
     let dir = tempfile::tempdir().unwrap();
     let installer = Installer::new(config(dir.path(), &mirror));
+    // (Amp's latest version is the registry's `latest` of its launcher package.)
     mirror.fail(
-        "/cli-version.txt",
+        "/npm/@ampcode/cli",
         Fault::Status {
             status: 503,
             times: 10,
@@ -421,17 +466,17 @@ async fn missing_versions_and_server_errors() {
     // A 4xx is not retried.
     mirror.heal();
     mirror.fail(
-        "/cli-version.txt",
+        "/npm/@ampcode/cli",
         Fault::Status {
             status: 403,
             times: 10,
         },
     );
-    let before = mirror.count("/cli-version.txt");
+    let before = mirror.count("/npm/@ampcode/cli");
     install(&installer, AgentId::Amp, Some("latest"), false)
         .await
         .unwrap_err();
-    assert_eq!(mirror.count("/cli-version.txt"), before + 1);
+    assert_eq!(mirror.count("/npm/@ampcode/cli"), before + 1);
 }
 
 #[tokio::test]
@@ -458,12 +503,7 @@ async fn the_npm_registry_source_installs_platform_packages_and_node_agents() {
         "{:?}",
         mirror.requests()
     );
-    let tarball = format!(
-        "/npm/@ampcode/cli-linux-{}/-/cli-linux-{}-{}.tgz",
-        glibc().arch_name(),
-        glibc().arch_name(),
-        Agent::Amp.version()
-    );
+    let tarball = amp_tarball();
     assert_eq!(mirror.count(&tarball), 1, "{:?}", mirror.requests());
     mirror.fail(&tarball, Fault::Corrupt);
     let error = install(&installer, AgentId::Amp, None, true)
@@ -498,5 +538,127 @@ async fn the_mock_is_built_in() {
     assert!(
         matches!(error, InstallError::NotInstallable { .. }),
         "{error}"
+    );
+}
+
+/// `name` for as long as the test process runs (faults take `&'static str`).
+fn leak(name: String) -> &'static str {
+    Box::leak(name.into_boxed_str())
+}
+
+/// A Claude release whose checksum manifest has no entry for this platform: nothing vouches
+/// for the binary, so the install is refused before it is downloaded, naming the file, why,
+/// and the ways out.
+#[tokio::test]
+async fn a_claude_manifest_without_this_platform_is_refused() {
+    let Some(claude) = published(Agent::Claude) else {
+        return;
+    };
+    let mirror = Mirror::serve(layouts().root()).await.unwrap();
+    mirror.fail("/manifest.json", Fault::Without(leak(glibc().to_string())));
+    let dir = tempfile::tempdir().unwrap();
+    let installer = Installer::new(config(dir.path(), &mirror));
+    let error = install(&installer, AgentId::Claude, None, false)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, InstallError::Unverified { .. }), "{error}");
+    let message = error.to_string();
+    let binary = claude.paths[&glibc().to_string()].clone();
+    for part in [
+        binary.as_str(),
+        "manifest.json",
+        &format!("has no entry for {}", glibc()),
+        "--allow-unverified-installs",
+        "SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS=1",
+        "SANDBOX_DAEMON_CLAUDE_PATH",
+    ] {
+        assert!(message.contains(part), "{part:?} in {message}");
+    }
+    assert_eq!(error.reason(), "unverified");
+    assert_eq!(mirror.count(&binary), 0, "{:?}", mirror.requests());
+    assert_eq!(leftovers(dir.path(), AgentId::Claude), Vec::<String>::new());
+}
+
+/// A GitHub release whose asset has no `digest`: refused before the download; allowed by
+/// the operator, it is installed, and the install reports what it could not verify.
+#[tokio::test]
+async fn a_github_asset_without_a_digest_is_refused_unless_allowed() {
+    let Some(opencode) = published(Agent::OpenCode) else {
+        return;
+    };
+    let mirror = Mirror::serve(layouts().root()).await.unwrap();
+    mirror.fail(
+        &format!("/releases/tags/v{}", opencode.version),
+        Fault::Without("digest"),
+    );
+    let tarball = opencode.paths[&glibc().to_string()].clone();
+    let asset = tarball.rsplit('/').next().unwrap().to_string();
+
+    let dir = tempfile::tempdir().unwrap();
+    let installer = Installer::new(config(dir.path(), &mirror));
+    let error = install(&installer, AgentId::Opencode, None, false)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, InstallError::Unverified { .. }), "{error}");
+    let message = error.to_string();
+    for part in [
+        tarball.as_str(),
+        &format!("gives no SHA-256 digest for the asset {asset}"),
+        "--allow-unverified-installs",
+        "SANDBOX_DAEMON_OPENCODE_PATH",
+    ] {
+        assert!(message.contains(part), "{part:?} in {message}");
+    }
+    assert_eq!(mirror.count(&tarball), 0, "{:?}", mirror.requests());
+    assert_eq!(
+        leftovers(dir.path(), AgentId::Opencode),
+        Vec::<String>::new()
+    );
+
+    // The operator's opt-in: installed, and said so.
+    let mut allowed = config(dir.path(), &mirror);
+    allowed.allow_unverified = true;
+    let done = install(&Installer::new(allowed), AgentId::Opencode, None, false)
+        .await
+        .unwrap();
+    assert_installed(&done, dir.path(), AgentId::Opencode, &opencode.version);
+    assert_eq!(done.unverified.len(), 1, "{:?}", done.unverified);
+    assert!(
+        done.unverified[0].contains(&tarball) && done.unverified[0].contains("no SHA-256 digest"),
+        "{:?}",
+        done.unverified
+    );
+    assert_eq!(mirror.count(&tarball), 1);
+
+    // With the digest published again, an allowing installer has nothing to report.
+    mirror.heal();
+    let mut allowed = config(dir.path(), &mirror);
+    allowed.allow_unverified = true;
+    let again = install(&Installer::new(allowed), AgentId::Opencode, None, true)
+        .await
+        .unwrap();
+    assert!(again.unverified.is_empty(), "{:?}", again.unverified);
+}
+
+/// A digest that is present but wrong still refuses the download, opt-in or not: allowing
+/// unverified installs is about missing checksums, never about mismatching ones.
+#[tokio::test]
+async fn the_opt_in_does_not_accept_a_mismatching_checksum() {
+    let Some(opencode) = published(Agent::OpenCode) else {
+        return;
+    };
+    let mirror = Mirror::serve(layouts().root()).await.unwrap();
+    let tarball = opencode.paths[&glibc().to_string()].clone();
+    mirror.fail(&tarball, Fault::Corrupt);
+    let dir = tempfile::tempdir().unwrap();
+    let mut allowed = config(dir.path(), &mirror);
+    allowed.allow_unverified = true;
+    let error = install(&Installer::new(allowed), AgentId::Opencode, None, false)
+        .await
+        .unwrap_err();
+    assert!(matches!(error, InstallError::Corrupt { .. }), "{error}");
+    assert_eq!(
+        leftovers(dir.path(), AgentId::Opencode),
+        Vec::<String>::new()
     );
 }

@@ -47,6 +47,16 @@ pub struct InstallArgs {
     /// tested with) or `latest`.
     #[arg(long, env = "SANDBOX_DAEMON_INSTALL_VERSION", default_value = "pinned")]
     pub install_version: DefaultVersion,
+    /// Install a download even when its vendor publishes no checksum for it (a loud
+    /// warning is logged for each); by default such an install is refused. The variable
+    /// takes `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
+    #[arg(
+        long,
+        env = "SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub allow_unverified_installs: bool,
 }
 
 impl InstallArgs {
@@ -71,6 +81,7 @@ impl InstallArgs {
             .find_map(|var| std::env::var(var).ok().filter(|v| !v.trim().is_empty()));
         config.source = self.install_source;
         config.default_version = self.install_version;
+        config.allow_unverified = self.allow_unverified_installs;
         config
     }
 }
@@ -165,6 +176,12 @@ async fn local(args: &AgentInstallArgs, request: &InstallRequest) -> ExitCode {
         Ok(done) => {
             let summary = done.response();
             bar.finish(&summary);
+            for unverified in &done.unverified {
+                eprintln!(
+                    "WARNING: {} {} is installed UNVERIFIED (--allow-unverified-installs): {unverified}",
+                    args.agent, done.version
+                );
+            }
             print_json(&summary);
             ExitCode::SUCCESS
         }

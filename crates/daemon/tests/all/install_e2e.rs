@@ -1,9 +1,12 @@
 //! Installing agents through the daemon, against a loopback mirror of the official hosts
-//! filled with the real pinned binaries: the install route (JSON and streamed progress),
-//! `GET /agents` after it, failures as problems, the CLI (through the daemon, and `--local`
-//! from two processes at once on one data dir), and a session created for an agent that is
-//! not installed: installed on the spot (once, while an install request runs too), then a
-//! real turn with it against the fake provider.
+//! (and of an npm registry) filled with the real pinned binaries: the install route (JSON
+//! and streamed progress), `GET /agents` after it, failures as problems, the CLI (through
+//! the daemon, and `--local` from two processes at once on one data dir), and a session
+//! created for an agent that is not installed: installed on the spot (once, while an install
+//! request runs too), then a real turn with it against the fake provider. Amp comes from its
+//! npm platform package (its release host publishes no checksum); without a registry it is
+//! refused unless unverified installs are allowed. npm runs without the daemon's secrets. A
+//! session whose agent's hosts do not answer fails within seconds, saying what to do.
 
 use crate::common;
 
@@ -29,6 +32,25 @@ async fn mirror() -> Mirror {
     Mirror::serve(Layouts::shared().root()).await.unwrap()
 }
 
+/// Amp's release layout and its npm packages; `None` after a loud skip without Amp.
+fn amp_layout() -> Option<sandbox_testkit::mirror::Published> {
+    Layouts::shared().amp_npm()?;
+    Layouts::shared().release(Agent::Amp)
+}
+
+/// The path of Amp's platform package tarball on the mirror: Amp's verified binary.
+fn amp_tarball() -> String {
+    let cpu = if cfg!(target_arch = "aarch64") {
+        "arm64"
+    } else {
+        "x64"
+    };
+    format!(
+        "/npm/@ampcode/cli-linux-{cpu}/-/cli-linux-{cpu}-{}.tgz",
+        Agent::Amp.version()
+    )
+}
+
 async fn daemon(mirror: &Mirror, auto_install: bool) -> TestDaemon {
     TestDaemon::start_with(Options {
         install_mirror: Some(mirror.url().to_string()),
@@ -40,12 +62,12 @@ async fn daemon(mirror: &Mirror, auto_install: bool) -> TestDaemon {
 
 #[tokio::test]
 async fn the_install_route_installs_reports_and_streams() {
-    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
     let daemon = daemon(&mirror, false).await;
-    let binary = amp.paths["binary"].clone();
+    let binary = amp_tarball();
 
     let before = daemon.client.list_agents().await.unwrap().agents;
     let info = before.iter().find(|a| a.id == AgentId::Amp).unwrap();
@@ -58,7 +80,7 @@ async fn the_install_route_installs_reports_and_streams() {
         .unwrap();
     assert!(!done.already_installed);
     assert_eq!(done.version.as_deref(), Some(Agent::Amp.version()));
-    assert_eq!(done.source, Some(BinarySource::Mirror));
+    assert_eq!(done.source, Some(BinarySource::Npm));
     assert!(done.size > 1_000_000);
     let path = done.path.clone().unwrap();
     assert!(
@@ -77,7 +99,7 @@ async fn the_install_route_installs_reports_and_streams() {
     assert!(info.installed);
     assert_eq!(info.version.as_deref(), Some(Agent::Amp.version()));
     assert_eq!(info.path.as_deref(), Some(path.as_str()));
-    assert_eq!(info.source, Some(BinarySource::Mirror));
+    assert_eq!(info.source, Some(BinarySource::Npm));
     assert_eq!(info.installed_versions.len(), 1);
     assert!(info.installed_versions[0].current);
 
@@ -224,24 +246,25 @@ async fn an_override_is_authoritative() {
     assert!(mirror.requests().is_empty(), "{:?}", mirror.requests());
 }
 
-/// `sandbox-daemon agents install <agent> --local` (run on tokio: the mirror serving it
-/// lives on this test's runtime).
+/// `sandbox-daemon agents install <agent> --local` from `mirror` (also the npm registry)
+/// (run on tokio: the mirror serving it lives on this test's runtime).
 fn cli(mirror: &Mirror, data_dir: &std::path::Path, agent: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"));
     command
         .args(["agents", "install", agent, "--local", "--data-dir"])
         .arg(data_dir)
-        .args(["--install-mirror", mirror.url()]);
+        .args(["--install-mirror", mirror.url()])
+        .args(["--npm-registry", &format!("{}/npm", mirror.url())]);
     command
 }
 
 #[tokio::test]
 async fn the_cli_installs_through_the_daemon_and_locally_from_two_processes() {
-    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
-    let binary = amp.paths["binary"].clone();
+    let binary = amp_tarball();
 
     // Two processes at once on one data dir: one downloads, the other waits and finds it.
     let data = tempfile::tempdir().unwrap();
@@ -281,7 +304,7 @@ async fn the_cli_installs_through_the_daemon_and_locally_from_two_processes() {
     );
     let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(summary["alreadyInstalled"], false);
-    assert_eq!(summary["source"], "mirror");
+    assert_eq!(summary["source"], "npm");
     assert!(String::from_utf8_lossy(&output.stderr).contains("installed"));
     assert_eq!(mirror.count(&binary), 2);
     let failed = Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"))
@@ -386,9 +409,9 @@ async fn a_session_installs_its_agent_then_runs_a_real_turn() {
 /// A disk too small for the binary: `installFailed` saying so, and nothing left behind.
 #[tokio::test]
 async fn a_full_disk_fails_the_install_and_leaves_nothing() {
-    let Some(_) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
     let dir = tempfile::tempdir().unwrap();
     let Some(disk) = common::process::TmpfsNamespace::new(dir.path(), "16m") else {
@@ -407,6 +430,8 @@ async fn a_full_disk_fails_the_install_and_leaves_nothing() {
             data.display().to_string(),
             "--install-mirror".into(),
             mirror.url().into(),
+            "--npm-registry".into(),
+            format!("{}/npm", mirror.url()),
         ])
         .collect();
     let output = Command::from(disk.command(&args)).output().await.unwrap();
@@ -425,9 +450,9 @@ async fn a_full_disk_fails_the_install_and_leaves_nothing() {
 /// A stream with nothing to say for a while keeps its connection alive with comments.
 #[tokio::test]
 async fn a_quiet_install_stream_sends_keep_alives() {
-    let Some(_) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
     let daemon = TestDaemon::start_with(Options {
         install_mirror: Some(mirror.url().to_string()),
@@ -435,7 +460,8 @@ async fn a_quiet_install_stream_sends_keep_alives() {
         ..Options::default()
     })
     .await;
-    mirror.fail("/cli-version.txt", Fault::Delay(700));
+    // Amp's latest version is its launcher package's `latest` on the registry.
+    mirror.fail("/npm/@ampcode/cli", Fault::Delay(700));
     let response = reqwest::Client::new()
         .post(format!("{}/agents/amp/install", daemon.url()))
         .header("accept", "text/event-stream")
@@ -463,9 +489,9 @@ async fn a_quiet_install_stream_sends_keep_alives() {
 #[tokio::test]
 async fn a_restored_session_installs_its_missing_agent() {
     sandbox_testkit::isolate!();
-    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+    if amp_layout().is_none() {
         return;
-    };
+    }
     let mirror = mirror().await;
     // Amp's own service is a loopback port nothing listens on: its turns end with an error,
     // which is enough to see that the agent ran.
@@ -485,7 +511,7 @@ async fn a_restored_session_installs_its_missing_agent() {
     daemon
         .agent_session("amp", "moved", CreateSessionRequest::default())
         .await;
-    let binary = amp.paths["binary"].clone();
+    let binary = amp_tarball();
     assert_eq!(mirror.count(&binary), 1);
 
     let agents = daemon.data_dir.path().join("agents/amp");
@@ -506,4 +532,268 @@ async fn a_restored_session_installs_its_missing_agent() {
         sandbox_universal::SessionStatus::Ended,
         "{info:?}"
     );
+}
+
+/// `sandbox-daemon agents install amp --local` from `mirror` with exactly this environment:
+/// no npm on `PATH` and no `.npmrc` in `HOME`, so no npm registry is known.
+fn amp_without_a_registry(
+    mirror: &Mirror,
+    data_dir: &std::path::Path,
+    scratch: &std::path::Path,
+) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"));
+    command
+        .args(["agents", "install", "amp", "--local", "--data-dir"])
+        .arg(data_dir)
+        .args(["--install-mirror", mirror.url()])
+        .env_clear()
+        .env("HOME", scratch)
+        .env("PATH", scratch);
+    command
+}
+
+/// Amp's release host publishes no checksum and no npm registry is known to take its
+/// verified npm package from: refused before the download, naming the file, why, and every
+/// way out; with the operator's opt-in, the release binary is installed, loudly.
+#[tokio::test]
+async fn amp_without_an_npm_registry_is_refused_unless_allowed() {
+    let Some(amp) = Layouts::shared().release(Agent::Amp) else {
+        return;
+    };
+    let mirror = mirror().await;
+    let binary = amp.paths["binary"].clone();
+    let data = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+
+    let refused = amp_without_a_registry(&mirror, data.path(), scratch.path())
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    for part in [
+        "refusing to install",
+        binary.as_str(),
+        "Amp's release host publishes no checksums",
+        "npm platform package",
+        "--npm-registry",
+        "SANDBOX_DAEMON_NPM_REGISTRY",
+        "--allow-unverified-installs",
+        "SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS=1",
+        "SANDBOX_DAEMON_AMP_PATH",
+    ] {
+        assert!(stderr.contains(part), "{part:?} in {stderr}");
+    }
+    assert_eq!(mirror.count(&binary), 0, "{:?}", mirror.requests());
+
+    let allowed = amp_without_a_registry(&mirror, data.path(), scratch.path())
+        .env("SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS", "1")
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&allowed.stderr);
+    assert!(allowed.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("WARNING: amp") && stderr.contains("UNVERIFIED"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("INSTALLING AN UNVERIFIED DOWNLOAD"),
+        "{stderr}"
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&allowed.stdout).unwrap();
+    assert_eq!(summary["source"], "mirror");
+    assert_eq!(summary["version"], Agent::Amp.version());
+    assert_eq!(mirror.count(&binary), 1);
+}
+
+/// npm runs with an allow-listed environment: a fake `npm` first on `PATH` records its
+/// environment for both of the daemon's npm runs (finding the registry, installing Pi —
+/// the latter then handed to the real npm), with the daemon's token, provider keys and
+/// GitHub tokens in the installing process's environment; none of them reaches npm.
+#[tokio::test]
+async fn npm_runs_without_the_daemons_secrets() {
+    if Layouts::shared().npm().is_none() {
+        return;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let real_npm = std::env::split_paths(&path)
+        .map(|dir| dir.join("npm"))
+        .find(|npm| npm.is_file())
+        .expect("npm on PATH: Pi is installed through it");
+    let mirror = mirror().await;
+    let scratch = tempfile::tempdir().unwrap();
+    let (bin, records, home, tmp) = (
+        scratch.path().join("bin"),
+        scratch.path().join("records"),
+        scratch.path().join("home"),
+        scratch.path().join("tmp"),
+    );
+    for dir in [&bin, &records, &home, &tmp] {
+        std::fs::create_dir(dir).unwrap();
+    }
+    let registry = format!("{}/npm", mirror.url());
+    let fake = bin.join("npm");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\n\
+             record=\"{records}/$$\"\n\
+             env > \"$record.env\"\n\
+             printf '%s\\n' \"$*\" > \"$record.args\"\n\
+             if [ \"$1 $2 $3\" = \"config get registry\" ]; then echo '{registry}'; exit 0; fi\n\
+             exec '{real}' \"$@\"\n",
+            records = records.display(),
+            real = real_npm.display(),
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let secrets = [
+        ("SANDBOX_DAEMON_TOKEN", "daemon-token-secret-1"),
+        ("ANTHROPIC_API_KEY", "sk-ant-secret-2"),
+        ("OPENAI_API_KEY", "sk-openai-secret-3"),
+        ("CLAUDE_CODE_OAUTH_TOKEN", "claude-oauth-secret-4"),
+        ("AMP_API_KEY", "sgamp-secret-5"),
+        ("GITHUB_TOKEN", "ghp-secret-6"),
+        ("GH_TOKEN", "gho-secret-7"),
+        ("SANDBOX_DAEMON_GITHUB_TOKEN", "ghp-secret-8"),
+        ("AWS_SECRET_ACCESS_KEY", "aws-secret-9"),
+    ];
+    let data = tempfile::tempdir().unwrap();
+    let mut search = vec![bin.clone()];
+    search.extend(std::env::split_paths(&path));
+    let output = Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"))
+        .args(["agents", "install", "pi", "--local", "--data-dir"])
+        .arg(data.path())
+        .env_clear()
+        .env("PATH", std::env::join_paths(&search).unwrap())
+        .env("HOME", &home)
+        .env("TMPDIR", &tmp)
+        .env("LANG", "C.UTF-8")
+        .env("npm_config_fund", "false")
+        .envs(secrets)
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(summary["version"], Agent::Pi.version());
+    assert_eq!(summary["source"], "npm");
+
+    // Every run of npm, by its arguments.
+    let mut runs: HashMap<String, HashMap<String, String>> = HashMap::new();
+    for entry in std::fs::read_dir(&records).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "args") {
+            let args = std::fs::read_to_string(&path).unwrap();
+            let env = std::fs::read_to_string(path.with_extension("env")).unwrap();
+            for (name, value) in secrets {
+                assert!(
+                    !env.contains(value) && !env.contains(&format!("{name}=")),
+                    "{name} reached npm ({args}): {env}"
+                );
+            }
+            let vars = env
+                .lines()
+                .filter_map(|line| line.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            runs.insert(args.trim().to_string(), vars);
+        }
+    }
+    let config = &runs["config get registry"];
+    let install = runs
+        .iter()
+        .find(|(args, _)| args.starts_with("install "))
+        .map(|(_, env)| env)
+        .unwrap_or_else(|| panic!("no `npm install` among {:?}", runs.keys()));
+    for env in [config, install] {
+        // What npm needs does reach it.
+        assert!(
+            env["PATH"].starts_with(&bin.display().to_string()),
+            "{env:?}"
+        );
+        assert_eq!(env["HOME"], home.display().to_string());
+        assert_eq!(env["TMPDIR"], tmp.display().to_string());
+        assert_eq!(env["npm_config_fund"], "false");
+    }
+    assert_eq!(install["npm_config_registry"], registry);
+    assert!(!config.contains_key("npm_config_registry"), "{config:?}");
+}
+
+/// A daemon whose install hosts accept connections and never answer: a session created for
+/// an agent that is not installed fails within seconds (the 8 s answer budget), with a
+/// `502 installFailed` naming the silent host and both ways out.
+#[tokio::test]
+async fn a_session_fails_fast_saying_what_to_do_when_no_install_host_answers() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let silent = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+        }
+    });
+    let url = format!("http://{addr}");
+    let data = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(common::process::BINARY);
+    command.args(common::process::daemon_args(data.path(), None));
+    for flag in [
+        "--claude-releases-url",
+        "--amp-releases-url",
+        "--github-url",
+        "--github-api-url",
+    ] {
+        command.args([flag, url.as_str()]);
+    }
+    command
+        .args(["--npm-registry", &format!("{url}/npm")])
+        // No agent binary anywhere: no override, an empty PATH.
+        .env_clear()
+        .env("HOME", data.path())
+        .env("PATH", empty.path());
+    let daemon = common::process::DaemonProcess::spawn_command(command);
+
+    let started = std::time::Instant::now();
+    let response = raw(
+        reqwest::Method::POST,
+        &format!("{}/sessions/nothing-answers", daemon.url),
+        None,
+        Some("application/json"),
+        Some(br#"{"agent":"claude"}"#.to_vec()),
+    )
+    .await;
+    let took = started.elapsed();
+    eprintln!("session create against silent install hosts: {took:?}: {response:?}");
+    assert_eq!(response.0, 502, "{response:?}");
+    assert_eq!(response.2["agentError"]["type"], "installFailed");
+    let detail = response.2["detail"].as_str().unwrap();
+    for part in [
+        format!("{addr} did not answer"),
+        "--install-mirror".into(),
+        "SANDBOX_DAEMON_INSTALL_MIRROR".into(),
+        "SANDBOX_DAEMON_CLAUDE_PATH".into(),
+    ] {
+        assert!(detail.contains(&part), "{part:?} in {detail}");
+    }
+    assert!(
+        took >= Duration::from_secs(7) && took < Duration::from_secs(12),
+        "{took:?}"
+    );
+    // Nothing is kept of the session.
+    let gone = raw(
+        reqwest::Method::GET,
+        &format!("{}/sessions/nothing-answers", daemon.url),
+        None,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(gone.0, 404, "{gone:?}");
+    silent.abort();
 }

@@ -2,7 +2,8 @@
 //! for hermetic install tests. It serves a directory whose paths are the official URLs'
 //! paths (`releases` builds it from the real binaries the test kit installs; `registry`
 //! builds packuments and tarballs), records every request, and injects faults on demand:
-//! an error status, corrupted bytes, or a transfer cut short.
+//! an error status, corrupted bytes, a transfer cut short, a delay, or a JSON document
+//! served without some of its members (a checksum nobody published).
 
 pub mod registry;
 pub mod releases;
@@ -36,6 +37,9 @@ pub enum Fault {
     Truncate,
     /// Answer only after this many milliseconds (for the next request).
     Delay(u64),
+    /// Serve a JSON document without any member of this name, at any depth (e.g. a
+    /// platform's entry in a checksum manifest, or GitHub's asset `digest`s).
+    Without(&'static str),
 }
 
 #[derive(Default)]
@@ -163,6 +167,20 @@ async fn serve_file(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
         return (StatusCode::NOT_FOUND, "Not Found\n").into_response();
     }
     let len = meta.len();
+    if let Some(Fault::Without(name)) = fault {
+        let Ok(mut json) = tokio::fs::read(&file)
+            .await
+            .map_err(|_| ())
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).map_err(|_| ()))
+        else {
+            return (StatusCode::INTERNAL_SERVER_ERROR, "not a JSON document\n").into_response();
+        };
+        strip(&mut json, name);
+        let text = json
+            .to_string()
+            .replace(registry::MIRROR_PLACEHOLDER, &shared.url);
+        return text.into_response();
+    }
     if len < 4 << 20 {
         // Small documents may name the mirror (npm packuments' tarball URLs).
         let Ok(bytes) = tokio::fs::read(&file).await else {
@@ -214,6 +232,18 @@ async fn serve_file(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
         .headers_mut()
         .insert(header::CONTENT_LENGTH, len.into());
     response
+}
+
+/// Removes every member named `name` from `json`, at any depth.
+fn strip(json: &mut serde_json::Value, name: &str) {
+    match json {
+        serde_json::Value::Object(members) => {
+            members.remove(name);
+            members.values_mut().for_each(|v| strip(v, name));
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| strip(v, name)),
+        _ => {}
+    }
 }
 
 /// Writes `bytes` at `root/path` (creating directories).
@@ -274,7 +304,8 @@ pub struct Published {
 pub struct Layouts {
     root: tempfile::TempDir,
     releases: Mutex<Vec<(Agent, Published)>>,
-    npm: Mutex<bool>,
+    npm_amp: Mutex<bool>,
+    npm_pi: Mutex<bool>,
 }
 
 impl Layouts {
@@ -284,7 +315,8 @@ impl Layouts {
         LAYOUTS.get_or_init(|| Layouts {
             root: tempfile::tempdir().expect("a temp dir"),
             releases: Mutex::default(),
-            npm: Mutex::default(),
+            npm_amp: Mutex::default(),
+            npm_pi: Mutex::default(),
         })
     }
 
@@ -309,9 +341,27 @@ impl Layouts {
     /// An npm registry under `/npm`: Amp's packages (its launcher and platform package) and
     /// Pi with its dependency closure; `None` after a loud skip without the agents.
     pub fn npm(&self) -> Option<()> {
-        agents::require(Agent::Amp)?;
+        self.amp_npm()?;
         agents::require(Agent::Pi)?;
-        let mut done = self.npm.lock().expect("layouts");
+        let mut done = self.npm_pi.lock().expect("layouts");
+        if !*done {
+            registry::publish(
+                self.root(),
+                "/npm",
+                &[agents::node_modules().join("@mariozechner/pi-coding-agent")],
+                true,
+            )
+            .expect("publishing Pi and its dependencies");
+            *done = true;
+        }
+        Some(())
+    }
+
+    /// Amp's packages alone under `/npm` (its launcher and this CPU's platform package,
+    /// the verified source of Amp's binary); `None` after a loud skip without Amp.
+    pub fn amp_npm(&self) -> Option<()> {
+        agents::require(Agent::Amp)?;
+        let mut done = self.npm_amp.lock().expect("layouts");
         if !*done {
             let modules = agents::node_modules();
             let cpu = if cfg!(target_arch = "aarch64") {
@@ -329,13 +379,6 @@ impl Layouts {
                 false,
             )
             .expect("publishing Amp's packages");
-            registry::publish(
-                self.root(),
-                "/npm",
-                &[modules.join("@mariozechner/pi-coding-agent")],
-                true,
-            )
-            .expect("publishing Pi and its dependencies");
             *done = true;
         }
         Some(())

@@ -86,8 +86,9 @@ pub struct Options {
     pub timeouts: sandbox_daemon::serve::ConnectionTimeouts,
     /// `--request-body-timeout`.
     pub body_timeout: Duration,
-    /// `--install-mirror`: installs come from this loopback mirror (`None`: installing is
-    /// off, so no test ever reaches a vendor).
+    /// `--install-mirror`: installs come from this loopback mirror, which is also the npm
+    /// registry (`<mirror>/npm`: Amp's verified binary, Pi) (`None`: installing is off, so
+    /// no test ever reaches a vendor).
     pub install_mirror: Option<String>,
     /// Install missing agents when sessions are created.
     pub auto_install: bool,
@@ -215,6 +216,7 @@ impl TestDaemon {
                 let mut config =
                     sandbox_install::InstallConfig::new(data_dir.path().join("agents"));
                 config.mirror = Some(mirror.clone());
+                config.npm_registry = Some(format!("{mirror}/npm"));
                 config.backoff = Duration::from_millis(10);
                 config
             }),
