@@ -109,7 +109,13 @@ pub struct ServerArgs {
     pub shutdown_timeout: Duration,
     /// Do not install a missing agent when a session is created for it (`POST
     /// /agents/{agent}/install` still installs).
-    #[arg(long, env = "SANDBOX_DAEMON_NO_AUTO_INSTALL")]
+    /// The variable takes `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
+    #[arg(
+        long,
+        env = "SANDBOX_DAEMON_NO_AUTO_INSTALL",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
     pub no_auto_install: bool,
 }
 

@@ -290,6 +290,33 @@ fn the_server_demands_a_token_choice() {
 }
 
 #[test]
+fn boolean_variables_take_the_usual_spellings() {
+    for (value, accepted) in [
+        ("1", true),
+        ("0", true),
+        ("yes", true),
+        ("off", true),
+        ("true", true),
+        ("maybe", false),
+    ] {
+        for var in [
+            "SANDBOX_DAEMON_NO_AUTO_INSTALL",
+            "SANDBOX_DAEMON_ALLOW_UNVERIFIED_INSTALLS",
+        ] {
+            // Without a token choice the server stops after parsing its arguments: with a
+            // usable value it complains about the token, else about the value.
+            let output = bin().env(var, value).output().unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(
+                stderr.contains("--token-file"),
+                accepted,
+                "{var}={value}: {stderr}"
+            );
+        }
+    }
+}
+
+#[test]
 fn the_server_starts_and_answers_with_a_token() {
     use std::io::{BufRead, BufReader};
     let data = tempfile::tempdir().unwrap();
