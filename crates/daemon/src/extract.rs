@@ -47,7 +47,8 @@ impl BodyLimit {
         tokio::time::timeout(self.1, read)
             .await
             .map_err(|_| ApiError::RequestTimeout {
-                seconds: self.1.as_secs(),
+                part: "body",
+                after: self.1,
             })
     }
 }
@@ -60,8 +61,19 @@ fn json_rejection(rejection: JsonRejection, limit: usize) -> ApiError {
         other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
             ApiError::PayloadTooLarge { limit }
         }
+        JsonRejection::BytesRejection(rejection) => unreadable_body(&rejection),
         other => ApiError::InvalidBody(other.body_text()),
     }
+}
+
+/// A body that could not be read to its end (a malformed chunk, a body cut short): the
+/// innermost cause is what hyper's decoder found.
+fn unreadable_body(error: &(dyn std::error::Error + 'static)) -> ApiError {
+    let mut cause = error;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    ApiError::InvalidFraming(format!("the body cannot be read: {cause}"))
 }
 
 /// The body of an operation that takes none: empty, or `{}` (with a JSON content type).
@@ -112,7 +124,7 @@ where
                 if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                     ApiError::PayloadTooLarge { limit: limits.0 }
                 } else {
-                    ApiError::InvalidBody(rejection.body_text())
+                    unreadable_body(&rejection)
                 }
             })?;
         if !body.iter().all(u8::is_ascii_whitespace) && !json {
