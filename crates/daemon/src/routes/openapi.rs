@@ -22,7 +22,7 @@ use sandbox_universal::constraints::{SEQUENCE, SESSION_ID};
 #[openapi(
     info(
         title = "sandbox-daemon",
-        description = "Run coding agents (Claude Code, Codex, OpenCode, Amp, Pi) inside a sandbox and drive them over one HTTP + SSE API with a universal event schema. Errors are RFC 7807 problem details.",
+        description = "Run coding agents (Claude Code, Codex, OpenCode, Amp, Pi) inside a sandbox and drive them over one HTTP + SSE API with a universal event schema. Errors are RFC 7807 problem details (`application/problem+json`, `type` `urn:sandbox-daemon:problem:<kind>`). Besides the responses each operation lists, any request can be refused before it is routed, also as problem details: 400 `malformed-request` (an unparseable request line or header) or `invalid-framing` (an invalid `Content-Length` or `Transfer-Encoding`, a malformed chunked body), 408 `request-timeout` (a head or body that stops arriving), 414 `uri-too-long` (over 8 KiB), 431 `headers-too-large` (over 100 fields or 64 KiB), 505 `http-version-not-supported`; those that leave the connection unusable say `Connection: close`.",
     ),
     tags(
         (name = "daemon", description = "The daemon itself"),

@@ -149,6 +149,11 @@ impl<S: AsyncWrite + Unpin> LastWord<S> {
             self.pending = held.bytes;
         }
         ready!(self.poll_pending(cx))?;
+        // Every refusal ends a head; most writes (bodies, SSE frames) do not.
+        let last_byte = bufs.iter().rev().find_map(|b| b.last());
+        if last_byte != Some(&b'\n') {
+            return self.written(cx, bufs);
+        }
         let tail = tail(bufs, MAX_REFUSAL_BYTES.min(total));
         let Some((at, status)) = refusal_at_end(&tail) else {
             return self.written(cx, bufs);

@@ -10,18 +10,18 @@
 //! Every error answer is problem details, those made before the application runs too.
 //! Heads up to [`MAX_HEAD_BYTES`] with up to [`MAX_HEADER_FIELDS`] fields reach the
 //! application, which refuses long URLs (414) and large headers (431) itself (`guard.rs`).
-//! What hyper refuses on HTTP/1 — a head it cannot parse (400 `malformed-request`), an
-//! unknown HTTP version (505), a `Content-Length` or `Transfer-Encoding` it cannot frame
-//! (400 `invalid-framing`), a URL over its 64 KiB or a head over its limits (414, 431) —
-//! it would answer with a bare status: [`LastWord`] keeps that off the wire and hands the
-//! socket back, and `refusal.rs` answers with problem details and `Connection: close`
-//! instead. A head that has started to arrive but does not complete within the
-//! header-read timeout gets 408 `request-timeout` the same way (an idle keep-alive
-//! connection is closed without a word). A malformed chunked body is the application's
-//! 400 `invalid-framing` (`extract.rs`). On HTTP/2, hyper's header limit is the same
-//! [`MAX_HEAD_BYTES`], so heads the application refuses reach it; a header block over
-//! that is refused by the h2 library with a bare 431 (and malformed frames or requests
-//! with a stream or connection reset, not a response).
+//! What hyper refuses on HTTP/1 — a head it cannot parse (400 `malformed-request`), a
+//! well-formed HTTP version other than 1.0 and 1.1 (505), a `Content-Length` or
+//! `Transfer-Encoding` it cannot frame (400 `invalid-framing`), a URL over its 64 KiB or a
+//! head over its limits (414, 431) — it would answer with a bare status: [`LastWord`]
+//! keeps that off the wire and hands the socket back, and `refusal.rs` answers with
+//! problem details and `Connection: close` instead. A head that has started to arrive but
+//! does not complete within the header-read timeout gets 408 `request-timeout` the same
+//! way (an idle keep-alive connection is closed without a word). A malformed chunked body
+//! is the application's 400 `invalid-framing` (`extract.rs`). On HTTP/2, hyper's header
+//! limit is the same [`MAX_HEAD_BYTES`], so heads the application refuses reach it; a
+//! header block over that is refused by the h2 library with a bare 431 (and malformed
+//! frames or requests with a stream or connection reset, not a response).
 
 mod idle;
 mod last_word;
