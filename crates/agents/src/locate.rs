@@ -292,14 +292,10 @@ pub fn installed_executable(install_dir: &Path, agent: AgentId, version: &str) -
     is_executable(&path).then_some(path)
 }
 
-/// Whether `version` can name a directory: a version string, not a path.
+/// Whether `version` can name a directory: a version string, not a path (the API's
+/// `agentVersion` constraints).
 pub fn valid_version(version: &str) -> bool {
-    !version.is_empty()
-        && version.len() <= 128
-        && version.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && version
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_'))
+    sandbox_universal::constraints::AGENT_VERSION.matches(version)
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -31,18 +31,35 @@ pub enum ApiError {
         /// The limit in bytes.
         limit: usize,
     },
-    /// The request headers are too large.
-    #[error("the request headers are larger than the limit of {limit} bytes")]
+    /// The request headers are too many or too large.
+    #[error("the request headers are over the limit of {fields} header fields and {bytes} bytes")]
     HeadersTooLarge {
+        /// The limit in header fields.
+        fields: usize,
         /// The limit in bytes.
-        limit: usize,
+        bytes: usize,
     },
-    /// The body did not arrive in time.
-    #[error("the request body did not arrive within {seconds} s")]
+    /// The request head or body did not arrive in time.
+    #[error("the request {part} did not arrive within {}", humantime::format_duration(*.after))]
     RequestTimeout {
-        /// The limit in seconds.
-        seconds: u64,
+        /// `head` or `body`.
+        part: &'static str,
+        /// The limit.
+        after: std::time::Duration,
     },
+    /// The request line or a header line cannot be parsed (refused before routing).
+    #[error("the request cannot be parsed: {0}")]
+    MalformedRequest(String),
+    /// Where the request ends cannot be told: an invalid `Content-Length`, a
+    /// `Transfer-Encoding` that conflicts with it or does not end in `chunked`, a malformed
+    /// chunked body, or a body cut short.
+    #[error("the request's message framing is invalid: {0}")]
+    InvalidFraming(String),
+    /// The request line names an HTTP version this daemon does not speak.
+    #[error(
+        "the request line names an HTTP version other than HTTP/1.0 and HTTP/1.1 (HTTP/2 starts with its connection preface)"
+    )]
+    HttpVersionNotSupported,
     /// `--no-token`: the Host header names a host this daemon does not serve.
     #[error(
         "host `{0}` is not one this daemon serves without a token (loopback names and its own address; add others with --allow-host)"
@@ -172,6 +189,8 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             Self::MalformedJson(_)
+            | Self::MalformedRequest(_)
+            | Self::InvalidFraming(_)
             | Self::InvalidParameter(_)
             | Self::InvalidSessionConfig(_)
             | Self::InvalidAnswers(_) => StatusCode::BAD_REQUEST,
@@ -181,6 +200,7 @@ impl ApiError {
             Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
             Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            Self::HttpVersionNotSupported => StatusCode::HTTP_VERSION_NOT_SUPPORTED,
             Self::ForbiddenHost(_) | Self::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
             Self::UnknownAgent(_)
             | Self::SessionNotFound(_)
@@ -224,6 +244,9 @@ impl ApiError {
             Self::UriTooLong { .. } => "uri-too-long",
             Self::HeadersTooLarge { .. } => "headers-too-large",
             Self::RequestTimeout { .. } => "request-timeout",
+            Self::MalformedRequest(_) => "malformed-request",
+            Self::InvalidFraming(_) => "invalid-framing",
+            Self::HttpVersionNotSupported => "http-version-not-supported",
             Self::ForbiddenHost(_) => "forbidden-host",
             Self::ForbiddenOrigin(_) => "forbidden-origin",
             Self::InvalidParameter(_) => "invalid-parameter",
@@ -267,7 +290,10 @@ impl ApiError {
             Self::PayloadTooLarge { .. } => "Request body too large",
             Self::UriTooLong { .. } => "URL too long",
             Self::HeadersTooLarge { .. } => "Request headers too large",
-            Self::RequestTimeout { .. } => "Request body too slow",
+            Self::RequestTimeout { .. } => "Request too slow",
+            Self::MalformedRequest(_) => "Malformed request",
+            Self::InvalidFraming(_) => "Invalid message framing",
+            Self::HttpVersionNotSupported => "HTTP version not supported",
             Self::ForbiddenHost(_) => "Host not allowed",
             Self::ForbiddenOrigin(_) => "Origin not allowed",
             Self::InvalidParameter(_) => "Invalid parameter",
@@ -300,6 +326,19 @@ impl ApiError {
             Self::MethodNotAllowed => "Method not allowed",
             Self::Internal(_) => "Internal error",
         }
+    }
+
+    /// Whether the connection cannot carry another request after this answer (its
+    /// request was not, or could not be, read to its end): the answer says
+    /// `Connection: close`.
+    pub fn ends_connection(&self) -> bool {
+        matches!(
+            self,
+            Self::MalformedRequest(_)
+                | Self::InvalidFraming(_)
+                | Self::HttpVersionNotSupported
+                | Self::RequestTimeout { .. }
+        )
     }
 
     /// The problem details body (without `instance`).
@@ -364,6 +403,9 @@ impl IntoResponse for ApiError {
             Self::SessionRestoring(_) | Self::StoreFull(_) | Self::StoreUnavailable(_)
         ) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if self.ends_connection() {
+            headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
         }
         response
     }

@@ -4,18 +4,20 @@ use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Json, Path, Query, Request};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
+use sandbox_universal::Constrained;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
-/// A JSON body; malformed JSON, wrong shapes, missing content type and oversized bodies
-/// become problem details.
+/// A JSON body; malformed JSON, wrong shapes (its type, or the constraints the schema
+/// states: [`Constrained`]), missing content type and oversized bodies become problem
+/// details.
 #[derive(Debug, Clone)]
 pub struct ApiJson<T>(pub T);
 
 impl<S, T> FromRequest<S> for ApiJson<T>
 where
-    T: DeserializeOwned,
+    T: DeserializeOwned + Constrained,
     S: Send + Sync,
 {
     type Rejection = ApiError;
@@ -23,9 +25,17 @@ where
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let limits = BodyLimit::of(&req);
         match limits.in_time(Json::<T>::from_request(req, state)).await? {
-            Ok(Json(value)) => Ok(Self(value)),
+            Ok(Json(value)) => constrained(value).map(Self),
             Err(rejection) => Err(json_rejection(rejection, limits.0)),
         }
+    }
+}
+
+/// `value`, unless it breaks a constraint its schema states (422 `invalid-body`).
+fn constrained<T: Constrained>(value: T) -> Result<T, ApiError> {
+    match value.violation() {
+        None => Ok(value),
+        Some(violation) => Err(ApiError::InvalidBody(violation)),
     }
 }
 
@@ -47,7 +57,8 @@ impl BodyLimit {
         tokio::time::timeout(self.1, read)
             .await
             .map_err(|_| ApiError::RequestTimeout {
-                seconds: self.1.as_secs(),
+                part: "body",
+                after: self.1,
             })
     }
 }
@@ -60,8 +71,19 @@ fn json_rejection(rejection: JsonRejection, limit: usize) -> ApiError {
         other if other.status() == StatusCode::PAYLOAD_TOO_LARGE => {
             ApiError::PayloadTooLarge { limit }
         }
+        JsonRejection::BytesRejection(rejection) => unreadable_body(&rejection),
         other => ApiError::InvalidBody(other.body_text()),
     }
+}
+
+/// A body that could not be read to its end (a malformed chunk, a body cut short): the
+/// innermost cause is what hyper's decoder found.
+fn unreadable_body(error: &(dyn std::error::Error + 'static)) -> ApiError {
+    let mut cause = error;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    ApiError::InvalidFraming(format!("the body cannot be read: {cause}"))
 }
 
 /// The body of an operation that takes none: empty, or `{}` (with a JSON content type).
@@ -73,6 +95,8 @@ pub struct ApiEmpty;
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EmptyObject {}
+
+impl Constrained for EmptyObject {}
 
 impl<S> FromRequest<S> for ApiEmpty
 where
@@ -93,7 +117,7 @@ pub struct ApiOptionalJson<T>(pub T);
 
 impl<S, T> FromRequest<S> for ApiOptionalJson<T>
 where
-    T: DeserializeOwned + Default,
+    T: DeserializeOwned + Default + Constrained,
     S: Send + Sync,
 {
     type Rejection = ApiError;
@@ -112,13 +136,13 @@ where
                 if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                     ApiError::PayloadTooLarge { limit: limits.0 }
                 } else {
-                    ApiError::InvalidBody(rejection.body_text())
+                    unreadable_body(&rejection)
                 }
             })?;
         if !body.iter().all(u8::is_ascii_whitespace) && !json {
             return Err(ApiError::UnsupportedMediaType);
         }
-        parse_optional_json(&body).map(Self)
+        parse_optional_json(&body).and_then(constrained).map(Self)
     }
 }
 

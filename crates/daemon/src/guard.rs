@@ -9,9 +9,10 @@
 //! without a preflight at all. With a token these checks are not needed: a browser never
 //! sends the bearer token on its own.
 //!
-//! Always: a URL longer than [`MAX_URI_BYTES`] gets 414, request headers over
-//! [`MAX_HEADER_BYTES`] get 431 (problem details, where hyper would answer with an empty
-//! body).
+//! Always: a URL longer than [`MAX_URI_BYTES`] gets 414, more than [`MAX_HEADER_FIELDS`]
+//! header fields or headers over [`MAX_HEADER_BYTES`] get 431. Heads hyper refuses itself
+//! (over its own limits, which are higher, or unparseable) get the same problems from
+//! `serve/refusal.rs`.
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -29,6 +30,8 @@ use crate::extract::is_json;
 pub const MAX_URI_BYTES: usize = 8 << 10;
 /// Largest accepted request headers, in bytes.
 pub const MAX_HEADER_BYTES: usize = 64 << 10;
+/// Most header fields a request may have (hyper's own HTTP/1 limit is set to this too).
+pub const MAX_HEADER_FIELDS: usize = 100;
 
 /// The host names and origins a `--no-token` daemon accepts.
 #[derive(Debug, Clone)]
@@ -85,10 +88,8 @@ impl BrowserGuard {
             .iter()
             .map(|(name, value)| name.as_str().len() + value.len() + 4)
             .sum();
-        if header_bytes > MAX_HEADER_BYTES {
-            return Err(ApiError::HeadersTooLarge {
-                limit: MAX_HEADER_BYTES,
-            });
+        if header_bytes > MAX_HEADER_BYTES || request.headers().len() > MAX_HEADER_FIELDS {
+            return Err(headers_too_large());
         }
         if !self.enabled {
             return Ok(());
@@ -133,6 +134,14 @@ impl BrowserGuard {
         } else {
             Err(ApiError::UnsupportedMediaType)
         }
+    }
+}
+
+/// The problem of headers over [`MAX_HEADER_FIELDS`] or [`MAX_HEADER_BYTES`].
+pub fn headers_too_large() -> ApiError {
+    ApiError::HeadersTooLarge {
+        fields: MAX_HEADER_FIELDS,
+        bytes: MAX_HEADER_BYTES,
     }
 }
 
@@ -218,6 +227,14 @@ mod tests {
         assert!(!post(&[("host", "localhost")]));
 
         let open = BrowserGuard::new(false, None, &[], &[]);
+        let names: Vec<String> = (0..MAX_HEADER_FIELDS).map(|i| format!("x-{i}")).collect();
+        let mut headers: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "y")).collect();
+        assert!(open.check(&request(Method::GET, &headers)).is_ok());
+        headers.push(("x-one-more", "y"));
+        assert!(matches!(
+            open.check(&request(Method::GET, &headers)),
+            Err(ApiError::HeadersTooLarge { .. })
+        ));
         assert!(
             open.check(&request(Method::POST, &[("host", "evil.example")]))
                 .is_ok()

@@ -46,7 +46,13 @@ pub fn universal_schema_json() -> String {
     register::<u::HealthResponse>(&mut generator);
     register::<u::ProblemDetails>(&mut generator);
     register::<u::EventType>(&mut generator);
-    let schema = generator.into_root_schema_for::<u::UniversalEvent>();
+    let mut schema = generator.into_root_schema_for::<u::UniversalEvent>();
+    u::constraints::describe(
+        schema
+            .get_mut("$defs")
+            .and_then(serde_json::Value::as_object_mut)
+            .expect("the schema has definitions"),
+    );
     let mut text = serde_json::to_string_pretty(&schema).expect("schema serializes");
     text.push('\n');
     text

@@ -70,9 +70,8 @@ pub struct AgentsResponse {
 pub struct InstallRequest {
     /// The version: `pinned` (the one this daemon is tested with), `latest`, or a version
     /// such as `2.1.330`. Default: the daemon's `--install-version` (pinned unless told).
+    // Constraints: `constraints::AGENT_VERSION`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(pattern = "^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")]
-    #[schemars(regex(pattern = "^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$"))]
     pub version: Option<String>,
     /// Download again even if that version is already installed.
     #[serde(default)]
@@ -158,6 +157,9 @@ pub enum InstallProgress {
 }
 
 /// Body of `POST /sessions/{sessionId}`.
+// The constraints of its text fields, and between `permissionMode` and
+// `dangerouslySkipPermissions`, are in `constraints.rs`: the schemas state them, the daemon
+// checks them (422).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateSessionRequest {
@@ -175,21 +177,23 @@ pub struct CreateSessionRequest {
     /// Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
-    /// Provider credential for this session, overriding the daemon's environment.
+    /// Provider credential for this session, overriding the daemon's environment (empty:
+    /// the daemon's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
     /// Check the credential against the provider before answering.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validate_token: Option<bool>,
-    /// Let the agent act without asking (sandboxed environments only).
+    /// Let the agent act without asking (sandboxed environments only); means
+    /// `permissionMode: bypass`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dangerously_skip_permissions: Option<bool>,
-    /// Agent version to use (install issue; ignored by `mock`).
+    /// Agent version to use: `pinned`, `latest` or a version, installed first when missing
+    /// (ignored by `mock`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_version: Option<String>,
     /// Working directory (absolute, existing). Defaults to the daemon's working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(pattern = "^/")]
     pub cwd: Option<String>,
 }
 

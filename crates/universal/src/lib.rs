@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod api;
+pub mod constraints;
 pub mod error;
 pub mod event;
 pub mod hitl;
@@ -13,6 +14,7 @@ pub mod item;
 
 pub use agent::*;
 pub use api::*;
+pub use constraints::Constrained;
 pub use error::*;
 pub use event::*;
 pub use hitl::*;

@@ -41,11 +41,17 @@ def test_problem_details_of_bad_input(client: Client, session_id: str) -> None:
         lambda: client.create_session(session_id, agent="mock", permission_mode="sometimes")
     )
     assert (bad_body.status, bad_body.type) == (422, PROBLEM + "invalid-body")
+    # What the schema states (here, between two fields) is a 422 too...
     bypass = problem_of(
         lambda: client.create_session(session_id, agent="mock", permission_mode="bypass")
     )
-    assert (bypass.status, bypass.type) == (400, PROBLEM + "invalid-session-config")
+    assert (bypass.status, bypass.type) == (422, PROBLEM + "invalid-body")
     assert "dangerouslySkipPermissions" in bypass.detail
+    # ...and what only the daemon can judge, such as a mode the agent lacks, a 400.
+    no_mode = problem_of(
+        lambda: client.create_session(session_id, agent="mock", agent_mode="dance")
+    )
+    assert (no_mode.status, no_mode.type) == (400, PROBLEM + "invalid-session-config")
 
     bad_id = problem_of(lambda: client.create_session(".hidden", agent="mock"))
     assert (bad_id.status, bad_id.type) == (400, PROBLEM + "invalid-parameter")

@@ -146,13 +146,6 @@ pub async fn install_agent(
     ApiOptionalJson(request): ApiOptionalJson<InstallRequest>,
 ) -> Result<Response, ApiError> {
     let agent = driver(&state, &agent)?.id();
-    if let Some(version) = &request.version
-        && !sandbox_agents::locate::valid_version(version)
-    {
-        return Err(ApiError::InvalidBody(format!(
-            "version: `{version}` is not a version (use `latest`, `pinned` or a version such as 1.2.3)"
-        )));
-    }
     let installs = state.sessions.installs().clone();
     let streamed = headers
         .get(header::ACCEPT)

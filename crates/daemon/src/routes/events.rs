@@ -6,6 +6,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use sandbox_universal::constraints::SEQUENCE;
 use sandbox_universal::{EventsResponse, ProblemDetails};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -142,7 +143,7 @@ pub async fn stream_events(
             value
                 .to_str()
                 .ok()
-                .filter(|v| (1..=18).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_digit()))
+                .filter(|v| SEQUENCE.matches(v))
                 .and_then(|v| v.parse::<u64>().ok())
                 .ok_or_else(|| {
                     ApiError::InvalidParameter(

@@ -15,14 +15,14 @@ use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
 use super::AppState;
-use crate::session::{MAX_SESSION_ID_LEN, SESSION_ID_PATTERN};
+use sandbox_universal::constraints::{SEQUENCE, SESSION_ID};
 
 /// Title, version, tags and the bearer security scheme; paths are added by the router.
 #[derive(OpenApi)]
 #[openapi(
     info(
         title = "sandbox-daemon",
-        description = "Run coding agents (Claude Code, Codex, OpenCode, Amp, Pi) inside a sandbox and drive them over one HTTP + SSE API with a universal event schema. Errors are RFC 7807 problem details.",
+        description = "Run coding agents (Claude Code, Codex, OpenCode, Amp, Pi) inside a sandbox and drive them over one HTTP + SSE API with a universal event schema. Errors are RFC 7807 problem details (`application/problem+json`, `type` `urn:sandbox-daemon:problem:<kind>`). Besides the responses each operation lists, any request can be refused before it is routed, also as problem details: 400 `malformed-request` (an unparseable request line or header) or `invalid-framing` (an invalid `Content-Length` or `Transfer-Encoding`, a malformed chunked body), 408 `request-timeout` (a head or body that stops arriving), 414 `uri-too-long` (over 8 KiB), 431 `headers-too-large` (over 100 fields or 64 KiB), 505 `http-version-not-supported`; those that leave the connection unusable say `Connection: close`.",
     ),
     tags(
         (name = "daemon", description = "The daemon itself"),
@@ -143,7 +143,7 @@ fn complete(doc: &mut Value, auth: DocAuth) {
             .remove("securitySchemes");
     }
     add_links(doc);
-    name_agents(doc);
+    describe_bodies(doc);
     describe_frames(doc);
     describe_install_frames(doc);
 }
@@ -165,7 +165,7 @@ fn describe_frames(doc: &mut Value) {
             "type": "object",
             "required": ["id", "event", "data"],
             "properties": {
-                "id": {"type": "string", "pattern": "^[0-9]{1,18}$", "description": "The event's sequence (resume with `Last-Event-ID`)."},
+                "id": {"type": "string", "pattern": SEQUENCE.pattern, "maxLength": SEQUENCE.max_length, "description": "The event's sequence (resume with `Last-Event-ID`)."},
                 "event": {"type": "string", "description": "The event's `type`."},
                 "data": {
                     "type": "string",
@@ -212,23 +212,16 @@ fn describe_install_frames(doc: &mut Value) {
     );
 }
 
-/// What the create request's schema alone cannot say: `agent` is one of the agents this
-/// build knows, and `bypass` needs `dangerouslySkipPermissions: true`.
-fn name_agents(doc: &mut Value) {
-    let Some(request) = doc.pointer_mut("/components/schemas/CreateSessionRequest") else {
-        return;
-    };
-    request["properties"]["agent"]["enum"] =
-        json!(AgentId::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>());
-    request["if"] = json!({
-        "properties": {"permissionMode": {"const": "bypass"}},
-        "required": ["permissionMode"],
-    });
-    request["then"] = json!({
-        "properties": {"dangerouslySkipPermissions": {"const": true}},
-        "required": ["dangerouslySkipPermissions"],
-    });
-    request["examples"] = json!([{"agent": "mock"}]);
+/// What the request bodies' types alone cannot say: the constraints of their fields and
+/// the agents `agent` names (`sandbox_universal::constraints`, which the daemon checks),
+/// and an example of the create request.
+fn describe_bodies(doc: &mut Value) {
+    let schemas = doc
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .expect("the document has schemas");
+    sandbox_universal::constraints::describe(schemas);
+    schemas["CreateSessionRequest"]["examples"] = json!([{"agent": "mock"}]);
 }
 
 fn complete_operation(method: &str, operation: &mut Value, auth: DocAuth) {
@@ -314,22 +307,18 @@ fn complete_operation(method: &str, operation: &mut Value, auth: DocAuth) {
     let _ = method;
 }
 
-/// The schema constraints of path and header parameters the daemon enforces.
+/// The schema constraints of path, query and header parameters the daemon enforces
+/// (`sandbox_universal::constraints`, the same the daemon checks).
 fn constrain(param: &mut Value) {
     let schema = match (param["in"].as_str(), param["name"].as_str()) {
-        (Some("path"), Some("sessionId")) => json!({
-            "type": "string",
-            "pattern": SESSION_ID_PATTERN,
-            "minLength": 1,
-            "maxLength": MAX_SESSION_ID_LEN,
-        }),
+        (Some("path"), Some("sessionId")) => SESSION_ID.schema(),
         (Some("path"), Some("agent")) => json!({
             "type": "string",
             "enum": AgentId::ALL.iter().map(|a| a.as_str()).collect::<Vec<_>>(),
         }),
         (Some("path"), _) => json!({"type": "string", "minLength": 1}),
-        (Some("header"), Some("Last-Event-ID")) => {
-            json!({"type": "string", "pattern": "^[0-9]{1,18}$"})
+        (Some("header"), Some("Last-Event-ID")) | (Some("query"), Some("cursor")) => {
+            SEQUENCE.schema()
         }
         _ => return,
     };

@@ -21,7 +21,6 @@ use crate::session::SessionId;
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// The `nextCursor` of the previous page.
-    #[param(pattern = "^[0-9]{1,18}$")]
     pub cursor: Option<String>,
     /// Page size (1–1000, default 100).
     #[param(minimum = 1, maximum = 1000)]
@@ -70,10 +69,10 @@ pub async fn list_sessions(
     request_body = CreateSessionRequest,
     responses(
         (status = 201, description = "Session ready", body = CreateSessionResponse),
-        (status = 400, description = "Bad id or configuration", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 400, description = "A bad session id or malformed JSON; or a choice only the daemon can judge (`invalid-session-config`): an agent mode, model or variant the agent does not offer, a `cwd` that does not exist, is not a directory or is outside the workspace root", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "The id is taken (by any stored session, ended or unreadable ones too), or the agent is not installed or not supported by this build (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 422, description = "Body of the wrong shape, or the provider rejected the credential (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 422, description = "The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), or the provider rejected the credential (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent failed to start (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable, or the id is still being restored", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")

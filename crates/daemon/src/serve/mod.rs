@@ -7,12 +7,25 @@
 //!   keep-alives count, so streams stay open for hours);
 //! - request bodies must arrive within the body timeout (`extract.rs`, 408 problem).
 //!
-//! What hyper answers itself before the application runs — a request head it cannot
-//! parse (400) or larger than [`MAX_HEAD_BYTES`] (431) — has an empty body: there is no
-//! hook for it. Heads up to that size reach the application, which refuses long URIs (414)
-//! and large headers (431) with problem details.
+//! Every error answer is problem details, those made before the application runs too.
+//! Heads up to [`MAX_HEAD_BYTES`] with up to [`MAX_HEADER_FIELDS`] fields reach the
+//! application, which refuses long URLs (414) and large headers (431) itself (`guard.rs`).
+//! What hyper refuses on HTTP/1 — a head it cannot parse (400 `malformed-request`), a
+//! well-formed HTTP version other than 1.0 and 1.1 (505), a `Content-Length` or
+//! `Transfer-Encoding` it cannot frame (400 `invalid-framing`), a URL over its 64 KiB or a
+//! head over its limits (414, 431) — it would answer with a bare status: [`LastWord`]
+//! keeps that off the wire and hands the socket back, and `refusal.rs` answers with
+//! problem details and `Connection: close` instead. A head that has started to arrive but
+//! does not complete within the header-read timeout gets 408 `request-timeout` the same
+//! way (an idle keep-alive connection is closed without a word). A malformed chunked body
+//! is the application's 400 `invalid-framing` (`extract.rs`). On HTTP/2, hyper's header
+//! limit is the same [`MAX_HEAD_BYTES`], so heads the application refuses reach it; a
+//! header block over that is refused by the h2 library with a bare 431 (and malformed
+//! frames or requests with a stream or connection reset, not a response).
 
 mod idle;
+mod last_word;
+mod refusal;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -29,8 +42,12 @@ use tokio::net::TcpListener;
 use tower_service::Service;
 
 pub use idle::IdleTimeout;
+use last_word::LastWord;
 
-/// Largest request head hyper buffers; larger ones get hyper's bare 431.
+use crate::guard::MAX_HEADER_FIELDS;
+
+/// Largest request head hyper buffers (HTTP/1) or decodes (HTTP/2); larger ones are
+/// refused before the application runs.
 pub const MAX_HEAD_BYTES: usize = 2 << 20;
 
 /// Connection timeouts.
@@ -65,10 +82,12 @@ pub async fn serve(
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(timeouts.header_read)
-        .max_buf_size(MAX_HEAD_BYTES);
+        .max_buf_size(MAX_HEAD_BYTES)
+        .max_headers(MAX_HEADER_FIELDS);
     builder
         .http2()
         .timer(TokioTimer::new())
+        .max_header_list_size(MAX_HEAD_BYTES as u32)
         .keep_alive_interval(Some(timeouts.idle / 2))
         .keep_alive_timeout(timeouts.header_read);
     let graceful = GracefulShutdown::new();
@@ -87,16 +106,27 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(IdleTimeout::new(stream, timeouts.idle));
+        let (io, mut handback) = LastWord::new(IdleTimeout::new(stream, timeouts.idle));
         let service = TowerToHyperService::new(ServiceFn(app.clone()));
         let connection = builder
-            .serve_connection_with_upgrades(io, service)
+            .serve_connection_with_upgrades(TokioIo::new(io), service)
             .into_owned();
         let connection = graceful.watch(connection);
+        let header_read = timeouts.header_read;
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
+            let ended = connection.await;
+            if let Err(error) = &ended {
                 tracing::debug!(%error, "a connection ended with an error");
             }
+            // The connection (and with it the I/O) is dropped by now: the socket is back,
+            // unless an upgrade took it.
+            let Ok(handback) = handback.try_recv() else {
+                return;
+            };
+            let problem = ended
+                .err()
+                .and_then(|error| refusal::problem(error.as_ref(), &handback, header_read));
+            refusal::finish(handback, problem).await;
         });
     }
     drop(listener);

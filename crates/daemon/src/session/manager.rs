@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use sandbox_agents::AgentRegistry;
+use sandbox_universal::constraints::SEQUENCE;
 use sandbox_universal::{SessionInfo, SessionListResponse, SessionStatus};
 use tokio::sync::OnceCell;
 
@@ -288,7 +289,8 @@ impl SessionManager {
         }
         let after_sid = cursor
             .map(|c| {
-                c.parse::<i64>().map_err(|_| {
+                let number = SEQUENCE.matches(c).then(|| c.parse::<i64>().ok());
+                number.flatten().ok_or_else(|| {
                     ApiError::InvalidParameter(format!(
                         "cursor `{c}` is not one this daemon gave (use `nextCursor` of the previous page)"
                     ))

@@ -23,7 +23,7 @@ pub use self::core::SessionCore;
 pub use handle::SessionHandle;
 pub use manager::{DEFAULT_LIST_LIMIT, EventPage, MAX_LIST_LIMIT, SessionManager, View};
 pub use state::STATE_VERSION;
-pub use validate::{MAX_SESSION_ID_LEN, SESSION_ID_PATTERN, SessionId, validate_session_id};
+pub use validate::{SessionId, validate_session_id};
 
 /// A loaded session with no agent running is let go after this long unused.
 pub const DEFAULT_EVICT_AFTER: Duration = Duration::from_secs(10);

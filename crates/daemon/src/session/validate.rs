@@ -3,28 +3,21 @@
 use std::path::{Path, PathBuf};
 
 use sandbox_agents::{AgentDriver, ConfigError};
-use sandbox_universal::{CreateSessionRequest, PermissionMode};
+use sandbox_universal::constraints::SESSION_ID;
+use sandbox_universal::{Constrained, CreateSessionRequest, PermissionMode};
 
 use super::SessionSettings;
 use crate::error::ApiError;
 
-/// Longest accepted session id.
-pub const MAX_SESSION_ID_LEN: usize = 128;
-
 /// Checks a client-chosen session id: 1–128 characters of `A-Z a-z 0-9 . _ -`, not starting
-/// with a dot.
+/// with a dot (`constraints::SESSION_ID`, which the OpenAPI document states).
 pub fn validate_session_id(id: &str) -> Result<(), ApiError> {
-    let valid = !id.is_empty()
-        && id.len() <= MAX_SESSION_ID_LEN
-        && !id.starts_with('.')
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    if valid {
+    if SESSION_ID.matches(id) {
         Ok(())
     } else {
         Err(ApiError::InvalidParameter(format!(
-            "invalid session id `{id}`: use 1-{MAX_SESSION_ID_LEN} characters of A-Z a-z 0-9 . _ - (not starting with a dot)"
+            "invalid session id `{id}`: use {}",
+            SESSION_ID.meaning
         )))
     }
 }
@@ -159,28 +152,21 @@ pub(super) fn recheck_cwd(settings: &SessionSettings, stored: &Path) -> Result<(
     Ok(())
 }
 
-/// The permission mode a request asks for; `bypass` needs `dangerouslySkipPermissions`.
+/// The permission mode a request asks for: `dangerouslySkipPermissions` means `bypass`.
+/// A request whose two fields disagree breaks a constraint of its schema (422, as
+/// `ApiJson` answers it).
 pub(super) fn resolve_permission_mode(
     request: &CreateSessionRequest,
 ) -> Result<PermissionMode, ApiError> {
-    let skip = request.dangerously_skip_permissions.unwrap_or(false);
-    match (request.permission_mode, skip) {
-        (Some(PermissionMode::Bypass), false) => Err(ApiError::InvalidSessionConfig(
-            "permissionMode `bypass` needs `dangerouslySkipPermissions: true`".into(),
-        )),
-        (None, true) => Ok(PermissionMode::Bypass),
-        (Some(mode), true) if mode != PermissionMode::Bypass => {
-            Err(ApiError::InvalidSessionConfig(format!(
-                "`dangerouslySkipPermissions: true` conflicts with permissionMode `{}`",
-                serde_json::to_value(mode).expect("serializes")
-            )))
-        }
-        (mode, _) => Ok(mode.unwrap_or_default()),
+    if let Some(broken) = request.broken_relation() {
+        return Err(ApiError::InvalidBody(broken));
     }
+    Ok(if request.dangerously_skip_permissions == Some(true) {
+        PermissionMode::Bypass
+    } else {
+        request.permission_mode.unwrap_or_default()
+    })
 }
-
-/// The session ids clients may choose, as a regular expression (for the OpenAPI document).
-pub const SESSION_ID_PATTERN: &str = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$";
 
 /// A valid session id, as taken from a request path (400 otherwise).
 #[derive(Debug, Clone, PartialEq, Eq)]

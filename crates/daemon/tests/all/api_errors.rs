@@ -295,17 +295,55 @@ async fn session_creation_is_validated() {
         400,
         "invalid-parameter",
     );
+    // What only the daemon can judge: 400.
     let cases = [
         json!({"agent": "mock", "cwd": inside, "agentMode": "dance"}),
-        json!({"agent": "mock", "cwd": inside, "permissionMode": "bypass"}),
-        json!({"agent": "mock", "cwd": inside, "permissionMode": "plan", "dangerouslySkipPermissions": true}),
-        json!({"agent": "mock", "cwd": "relative/dir"}),
         json!({"agent": "mock", "cwd": format!("{inside}/missing")}),
         json!({"agent": "mock", "cwd": "/"}),
     ];
     for (i, case) in cases.into_iter().enumerate() {
         let response = create(&format!("c{i}"), case.clone()).await;
         assert_problem(&response, 400, "invalid-session-config");
+    }
+    // What the schema states: 422, naming the field.
+    let cases = [
+        (json!({"agent": "mock", "agentMode": ""}), "agentMode"),
+        (
+            json!({"agent": "mock", "agentMode": "x".repeat(129)}),
+            "agentMode",
+        ),
+        (json!({"agent": "mock", "model": ""}), "model"),
+        (json!({"agent": "mock", "model": "a\nb"}), "model"),
+        (json!({"agent": "mock", "variant": "\u{0}"}), "variant"),
+        (
+            json!({"agent": "mock", "token": "key\r\nX-Injected: 1"}),
+            "token",
+        ),
+        (
+            json!({"agent": "mock", "agentVersion": "../x"}),
+            "agentVersion",
+        ),
+        (json!({"agent": "mock", "agentVersion": ""}), "agentVersion"),
+        (json!({"agent": "mock", "cwd": "relative/dir"}), "cwd"),
+        (json!({"agent": "mock", "cwd": "/a\u{0}b"}), "cwd"),
+        (
+            json!({"agent": "mock", "permissionMode": "bypass"}),
+            "dangerouslySkipPermissions",
+        ),
+        (
+            json!({"agent": "mock", "permissionMode": "plan", "dangerouslySkipPermissions": true}),
+            "dangerouslySkipPermissions",
+        ),
+    ];
+    for (i, (case, field)) in cases.into_iter().enumerate() {
+        let response = create(&format!("d{i}"), case.clone()).await;
+        assert_problem(&response, 422, "invalid-body");
+        let detail = response.2["detail"].as_str().unwrap();
+        assert!(detail.contains(field), "{case}: {detail}");
+        assert!(
+            !detail.contains("X-Injected"),
+            "a token is never repeated: {detail}"
+        );
     }
     let skip = create(
         "skip",

@@ -1,7 +1,7 @@
 //! The HTTP edge: what a `--no-token` daemon refuses from a browser (Host, Origin, content
-//! type), the connection timeouts (stalled heads and bodies, idle connections; SSE streams
-//! kept alive), problem details for what is refused before any handler, and a session's
-//! cwd checked again after a restart.
+//! type), the connection timeouts (stalled bodies, idle connections; SSE streams kept
+//! alive), and a session's cwd checked again after a restart. What is refused before any
+//! handler (malformed, oversized and stalled heads) is `refusals.rs`.
 
 use crate::common;
 
@@ -146,32 +146,6 @@ async fn with_a_token_the_browser_rules_do_not_apply() {
     assert!(status.contains(" 200 "), "{status}");
 }
 
-#[tokio::test]
-async fn refusals_before_any_handler_are_problem_details() {
-    let daemon = TestDaemon::start().await;
-    let long = format!("/sessions?cursor={}", "1".repeat(9000));
-    let (status, body) = exchange(
-        &daemon,
-        &request("GET", &long, &[("Host", "localhost")], ""),
-    )
-    .await;
-    assert!(status.contains(" 414 "), "{status}");
-    assert!(body.contains("uri-too-long"), "{body}");
-    let big = "x".repeat(40_000);
-    let (status, body) = exchange(
-        &daemon,
-        &request(
-            "GET",
-            "/sessions",
-            &[("Host", "localhost"), ("X-A", &big), ("X-B", &big)],
-            "",
-        ),
-    )
-    .await;
-    assert!(status.contains(" 431 "), "{status}");
-    assert!(body.contains("headers-too-large"), "{body}");
-}
-
 fn short_timeouts() -> Options {
     Options {
         timeouts: ConnectionTimeouts {
@@ -182,21 +156,6 @@ fn short_timeouts() -> Options {
         sse_keep_alive: Duration::from_millis(200),
         ..Options::default()
     }
-}
-
-#[tokio::test]
-async fn a_stalled_head_is_disconnected() {
-    let daemon = TestDaemon::start_with(short_timeouts()).await;
-    let address = daemon.url().trim_start_matches("http://").to_string();
-    let mut stream = TcpStream::connect(address).await.unwrap();
-    stream
-        .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n")
-        .await
-        .unwrap();
-    let mut answer = Vec::new();
-    let closed =
-        tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await;
-    assert!(closed.is_ok(), "the connection is still open after 10 s");
 }
 
 #[tokio::test]
@@ -219,6 +178,7 @@ async fn a_stalled_body_gets_408() {
     let text = String::from_utf8_lossy(&answer);
     assert!(text.starts_with("HTTP/1.1 408 "), "{text}");
     assert!(text.contains("request-timeout"), "{text}");
+    assert!(text.contains("\r\nconnection: close\r\n"), "{text}");
 }
 
 #[tokio::test]

@@ -3,7 +3,8 @@
 //! `codex_e2e::` or `security::`.
 //!
 //! - API tests over a real socket against the mock agent: `api_errors`, `mock_sessions`,
-//!   `mock_hitl`, `sse`, `concurrency`, `restart`, `store`, `connections`, `spec`, `cli`.
+//!   `mock_hitl`, `sse`, `concurrency`, `restart`, `store`, `connections`, `refusals`,
+//!   `spec`, `cli`.
 //! - The real binary under faults and attacks: `faults`, `full_disk`, `security`.
 //! - End to end with the real pinned CLIs: `claude_e2e`, `codex_e2e`, `opencode_e2e`,
 //!   `amp_e2e`, `pi_e2e`; installing them from a loopback mirror: `install_e2e`.
@@ -24,6 +25,7 @@ mod mock_hitl;
 mod mock_sessions;
 mod opencode_e2e;
 mod pi_e2e;
+mod refusals;
 mod restart;
 mod security;
 mod spec;

@@ -131,3 +131,126 @@ async fn real_events_validate_against_both_specs() {
     }
     assert_eq!(seen.len(), 13, "every event type is exercised: {seen:?}");
 }
+
+/// A validator of one body schema of the published documents: the OpenAPI component and
+/// the JSON Schema definition.
+fn body_validators(name: &str) -> [jsonschema::Validator; 2] {
+    let mut openapi: serde_json::Value =
+        serde_json::from_str(&sandbox_daemon::spec::openapi_json()).unwrap();
+    openapi["$ref"] = format!("#/components/schemas/{name}").into();
+    let universal: serde_json::Value =
+        serde_json::from_str(&sandbox_daemon::spec::universal_schema_json()).unwrap();
+    let definition = serde_json::json!({
+        "$schema": universal["$schema"],
+        "$defs": universal["$defs"],
+        "$ref": format!("#/$defs/{name}"),
+    });
+    [
+        jsonschema::validator_for(&openapi).unwrap(),
+        jsonschema::validator_for(&definition).unwrap(),
+    ]
+}
+
+/// The published schemas and the daemon agree on request bodies: a body both schemas
+/// refuse is refused as a bad shape (422, or the documented 404 for an agent that does not
+/// exist), and a body they accept is not (201, or 400 for a choice only the daemon can
+/// judge: a mode the agent does not offer, a `cwd` that does not exist).
+#[tokio::test]
+async fn the_schemas_and_the_daemon_agree_on_request_bodies() {
+    use serde_json::json;
+    let daemon = TestDaemon::start().await;
+    let long = |n: usize| "x".repeat(n);
+    let sessions = [
+        (json!({"agent": "mock"}), 201),
+        (
+            json!({"agent": "mock", "agentMode": "plan", "model": long(256), "variant": "high"}),
+            201,
+        ),
+        (json!({"agent": "mock", "agentMode": "ünïcödé"}), 400),
+        (
+            json!({"agent": "mock", "agentMode": null, "model": null, "cwd": null}),
+            201,
+        ),
+        (
+            json!({"agent": "mock", "token": "", "validateToken": false}),
+            201,
+        ),
+        (json!({"agent": "mock", "token": long(8192)}), 201),
+        (
+            json!({"agent": "mock", "dangerouslySkipPermissions": true}),
+            201,
+        ),
+        (
+            json!({"agent": "mock", "permissionMode": "bypass", "dangerouslySkipPermissions": true}),
+            201,
+        ),
+        (
+            json!({"agent": "mock", "permissionMode": "plan", "dangerouslySkipPermissions": false}),
+            201,
+        ),
+        (
+            json!({"agent": "mock", "agentVersion": "latest", "cwd": "/tmp"}),
+            201,
+        ),
+        (json!({"agent": "mock", "cwd": "/no/such/dir"}), 400),
+        (json!({"agent": "mock", "agentMode": ""}), 422),
+        (json!({"agent": "mock", "agentMode": long(129)}), 422),
+        (json!({"agent": "mock", "model": ""}), 422),
+        (json!({"agent": "mock", "model": long(257)}), 422),
+        (json!({"agent": "mock", "variant": "a\tb"}), 422),
+        (json!({"agent": "mock", "token": long(8193)}), 422),
+        (json!({"agent": "mock", "token": "a\u{7f}"}), 422),
+        (json!({"agent": "mock", "agentVersion": "-1"}), 422),
+        (json!({"agent": "mock", "cwd": "tmp"}), 422),
+        (
+            json!({"agent": "mock", "cwd": format!("/{}", long(4096))}),
+            422,
+        ),
+        (json!({"agent": "mock", "permissionMode": "bypass"}), 422),
+        (
+            json!({"agent": "mock", "permissionMode": "default", "dangerouslySkipPermissions": true}),
+            422,
+        ),
+        (json!({"agent": "mock", "extra": 1}), 422),
+        (json!({"agent": 1}), 422),
+        (json!({"agent": "nope"}), 404),
+    ];
+    // Installing is off in the test daemon: a body that passes is answered 409.
+    let installs = [
+        (json!({}), 409),
+        (json!({"version": "pinned", "reinstall": true}), 409),
+        (json!({"version": "2.1.330"}), 409),
+        (json!({"version": ""}), 422),
+        (json!({"version": "../x"}), 422),
+        (json!({"version": long(129)}), 422),
+    ];
+    for (name, path, cases) in [
+        ("CreateSessionRequest", "/sessions/agree-{i}", &sessions[..]),
+        ("InstallRequest", "/agents/claude/install", &installs[..]),
+    ] {
+        let [openapi, json_schema] = body_validators(name);
+        for (i, (body, expected)) in cases.iter().enumerate() {
+            let valid = openapi.is_valid(body);
+            assert_eq!(
+                valid,
+                json_schema.is_valid(body),
+                "the two schemas differ on {body}"
+            );
+            assert_eq!(
+                valid,
+                ![422, 404].contains(expected),
+                "{name} {body}: the schemas say valid = {valid}, the daemon answers {expected}"
+            );
+            let url = format!("{}{}", daemon.url(), path.replace("{i}", &i.to_string()));
+            let (status, _, problem) = common::raw(
+                reqwest::Method::POST,
+                &url,
+                None,
+                Some("application/json"),
+                Some(body.to_string().into_bytes()),
+            )
+            .await;
+            assert_eq!(status, *expected, "{name} {body}: {problem}");
+        }
+    }
+}

@@ -580,16 +580,25 @@ export interface components {
             agent: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
             /** @description Agent mode (see `GET /agents/{agent}/modes`). */
             agentMode?: string | null;
-            /** @description Agent version to use (install issue; ignored by `mock`). */
+            /**
+             * @description Agent version to use: `pinned`, `latest` or a version, installed first when missing
+             *     (ignored by `mock`).
+             */
             agentVersion?: string | null;
             /** @description Working directory (absolute, existing). Defaults to the daemon's working directory. */
             cwd?: string | null;
-            /** @description Let the agent act without asking (sandboxed environments only). */
+            /**
+             * @description Let the agent act without asking (sandboxed environments only); means
+             *     `permissionMode: bypass`.
+             */
             dangerouslySkipPermissions?: boolean | null;
             /** @description Model id (see `GET /agents/{agent}/models`). */
             model?: string | null;
             permissionMode?: components["schemas"]["PermissionMode"] | null;
-            /** @description Provider credential for this session, overriding the daemon's environment. */
+            /**
+             * @description Provider credential for this session, overriding the daemon's environment (empty:
+             *     the daemon's).
+             */
             token?: string | null;
             /** @description Check the credential against the provider before answering. */
             validateToken?: boolean | null;
@@ -1851,7 +1860,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreateSessionResponse"];
                 };
             };
-            /** @description Bad id or configuration */
+            /** @description A bad session id or malformed JSON; or a choice only the daemon can judge (`invalid-session-config`): an agent mode, model or variant the agent does not offer, a `cwd` that does not exist, is not a directory or is outside the workspace root */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1907,7 +1916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Body of the wrong shape, or the provider rejected the credential (`agentError`) */
+            /** @description The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), or the provider rejected the credential (`agentError`) */
             422: {
                 headers: {
                     [name: string]: unknown;

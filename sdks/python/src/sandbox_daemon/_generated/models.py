@@ -322,7 +322,10 @@ class InstallRequest(BaseModel):
     """
     Download again even if that version is already installed.
     """
-    version: Annotated[str | None, Field(pattern="^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")] = None
+    version: Annotated[
+        str | None,
+        Field(max_length=128, min_length=1, pattern="^[A-Za-z0-9][A-Za-z0-9._+-]*$"),
+    ] = None
     """
     The version: `pinned` (the one this daemon is tested with), `latest`, or a version
     such as `2.1.330`. Default: the daemon's `--install-version` (pinned unless told).
@@ -1654,15 +1657,32 @@ class CreateSessionRequest(BaseModel):
     """
     The agent: `claude`, `codex`, `opencode`, `amp`, `pi` or `mock`.
     """
-    agent_mode: Annotated[str | None, Field(alias="agentMode")] = None
+    agent_mode: Annotated[
+        str | None,
+        Field(
+            alias="agentMode",
+            max_length=128,
+            min_length=1,
+            pattern="^[^\\x00-\\x1f\\x7f]+$",
+        ),
+    ] = None
     """
     Agent mode (see `GET /agents/{agent}/modes`).
     """
-    agent_version: Annotated[str | None, Field(alias="agentVersion")] = None
+    agent_version: Annotated[
+        str | None,
+        Field(
+            alias="agentVersion",
+            max_length=128,
+            min_length=1,
+            pattern="^[A-Za-z0-9][A-Za-z0-9._+-]*$",
+        ),
+    ] = None
     """
-    Agent version to use (install issue; ignored by `mock`).
+    Agent version to use: `pinned`, `latest` or a version, installed first when missing
+    (ignored by `mock`).
     """
-    cwd: Annotated[str | None, Field(pattern="^/")] = None
+    cwd: Annotated[str | None, Field(max_length=4096, min_length=1, pattern="^/[^\\x00]*$")] = None
     """
     Working directory (absolute, existing). Defaults to the daemon's working directory.
     """
@@ -1670,22 +1690,33 @@ class CreateSessionRequest(BaseModel):
         bool | None, Field(alias="dangerouslySkipPermissions")
     ] = None
     """
-    Let the agent act without asking (sandboxed environments only).
+    Let the agent act without asking (sandboxed environments only); means
+    `permissionMode: bypass`.
     """
-    model: str | None = None
+    model: Annotated[
+        str | None,
+        Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
+    ] = None
     """
     Model id (see `GET /agents/{agent}/models`).
     """
     permission_mode: Annotated[PermissionMode | None, Field(alias="permissionMode")] = None
-    token: str | None = None
+    token: Annotated[
+        str | None,
+        Field(max_length=8192, min_length=0, pattern="^[^\\x00-\\x1f\\x7f]*$"),
+    ] = None
     """
-    Provider credential for this session, overriding the daemon's environment.
+    Provider credential for this session, overriding the daemon's environment (empty:
+    the daemon's).
     """
     validate_token: Annotated[bool | None, Field(alias="validateToken")] = None
     """
     Check the credential against the provider before answering.
     """
-    variant: str | None = None
+    variant: Annotated[
+        str | None,
+        Field(max_length=128, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
+    ] = None
     """
     Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`.
     """
