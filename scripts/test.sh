@@ -22,23 +22,50 @@ step() {
   timings+=("$(printf '%5ss  %s' "$(( $(date +%s) - t0 ))" "$name")")
 }
 
+# Runs steps at once ("name|function" each), each with its output in a file; prints each
+# step's output and time in the order given once all have finished, and fails if any did.
+# For suites that mostly wait (on agents, a browser, a server), so the two cores are used.
+concurrently() {
+  local dir; dir=$(mktemp -d)
+  local specs=("$@") pids=() i
+  local t0; t0=$(date +%s)
+  printf '\n== at once: %s\n' "$(printf '%s; ' "${specs[@]%%|*}")"
+  for i in "${!specs[@]}"; do
+    (
+      set +e
+      local s0; s0=$(date +%s)
+      ( set -e; "${specs[$i]#*|}" ) >"$dir/$i.log" 2>&1
+      echo "$? $(( $(date +%s) - s0 ))" >"$dir/$i.rc"
+    ) &
+    pids+=("$!")
+  done
+  local failed=0 rc secs name
+  for i in "${!specs[@]}"; do
+    wait "${pids[$i]}" || true
+    name=${specs[$i]%%|*}
+    read -r rc secs <"$dir/$i.rc"
+    printf '\n== %s (ran at once with the others; %ss)\n' "$name" "$secs"
+    cat "$dir/$i.log"
+    timings+=("$(printf '%5ss  %s (at once)' "$secs" "$name")")
+    if [ "$rc" != 0 ]; then
+      printf '\n!! FAILED: %s (exit %s)\n' "$name" "$rc" >&2
+      failed=1
+    fi
+  done
+  rm -rf "$dir"
+  timings+=("$(printf '%5ss  the steps above marked (at once), together' "$(( $(date +%s) - t0 ))")")
+  return "$failed"
+}
+
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 step "spec drift (spec/ must match the code)" \
   cargo run --quiet -p sandbox-daemon -- spec --out spec --check
+step "build the test binaries and the daemon" \
+  cargo test --workspace --no-run --quiet
+export SANDBOX_DAEMON_BIN="$PWD/target/debug/sandbox-daemon"
 step "tests: daemon, agents, client, universal" \
   cargo test --workspace --exclude sandbox-testkit
-step "tests: test kit (fake provider, real-agent smoke tests)" \
-  cargo test -p sandbox-testkit
-
-step "API conformance (Schemathesis, all checks and phases, token and --no-token)" \
-  scripts/conformance.sh
-
-# The SDKs, against the daemon binary built from this tree.
-step "build the daemon binary for the SDKs" cargo build --quiet -p sandbox-daemon
-export SANDBOX_DAEMON_BIN="$PWD/target/debug/sandbox-daemon"
-step "TypeScript SDK (sdks/typescript/ci.sh)" sdks/typescript/ci.sh
-step "Python SDK (sdks/python/ci.sh)" sdks/python/ci.sh
 
 # The daemon's API and store tests once more, on a PostgreSQL store.
 postgres_tests() {
@@ -60,7 +87,18 @@ postgres_tests() {
     mock_sessions:: mock_hitl:: sse:: restart:: concurrency:: api_errors:: store:: faults:: \
     connections::
 }
-step "tests: the daemon on a PostgreSQL store" postgres_tests
+testkit_tests() { cargo test -p sandbox-testkit; }
+conformance() { scripts/conformance.sh "$SANDBOX_DAEMON_BIN"; }
+typescript_sdk() { sdks/typescript/ci.sh; }
+python_sdk() { sdks/python/ci.sh; }
+
+# What follows mostly waits (on agents, Schemathesis, Node, pytest, PostgreSQL): at once.
+concurrently \
+  "tests: test kit (fake provider, real-agent smoke tests)|testkit_tests" \
+  "API conformance (Schemathesis, all checks and phases, token and --no-token)|conformance" \
+  "TypeScript SDK (sdks/typescript/ci.sh, against the daemon binary)|typescript_sdk" \
+  "Python SDK (sdks/python/ci.sh, against the daemon binary)|python_sdk" \
+  "tests: the daemon on a PostgreSQL store|postgres_tests"
 
 printf '\ntimings:\n'
 printf '%s\n' "${timings[@]}"
