@@ -9,6 +9,9 @@
 # SANDBOX_REQUIRE_POSTGRES=1 makes them mandatory. The Schemathesis conformance run
 # (scripts/conformance.sh) skips loudly when it cannot install Schemathesis, unless
 # SANDBOX_REQUIRE_CONFORMANCE=1.
+# After one build, the suites run in two groups of concurrent steps (each step's output is
+# printed whole when its group ends, with its time): the machine's cores are otherwise
+# mostly idle while tests wait on agents, Node, Python and the database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,14 +61,26 @@ concurrently() {
 }
 
 step "cargo fmt --check" cargo fmt --all -- --check
-step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
-step "spec drift (spec/ must match the code)" \
-  cargo run --quiet -p sandbox-daemon -- spec --out spec --check
 step "build the test binaries and the daemon" \
   cargo test --workspace --no-run --quiet
+# The binary the tests built (`cargo run` would build another: without the tests'
+# dev-dependency features, so every shared crate again).
 export SANDBOX_DAEMON_BIN="$PWD/target/debug/sandbox-daemon"
-step "tests: daemon, agents, client, universal" \
-  cargo test --workspace --exclude sandbox-testkit
+step "spec drift (spec/ must match the code)" \
+  "$SANDBOX_DAEMON_BIN" spec --out spec --check
+
+daemon_tests() { cargo test -p sandbox-daemon; }
+crate_tests() { cargo test --workspace --exclude sandbox-testkit --exclude sandbox-daemon; }
+clippy() {
+  # The test runs above take cargo's build lock only to see their binaries are fresh;
+  # clippy holds it while it checks, so it starts once they run.
+  sleep 5
+  cargo clippy --workspace --all-targets -- -D warnings
+}
+concurrently \
+  "tests: the daemon (API, store, faults, real agents end to end)|daemon_tests" \
+  "tests: agents, client, universal, install (loopback mirror)|crate_tests" \
+  "cargo clippy -D warnings|clippy"
 
 # The daemon's API and store tests once more, on a PostgreSQL store.
 postgres_tests() {
