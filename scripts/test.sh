@@ -69,7 +69,8 @@ export SANDBOX_DAEMON_BIN="$PWD/target/debug/sandbox-daemon"
 step "spec drift (spec/ must match the code)" \
   "$SANDBOX_DAEMON_BIN" spec --out spec --check
 
-daemon_tests() { cargo test -p sandbox-daemon; }
+# Its end-to-end tests mostly wait on agents: four at a time.
+daemon_tests() { cargo test -p sandbox-daemon -- --test-threads=4; }
 crate_tests() { cargo test --workspace --exclude sandbox-testkit --exclude sandbox-daemon; }
 clippy() {
   # The test runs above take cargo's build lock only to see their binaries are fresh;
@@ -79,7 +80,6 @@ clippy() {
 }
 concurrently \
   "tests: the daemon (API, store, faults, real agents end to end)|daemon_tests" \
-  "tests: agents, client, universal, install (loopback mirror)|crate_tests" \
   "cargo clippy -D warnings|clippy"
 
 # The daemon's API and store tests once more, on a PostgreSQL store.
@@ -107,8 +107,10 @@ conformance() { scripts/conformance.sh "$SANDBOX_DAEMON_BIN"; }
 typescript_sdk() { sdks/typescript/ci.sh; }
 python_sdk() { sdks/python/ci.sh; }
 
-# What follows mostly waits (on agents, Schemathesis, Node, pytest, PostgreSQL): at once.
+# What follows mostly waits (on agents, a loopback mirror, Schemathesis, Node, pytest,
+# PostgreSQL): at once.
 concurrently \
+  "tests: agents, client, universal, install (loopback mirror)|crate_tests" \
   "tests: test kit (fake provider, real-agent smoke tests)|testkit_tests" \
   "API conformance (Schemathesis, all checks and phases, token and --no-token)|conformance" \
   "TypeScript SDK (sdks/typescript/ci.sh, against the daemon binary)|typescript_sdk" \
