@@ -17,6 +17,7 @@
 
 pub mod migrations;
 mod postgres;
+mod queue;
 pub mod record;
 mod sqlite;
 mod writer;
@@ -32,7 +33,8 @@ use tokio::sync::{oneshot, watch};
 pub use record::{EVENT_VERSION, EventRow, StoredEvent};
 pub use writer::{StateSnapshot, Unwritten, WriteListener};
 
-use writer::{Control, WriteQueue};
+use queue::WriteQueue;
+use writer::Control;
 
 /// How long a daemon's ownership of its sessions outlives its last heartbeat.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);

@@ -5,28 +5,21 @@
 //! then survives any crash of the daemon; see `sqlite.rs` for `--fsync`). The writer never
 //! waits on purpose: it commits whatever was appended since its last commit, so an event is
 //! durable within one commit of its append (the store benchmark prints the figures).
-//! Readers are only served durable events (`log/mod.rs`). A producer that outruns the store
-//! waits once more than [`HIGH_WATER_BYTES`] are unwritten, so at most that much is ever
-//! held in memory.
+//! Readers are only served durable events (`log/mod.rs`). What waits to be written, and the
+//! back-pressure on producers that outrun the store, is `queue.rs`.
 //! When a commit fails, the batch stays queued and is retried (with back-off) together
 //! with everything appended since, in order, until it succeeds.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sandbox_universal::StoreStatus;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
 
-use super::{EventRow, Health, NewSession, StoreError, StoredEvent, now_ms};
+use super::queue::{SessionWrites, WriteQueue};
+use super::{EventRow, NewSession, StoreError, now_ms};
 
-/// Producers wait once this many bytes of events wait to be written...
-pub const HIGH_WATER_BYTES: usize = 4 << 20;
-/// ...until the backlog is down to this.
-pub const LOW_WATER_BYTES: usize = 2 << 20;
-/// Producers exempt from waiting (a turn being cancelled, an agent being stopped) still
-/// wait past this, so an agent that ignores its cancellation cannot exhaust memory.
-pub const HARD_LIMIT_BYTES: usize = 16 << 20;
 /// Longest pause between retries of a failed commit.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
 /// Events of purged sessions deleted per transaction.
@@ -60,15 +53,6 @@ pub trait WriteListener: Send + Sync {
     fn ownership_lost(&self);
 }
 
-/// One session's writes in a batch.
-pub(crate) struct SessionWrites {
-    pub sid: i64,
-    pub listener: Arc<dyn WriteListener>,
-    pub events: Vec<Arc<StoredEvent>>,
-    pub state: Option<StateSnapshot>,
-    bytes: usize,
-}
-
 /// Requests answered by the writer after everything queued before them is committed.
 pub(crate) enum Control {
     Create {
@@ -98,7 +82,7 @@ pub(crate) enum Control {
 }
 
 impl Control {
-    fn fail(self, error: StoreError) {
+    pub(super) fn fail(self, error: StoreError) {
         match self {
             Self::Create { reply, .. } | Self::Import { reply, .. } => {
                 let _ = reply.send(Err(error));
@@ -138,237 +122,15 @@ pub(crate) trait WriteBackend: Send {
     ) -> Result<i64, StoreError>;
 }
 
-#[derive(Default)]
-struct Pending {
-    sessions: Vec<SessionWrites>,
-    index: HashMap<i64, usize>,
-    controls: VecDeque<Control>,
-    /// Bytes of events queued or being written, not yet durable.
-    unwritten: usize,
-    closed: bool,
-    /// When a closed queue's writer stops retrying a store that cannot write.
-    give_up_at: Option<Instant>,
-}
-
-impl Pending {
-    fn entry(&mut self, sid: i64, listener: &Arc<dyn WriteListener>) -> &mut SessionWrites {
-        let index = *self.index.entry(sid).or_insert_with(|| {
-            self.sessions.push(SessionWrites {
-                sid,
-                listener: listener.clone(),
-                events: Vec::new(),
-                state: None,
-                bytes: 0,
-            });
-            self.sessions.len() - 1
-        });
-        &mut self.sessions[index]
-    }
-
-    fn is_idle(&self) -> bool {
-        self.sessions.is_empty() && self.controls.is_empty()
-    }
-}
-
-/// The queue between producers and the writer thread.
-pub(crate) struct WriteQueue {
-    pending: Mutex<Pending>,
-    work: Condvar,
-    room: Condvar,
-    health: watch::Sender<Health>,
-}
-
-impl WriteQueue {
-    pub(crate) fn new() -> Self {
-        Self {
-            pending: Mutex::new(Pending::default()),
-            work: Condvar::new(),
-            room: Condvar::new(),
-            health: watch::Sender::new(Health {
-                status: StoreStatus::Ok,
-                detail: None,
-            }),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Pending> {
-        self.pending.lock().expect("write queue lock")
-    }
-
-    pub(crate) fn health(&self) -> &watch::Sender<Health> {
-        &self.health
-    }
-
-    pub(crate) fn push_event(
-        &self,
-        sid: i64,
-        listener: &Arc<dyn WriteListener>,
-        event: Arc<StoredEvent>,
-    ) {
-        let size = event.size();
-        let mut pending = self.lock();
-        let was_idle = pending.is_idle();
-        let writes = pending.entry(sid, listener);
-        writes.events.push(event);
-        writes.bytes += size;
-        pending.unwritten += size;
-        drop(pending);
-        if was_idle {
-            self.work.notify_one();
-        }
-    }
-
-    pub(crate) fn push_state(
-        &self,
-        sid: i64,
-        listener: &Arc<dyn WriteListener>,
-        snapshot: StateSnapshot,
-    ) {
-        let mut pending = self.lock();
-        let was_idle = pending.is_idle();
-        pending.entry(sid, listener).state = Some(snapshot);
-        drop(pending);
-        if was_idle {
-            self.work.notify_one();
-        }
-    }
-
-    pub(crate) fn push_control(&self, control: Control) {
-        let mut pending = self.lock();
-        if pending.closed {
-            drop(pending);
-            control.fail(StoreError::Unavailable(
-                "the daemon is shutting down".into(),
-            ));
-            return;
-        }
-        pending.controls.push_back(control);
-        drop(pending);
-        self.work.notify_one();
-    }
-
-    /// Blocks while more than [`HIGH_WATER_BYTES`] are unwritten, until the backlog is under
-    /// [`LOW_WATER_BYTES`], the queue closes, or `exempt` turns true (a producer whose turn
-    /// is being cancelled or whose agent is being stopped must reach its end even while the
-    /// store cannot write). An exempt producer still waits past [`HARD_LIMIT_BYTES`], so
-    /// memory stays bounded whatever an agent does. Call it holding no lock: a producer may
-    /// wait here for as long as the store cannot write. On a multi-threaded runtime the
-    /// worker thread is handed over first so other tasks keep running.
-    pub(crate) fn wait_for_room(&self, exempt: &dyn Fn() -> bool) {
-        let unwritten = self.lock().unwritten;
-        if unwritten <= HIGH_WATER_BYTES || (unwritten <= HARD_LIMIT_BYTES && exempt()) {
-            return;
-        }
-        let wait = || {
-            let mut pending = self.lock();
-            while pending.unwritten > LOW_WATER_BYTES
-                && !pending.closed
-                && !(pending.unwritten <= HARD_LIMIT_BYTES && exempt())
-            {
-                pending = self.room.wait(pending).expect("write queue lock");
-            }
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(wait)
-            }
-            _ => wait(),
-        }
-    }
-
-    /// Wakes the producers waiting for room so they look again at whether they are
-    /// exempt. Taking the queue's lock orders this after the caller's change of what
-    /// `exempt` answers, so no waiter misses it.
-    pub(crate) fn wake_producers(&self) {
-        let _pending = self.lock();
-        self.room.notify_all();
-    }
-
-    /// Closes the queue: the writer commits what is queued, retrying a failing store
-    /// until `give_up_at` at the latest.
-    pub(crate) fn close(&self, give_up_at: Instant) {
-        let mut pending = self.lock();
-        pending.closed = true;
-        pending.give_up_at = Some(give_up_at);
-        drop(pending);
-        self.work.notify_all();
-        self.room.notify_all();
-    }
-
-    /// Moves the queued controls into `controls`, waiting until one arrives, the queue
-    /// closes, or `until`. Answers whether the queue is closed.
-    fn take_controls(&self, controls: &mut Vec<Control>, until: Instant) -> bool {
-        let mut pending = self.lock();
-        while pending.controls.is_empty() && !pending.closed {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            pending = self
-                .work
-                .wait_timeout(pending, left)
-                .expect("write queue lock")
-                .0;
-        }
-        controls.extend(pending.controls.drain(..));
-        pending.closed
-    }
-
-    fn give_up_at(&self) -> Option<Instant> {
-        self.lock().give_up_at
-    }
-
-    /// Moves everything queued into `batch` (after what it already holds) and `controls`,
-    /// waiting up to `wait` for something to arrive. Answers whether the queue is closed.
-    fn take(&self, batch: &mut Batch, controls: &mut Vec<Control>, wait: Option<Duration>) -> bool {
-        let mut pending = self.lock();
-        if pending.is_idle() && !pending.closed {
-            pending = match wait {
-                Some(timeout) => {
-                    self.work
-                        .wait_timeout(pending, timeout)
-                        .expect("write queue lock")
-                        .0
-                }
-                None => self.work.wait(pending).expect("write queue lock"),
-            };
-        }
-        for writes in std::mem::take(&mut pending.sessions) {
-            batch.merge(writes);
-        }
-        pending.index.clear();
-        controls.extend(pending.controls.drain(..));
-        pending.closed
-    }
-
-    fn release(&self, bytes: usize) {
-        let mut pending = self.lock();
-        pending.unwritten = pending.unwritten.saturating_sub(bytes);
-        let roomy = pending.unwritten <= LOW_WATER_BYTES;
-        drop(pending);
-        if roomy {
-            self.room.notify_all();
-        }
-    }
-
-    fn set_health(&self, status: StoreStatus, detail: Option<String>) {
-        self.health.send_if_modified(|health| {
-            let changed = health.status != status || health.detail != detail;
-            *health = Health { status, detail };
-            changed
-        });
-    }
-}
-
 /// What the writer is committing: sessions in the order they first appended.
 #[derive(Default)]
-struct Batch {
+pub(super) struct Batch {
     sessions: Vec<SessionWrites>,
     index: HashMap<i64, usize>,
 }
 
 impl Batch {
-    fn merge(&mut self, writes: SessionWrites) {
+    pub(super) fn merge(&mut self, writes: SessionWrites) {
         match self.index.get(&writes.sid) {
             Some(&i) => {
                 let into = &mut self.sessions[i];

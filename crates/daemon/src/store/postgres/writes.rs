@@ -4,7 +4,8 @@
 use tokio_postgres::Client;
 
 use super::{CHANNEL, INSERT_CHUNK, connect, outage};
-use crate::store::writer::{SessionWrites, WriteBackend};
+use crate::store::queue::SessionWrites;
+use crate::store::writer::WriteBackend;
 use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError};
 
 /// The write side: one connection on the writer thread's own runtime.

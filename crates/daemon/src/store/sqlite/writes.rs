@@ -3,7 +3,8 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::{Checkpointer, is_unique_violation, outage};
-use crate::store::writer::{SessionWrites, WriteBackend};
+use crate::store::queue::SessionWrites;
+use crate::store::writer::WriteBackend;
 use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError};
 
 /// The write side, owned by the writer thread.
