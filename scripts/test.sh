@@ -80,6 +80,7 @@ clippy() {
 }
 concurrently \
   "tests: the daemon (API, store, faults, real agents end to end)|daemon_tests" \
+  "tests: agents, client, universal, install (loopback mirror)|crate_tests" \
   "cargo clippy -D warnings|clippy"
 
 # The daemon's API and store tests once more, on a PostgreSQL store.
@@ -107,10 +108,8 @@ conformance() { scripts/conformance.sh "$SANDBOX_DAEMON_BIN"; }
 typescript_sdk() { sdks/typescript/ci.sh; }
 python_sdk() { sdks/python/ci.sh; }
 
-# What follows mostly waits (on agents, a loopback mirror, Schemathesis, Node, pytest,
-# PostgreSQL): at once.
+# What follows mostly waits (on agents, Schemathesis, Node, pytest, PostgreSQL): at once.
 concurrently \
-  "tests: agents, client, universal, install (loopback mirror)|crate_tests" \
   "tests: test kit (fake provider, real-agent smoke tests)|testkit_tests" \
   "API conformance (Schemathesis, all checks and phases, token and --no-token)|conformance" \
   "TypeScript SDK (sdks/typescript/ci.sh, against the daemon binary)|typescript_sdk" \
