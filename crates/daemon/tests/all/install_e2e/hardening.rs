@@ -81,8 +81,8 @@ async fn amp_without_an_npm_registry_is_refused_unless_allowed() {
 /// environment for both of the daemon's npm runs (finding the registry, installing Pi),
 /// with the daemon's token, provider keys and GitHub tokens in the installing process's
 /// environment; none of them reaches npm. The fake refuses the install after recording it
-/// (the real npm installing Pi with that environment is `mirror.rs`'s Pi test), so its
-/// failure must be reported.
+/// (the real npm installing Pi with that environment is the Pi test of
+/// `crates/install/tests/mirror/`), so its failure must be reported.
 #[tokio::test]
 async fn npm_runs_without_the_daemons_secrets() {
     if Layouts::shared().npm().is_none() {
