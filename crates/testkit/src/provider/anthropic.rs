@@ -23,7 +23,7 @@ pub fn reply(plan: &Plan, ids: &Ids, body: &Value, default_delay: Duration) -> R
             "type": "error",
             "error": {"type": failure.error_type, "message": failure.message},
         });
-        return super::failure_response(failure, &body);
+        return super::failure_response(failure.status, failure, &body);
     }
     let model = body["model"].as_str().unwrap_or("fake-model");
     let message_id = ids.next("msg");

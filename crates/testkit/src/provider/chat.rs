@@ -21,10 +21,7 @@ const USAGE: (u64, u64) = (12, 7);
 /// Answers a Chat Completions request according to `plan`.
 pub fn reply(plan: &Plan, ids: &Ids, body: &Value, default_delay: Duration) -> Response {
     if let Some(failure) = &plan.failure {
-        let body = json!({"error": {
-            "message": failure.message, "type": "server_error", "param": null, "code": "server_error",
-        }});
-        return super::failure_response(failure, &body);
+        return super::openai_failure_response(failure);
     }
     let model = body["model"].as_str().unwrap_or("fake-model");
     let id = ids.next("chatcmpl");

@@ -35,7 +35,9 @@ use serde_json::json;
 use tokio::task::JoinHandle;
 
 pub use recorded::{REDACTED, RecordedRequest};
-pub use script::{Effect, Failure, Plan, Rule, Script, ToolInput, ToolTemplate};
+pub use script::{
+    Effect, Failure, Memory, OpenAiError, Plan, Rule, Script, ToolInput, ToolTemplate,
+};
 
 use ids::Ids;
 use stream::json_response;
@@ -70,6 +72,7 @@ fn unauthorized(route: &str) -> Response {
 /// State shared by all request handlers.
 struct Shared {
     script: Script,
+    memory: Memory,
     ids: Ids,
     log: Mutex<Vec<RecordedRequest>>,
     log_file: Option<Mutex<std::fs::File>>,
@@ -140,6 +143,7 @@ impl FakeProviderBuilder {
         };
         let shared = Arc::new(Shared {
             script: self.script,
+            memory: Memory::default(),
             ids: Ids::default(),
             log: Mutex::new(Vec::new()),
             log_file,
@@ -213,9 +217,19 @@ impl std::fmt::Debug for FakeProvider {
     }
 }
 
-/// An error response in a dialect's body shape, with the retry headers that are set.
-fn failure_response(failure: &Failure, body: &serde_json::Value) -> Response {
-    let status = StatusCode::from_u16(failure.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+/// The error response of the OpenAI dialects (Responses, Chat Completions):
+/// `{"error":{"message","type","param","code"}}` with their status.
+fn openai_failure_response(failure: &Failure) -> Response {
+    let openai = failure.openai_error();
+    let body = json!({"error": {
+        "message": failure.message, "type": openai.error_type, "param": null, "code": openai.code,
+    }});
+    failure_response(openai.status, failure, &body)
+}
+
+/// An error response with this status and body, with the failure's retry headers.
+fn failure_response(status: u16, failure: &Failure, body: &serde_json::Value) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = json_response(status, body);
     if let Some(retry) = failure.should_retry {
         let value = HeaderValue::from_static(if retry { "true" } else { "false" });
@@ -254,7 +268,7 @@ async fn handle(
     let path = uri.path();
     let route = path.strip_prefix("/v1").unwrap_or(path);
     let delay = shared.script.event_delay;
-    let model_call = |view: view::RequestView| shared.script.plan(&view);
+    let model_call = |view: view::RequestView| shared.script.plan_with(&view, &shared.memory);
     let is_model_call =
         method == Method::POST && matches!(route, "/messages" | "/responses" | "/chat/completions");
     let key = key_of(&shared.api_keys, &headers);
@@ -282,12 +296,15 @@ async fn handle(
             let plan = model_call(view::responses(&body));
             (
                 responses::reply(&plan, &shared.ids, &body, delay),
-                plan.label,
+                plan.label_for_openai(),
             )
         }
         (&Method::POST, "/chat/completions") => {
             let plan = model_call(view::chat(&body));
-            (chat::reply(&plan, &shared.ids, &body, delay), plan.label)
+            (
+                chat::reply(&plan, &shared.ids, &body, delay),
+                plan.label_for_openai(),
+            )
         }
         (&Method::GET, "/models") => (chat::models(), "models".to_owned()),
         (&Method::HEAD, _) | (&Method::GET, "/" | "") => {

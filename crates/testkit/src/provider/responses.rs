@@ -48,10 +48,7 @@ impl Events {
 /// Answers a Responses request according to `plan`.
 pub fn reply(plan: &Plan, ids: &Ids, body: &Value, default_delay: Duration) -> Response {
     if let Some(failure) = &plan.failure {
-        let body = json!({"error": {
-            "message": failure.message, "type": "server_error", "param": null, "code": "server_error",
-        }});
-        return super::failure_response(failure, &body);
+        return super::openai_failure_response(failure);
     }
     let model = body["model"].as_str().unwrap_or("fake-model");
     let response_id = ids.next("resp");

@@ -3,7 +3,11 @@
 //! A [`Script`] is a small table of [`Rule`]s. Each rule pairs a keyword with an
 //! [`Effect`]; every rule whose keyword occurs in the last real user message applies,
 //! in table order. The default table (see [`Script::default`]) understands
-//! `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`, `THINK`, `SLOW` and `FAIL`.
+//! `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`, `THINK`, `SLOW`, `FAIL`,
+//! `REFUSE` and `FLAKY`.
+//!
+//! The table itself is stateless; the one exception, [`Effect::FailOnce`] (`FLAKY`),
+//! remembers in a [`Memory`] (one per provider) which prompts already failed.
 //!
 //! Tool calls are written per agent dialect: an effect lists candidate tools
 //! (Claude's `Bash`, Codex's `exec_command`, OpenCode's and Pi's `bash`, ...) and the
@@ -15,6 +19,8 @@
 //! This reaches tools an agent reveals only on demand, such as Claude Code's deferred
 //! `ExitPlanMode`, which the model must first load with `ToolSearch`.
 
+use std::collections::HashSet;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -43,6 +49,13 @@ pub const WRITTEN_FILE: &str = "fake_written.txt";
 pub const WRITTEN_CONTENT: &str = "written by fake model\n";
 /// The plan submitted for approval by `EXIT_PLAN`.
 pub const PLAN_TEXT: &str = "## Fake plan\n\n1. Write fake_written.txt\n2. Report back\n";
+/// Message of the HTTP 400 answered to a `REFUSE` prompt, in each API's error shape.
+pub const REFUSAL_MESSAGE: &str = "fake provider refuses this request (REFUSE keyword)";
+/// Message of the transient error answered once to a `FLAKY` prompt.
+pub const FLAKY_MESSAGE: &str = "fake provider is overloaded, try again (FLAKY keyword)";
+/// Value of `retry-after-ms` on the `FLAKY` failure: short, so SDKs that obey it
+/// retry promptly.
+pub const FLAKY_RETRY_AFTER_MS: u64 = 200;
 /// The `ToolSearch` query that loads Claude Code's deferred `ExitPlanMode` tool.
 pub const EXIT_PLAN_SEARCH: &str = "select:ExitPlanMode";
 
@@ -88,11 +101,16 @@ impl ToolTemplate {
 }
 
 /// An error answer instead of a model reply.
+///
+/// The Anthropic Messages dialect answers `{"type":"error","error":{"type","message"}}`
+/// with [`Failure::status`]; the OpenAI dialects (Responses, Chat Completions) answer
+/// `{"error":{"message","type","param","code"}}` with the same status and type unless
+/// [`Failure::openai`] says otherwise.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Failure {
-    /// HTTP status code.
+    /// HTTP status code (Anthropic Messages; also OpenAI's unless `openai` is set).
     pub status: u16,
-    /// Error type in the Anthropic error body (`overloaded_error`, `api_error`, ...).
+    /// Error type (`overloaded_error`, `api_error`, `invalid_request_error`, ...).
     pub error_type: String,
     /// Human-readable message.
     pub message: String,
@@ -100,6 +118,60 @@ pub struct Failure {
     pub should_retry: Option<bool>,
     /// Value of the `retry-after-ms` header, which OpenCode's retry loop obeys.
     pub retry_after_ms: Option<u64>,
+    /// The same failure as the OpenAI APIs state it, when it differs (Anthropic's 529
+    /// `overloaded_error` is a 503 `server_error` there).
+    pub openai: Option<OpenAiError>,
+}
+
+/// Status, type and code of a [`Failure`] in the OpenAI dialects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenAiError {
+    /// HTTP status code.
+    pub status: u16,
+    /// `error.type` (`server_error`, `invalid_request_error`, ...).
+    pub error_type: String,
+    /// `error.code`, `null` when `None`.
+    pub code: Option<String>,
+}
+
+impl Failure {
+    /// A failure without retry headers and stated alike in every dialect.
+    pub fn new(status: u16, error_type: &str, message: &str) -> Self {
+        Self {
+            status,
+            error_type: error_type.to_owned(),
+            message: message.to_owned(),
+            should_retry: None,
+            retry_after_ms: None,
+            openai: None,
+        }
+    }
+
+    /// Status, type and code in the OpenAI dialects.
+    pub fn openai_error(&self) -> OpenAiError {
+        self.openai.clone().unwrap_or_else(|| OpenAiError {
+            status: self.status,
+            error_type: self.error_type.clone(),
+            code: None,
+        })
+    }
+}
+
+/// What a provider remembers between requests: the prompts that already got their
+/// [`Effect::FailOnce`] failure. Thread-safe; one per provider instance.
+#[derive(Debug, Default)]
+pub struct Memory {
+    failed_once: Mutex<HashSet<String>>,
+}
+
+impl Memory {
+    /// Records that `prompt` failed once; `false` when it already had.
+    fn first_failure(&self, prompt: &str) -> bool {
+        self.failed_once
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(prompt.to_owned())
+    }
 }
 
 /// What a matched keyword does to the reply.
@@ -119,6 +191,10 @@ pub enum Effect {
     Pace(Duration),
     /// Answer with an HTTP error.
     Fail(Failure),
+    /// Answer with an HTTP error the first time the provider sees this prompt (the last
+    /// real user message); later requests with the same prompt (the agent's retry) are
+    /// answered as if this rule were absent. A transient failure.
+    FailOnce(Failure),
     /// Reply with this text instead of [`REPLY_TEXT`].
     Say(String),
 }
@@ -178,7 +254,9 @@ impl PlannedTool {
 /// The reply decided for one request, independent of the wire dialect.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
-    /// Short description recorded with the request (`text`, `tool:Bash`, `error:500`).
+    /// Short description recorded with the request (`text`, `tool:Bash`, `error:500`,
+    /// `error:529 (once)`; a failure's status is the Anthropic one, see
+    /// [`Plan::label_for_openai`]).
     pub label: String,
     /// Reasoning to stream first.
     pub thinking: Option<String>,
@@ -193,6 +271,21 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The label as the OpenAI dialects answer: a failure's status is theirs.
+    pub fn label_for_openai(&self) -> String {
+        match &self.failure {
+            Some(failure) => {
+                let once = if self.label.ends_with(ONCE_SUFFIX) {
+                    ONCE_SUFFIX
+                } else {
+                    ""
+                };
+                format!("error:{}{once}", failure.openai_error().status)
+            }
+            None => self.label.clone(),
+        }
+    }
+
     fn text(label: &str, text: &str) -> Self {
         Self {
             label: label.to_owned(),
@@ -207,7 +300,7 @@ impl Plan {
 
 impl Default for Script {
     /// The default table: `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`, `THINK`,
-    /// `SLOW`, `FAIL`.
+    /// `SLOW`, `FAIL`, `REFUSE`, `FLAKY`.
     fn default() -> Self {
         Self {
             rules: default_rules(),
@@ -239,8 +332,14 @@ impl Script {
         self
     }
 
-    /// Decides the reply to one request.
+    /// Decides the reply to one request as a fresh provider would (a `FailOnce` rule
+    /// fails).
     pub fn plan(&self, view: &RequestView) -> Plan {
+        self.plan_with(view, &Memory::default())
+    }
+
+    /// Decides the reply to one request of a provider that remembers `memory`.
+    pub fn plan_with(&self, view: &RequestView, memory: &Memory) -> Plan {
         if view.tools.is_empty() {
             return Plan::text("text (no tools offered)", &self.reply_text);
         }
@@ -275,6 +374,12 @@ impl Script {
                     plan.failure = Some(failure.clone());
                     return plan;
                 }
+                Effect::FailOnce(failure) if memory.first_failure(prompt) => {
+                    plan.label = format!("error:{}{ONCE_SUFFIX}", failure.status);
+                    plan.failure = Some(failure.clone());
+                    return plan;
+                }
+                Effect::FailOnce(_) => {}
                 Effect::Say(text) if plan.tool.is_none() => plan.text = Some(text.clone()),
                 Effect::Say(_) => {}
             }
@@ -308,6 +413,9 @@ impl Script {
         }
     }
 }
+
+/// Ends the label of a [`Effect::FailOnce`] failure.
+const ONCE_SUFFIX: &str = " (once)";
 
 /// The default rule table. Edit here to teach the fake model a new trick.
 fn default_rules() -> Vec<Rule> {
@@ -378,11 +486,38 @@ fn default_rules() -> Vec<Rule> {
         rule(
             "FAIL",
             Effect::Fail(Failure {
-                status: 500,
-                error_type: "api_error".to_owned(),
-                message: "fake provider failure (FAIL keyword)".to_owned(),
                 should_retry: Some(false),
                 retry_after_ms: Some(0),
+                openai: Some(OpenAiError {
+                    status: 500,
+                    error_type: "server_error".to_owned(),
+                    code: Some("server_error".to_owned()),
+                }),
+                ..Failure::new(500, "api_error", "fake provider failure (FAIL keyword)")
+            }),
+        ),
+        // HTTP 400: the request itself is refused, so no client retries it.
+        rule(
+            "REFUSE",
+            Effect::Fail(Failure {
+                should_retry: Some(false),
+                ..Failure::new(400, "invalid_request_error", REFUSAL_MESSAGE)
+            }),
+        ),
+        // A transient overload, once per prompt: Anthropic's 529 `overloaded_error`
+        // (OpenAI's 503) with headers that let the SDKs retry at once; the retry gets
+        // the normal reply.
+        rule(
+            "FLAKY",
+            Effect::FailOnce(Failure {
+                should_retry: Some(true),
+                retry_after_ms: Some(FLAKY_RETRY_AFTER_MS),
+                openai: Some(OpenAiError {
+                    status: 503,
+                    error_type: "server_error".to_owned(),
+                    code: None,
+                }),
+                ..Failure::new(529, "overloaded_error", FLAKY_MESSAGE)
             }),
         ),
     ]
@@ -580,5 +715,57 @@ mod tests {
         assert_eq!(plan.text.as_deref(), Some("custom"));
         let plan = script.plan(&view(LastTurn::User("FAIL".into()), &[("Bash", None)]));
         assert_eq!(plan.failure.map(|f| f.status), Some(500));
+    }
+
+    #[test]
+    fn refuse_is_a_400_invalid_request_in_every_dialect() {
+        let plan = Script::default().plan(&view(
+            LastTurn::User("REFUSE THINK".into()),
+            &[("Bash", None)],
+        ));
+        assert_eq!(plan.label, "error:400");
+        assert_eq!(plan.label_for_openai(), "error:400");
+        let failure = plan.failure.expect("failure");
+        assert_eq!(
+            (failure.status, failure.error_type.as_str()),
+            (400, "invalid_request_error")
+        );
+        assert_eq!(failure.message, REFUSAL_MESSAGE);
+        assert_ne!(failure.should_retry, Some(true));
+        assert_eq!(failure.retry_after_ms, None);
+        let openai = failure.openai_error();
+        assert_eq!(
+            (openai.status, openai.error_type.as_str(), openai.code),
+            (400, "invalid_request_error", None)
+        );
+    }
+
+    #[test]
+    fn flaky_fails_once_per_prompt_then_replies_normally() {
+        let script = Script::default();
+        let memory = Memory::default();
+        let tools = [("Bash", None)];
+        let first = script.plan_with(&view(LastTurn::User("FLAKY THINK".into()), &tools), &memory);
+        assert_eq!(first.label, "error:529 (once)");
+        assert_eq!(first.label_for_openai(), "error:503 (once)");
+        let failure = first.failure.expect("failure");
+        assert_eq!(failure.error_type, "overloaded_error");
+        assert_eq!(failure.should_retry, Some(true));
+        assert_eq!(failure.retry_after_ms, Some(FLAKY_RETRY_AFTER_MS));
+        assert_eq!(failure.openai_error().status, 503);
+        // The retry of the same prompt gets the reply, other rules included.
+        let retry = script.plan_with(&view(LastTurn::User("FLAKY THINK".into()), &tools), &memory);
+        assert!(retry.failure.is_none());
+        assert_eq!(retry.label, "thinking+text");
+        assert_eq!(retry.thinking.as_deref(), Some(THINKING_TEXT));
+        // Another prompt fails once of its own; side requests never fail.
+        let other = script.plan_with(&view(LastTurn::User("FLAKY again".into()), &tools), &memory);
+        assert!(other.failure.is_some());
+        let side = script.plan_with(&view(LastTurn::User("FLAKY more".into()), &[]), &memory);
+        assert!(side.failure.is_none());
+        // A fresh memory (another provider) fails it again; plain `plan` always does.
+        let fresh = Memory::default();
+        let again = script.plan_with(&view(LastTurn::User("FLAKY THINK".into()), &tools), &fresh);
+        assert!(again.failure.is_some());
     }
 }
