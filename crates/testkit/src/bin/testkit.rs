@@ -55,6 +55,10 @@ enum Command {
         /// stay the same between recordings).
         #[arg(long, default_value = "/tmp/sandbox-testkit-record")]
         scratch: PathBuf,
+        /// Also write the requests the fake provider received (secrets redacted, one
+        /// JSON line each, with the reply given) to `<dir>/<agent>/<scenario>.requests.jsonl`.
+        #[arg(long)]
+        requests: Option<PathBuf>,
     },
 }
 
@@ -92,7 +96,25 @@ fn selected(
     }
 }
 
-async fn record(list: Vec<Scenario>, out: &Path, scratch: &Path) -> Result<(), String> {
+fn write_requests(dir: &Path, run: &scenarios::Run) -> Result<(), String> {
+    let dir = dir.join(run.scenario.agent.id());
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = dir.join(format!("{}.requests.jsonl", run.scenario.name));
+    let text: String = run
+        .requests
+        .iter()
+        .filter_map(|r| serde_json::to_string(r).ok())
+        .map(|line| line + "\n")
+        .collect();
+    std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+async fn record(
+    list: Vec<Scenario>,
+    out: &Path,
+    scratch: &Path,
+    requests: Option<&Path>,
+) -> Result<(), String> {
     let started = std::time::Instant::now();
     for scenario in list {
         let root = scratch.join(scenario.agent.id()).join(scenario.name);
@@ -105,6 +127,9 @@ async fn record(list: Vec<Scenario>, out: &Path, scratch: &Path) -> Result<(), S
         let file = dir.join(format!("{}.jsonl", scenario.name));
         std::fs::write(&file, to_jsonl(&run.transcript))
             .map_err(|e| format!("{}: {e}", file.display()))?;
+        if let Some(dir) = requests {
+            write_requests(dir, &run)?;
+        }
         println!(
             "recorded {}/{}: {} lines, {} model calls, {:.1} s -> {}",
             scenario.agent,
@@ -155,6 +180,7 @@ fn main() -> ExitCode {
             all,
             out,
             scratch,
+            requests,
         } => {
             if !netns::inside() {
                 return reexec_isolated();
@@ -168,7 +194,7 @@ fn main() -> ExitCode {
             };
             let out = out.unwrap_or_else(repo_fixtures);
             let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-            match runtime.block_on(record(list, &out, &scratch)) {
+            match runtime.block_on(record(list, &out, &scratch, requests.as_deref())) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("testkit: {e}");
