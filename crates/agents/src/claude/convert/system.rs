@@ -9,6 +9,10 @@
 //!   behind a custom base URL): a `status` item labelled with its level.
 //! - `permission_denied` (a tool the CLI refused by itself, without asking): a `status`
 //!   item `permissionDenied`; the failed tool result follows.
+//! - `api_retry` (a model request failed and the CLI retries it after a delay): a
+//!   `status` item `retrying`, like Codex's, OpenCode's and Pi's retries, whose detail
+//!   names the attempt, the delay and the error (`attempt 1/10 in 609ms: overloaded
+//!   (HTTP 529)`). The turn goes on; a final failure comes as the turn's error.
 //! - `thinking_tokens`, `hook_*`, `task_*`: nothing for clients.
 
 use sandbox_universal::{ContentPart, Item, ItemKind, ItemRole, ItemStatus};
@@ -43,12 +47,12 @@ fn status(
 impl Converter {
     pub(super) fn system(
         &mut self,
-        system: SystemLine,
+        mut system: SystemLine,
         raw: &Value,
         ids: &dyn SessionIds,
         out: &mut Converted,
     ) {
-        if let Some(mode) = system.permission_mode {
+        if let Some(mode) = system.permission_mode.take() {
             // A resumed CLI that restores plan mode from its transcript reports it before
             // `init`: with no mode known yet, that is no change to report.
             let changed = self
@@ -82,6 +86,9 @@ impl Converter {
                 raw,
                 ids,
             )),
+            "api_retry" => out
+                .events
+                .extend(status("retrying", retry_detail(&system), raw, ids)),
             "permission_denied" => {
                 let tool = system.tool_name.unwrap_or_default();
                 let why = system.message.unwrap_or_default();
@@ -107,4 +114,28 @@ impl Converter {
             }
         }
     }
+}
+
+/// `attempt 1/10 in 609ms: overloaded (HTTP 529)`; parts the line lacks are left out.
+fn retry_detail(line: &SystemLine) -> String {
+    let mut detail = match (line.attempt, line.max_retries) {
+        (Some(attempt), Some(max)) => format!("attempt {attempt}/{max}"),
+        (Some(attempt), None) => format!("attempt {attempt}"),
+        (None, _) => "retrying".to_owned(),
+    };
+    if let Some(ms) = line.retry_delay_ms {
+        detail.push_str(&format!(" in {ms}ms"));
+    }
+    let error = match &line.error {
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::Null) | None => None,
+        Some(other) => Some(other.to_string()),
+    };
+    match (error, line.error_status) {
+        (Some(error), Some(status)) => detail.push_str(&format!(": {error} (HTTP {status})")),
+        (Some(error), None) => detail.push_str(&format!(": {error}")),
+        (None, Some(status)) => detail.push_str(&format!(": HTTP {status}")),
+        (None, None) => {}
+    }
+    detail
 }

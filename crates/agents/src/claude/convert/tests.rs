@@ -272,3 +272,66 @@ fn an_exit_before_the_message_was_written_leaves_the_turn_to_the_driver() {
     );
     assert_eq!(converter.current_turn(), Some("turn_1"));
 }
+
+#[test]
+fn an_api_retry_is_a_retrying_status_item() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1");
+    // Pinned CLI 2.1.330, after the fake provider's `FLAKY` 529.
+    let retry = json!({"type": "system", "subtype": "api_retry", "attempt": 1,
+        "max_retries": 10, "retry_delay_ms": 541, "error_status": 529, "error": "overloaded",
+        "session_id": "00000000-0000-4000-8000-000000000001",
+        "uuid": "7b656c55-b811-4c34-8fc3-1a6a2602f8ec"});
+    let events = converter.convert(&retry, &ids).events;
+    assert_eq!(
+        statuses(&events),
+        [(
+            "retrying".to_string(),
+            "attempt 1/10 in 541ms: overloaded (HTTP 529)".to_string()
+        )]
+    );
+    assert!(events.iter().all(|e| e.raw.as_ref() == Some(&retry)));
+    assert!(
+        !events.iter().any(|e| matches!(
+            e.payload,
+            EventPayload::Error(_) | EventPayload::TurnEnded(_)
+        )),
+        "a retry neither fails nor ends the turn"
+    );
+    // A connection failure has no status; missing parts are left out.
+    let lost = json!({"type": "system", "subtype": "api_retry", "attempt": 2, "max_retries": 10,
+        "retry_delay_ms": 1100, "error_status": null, "error": "connection_error"});
+    assert_eq!(
+        statuses(&converter.convert(&lost, &ids).events)[0].1,
+        "attempt 2/10 in 1100ms: connection_error"
+    );
+}
+
+#[test]
+fn a_refused_request_ends_the_turn_with_the_providers_message() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1");
+    // Pinned CLI 2.1.330 after the fake provider's `REFUSE` 400 (usage trimmed).
+    let refusal = "API Error: 400 fake provider refuses this request (REFUSE keyword)";
+    let assistant = json!({"type": "assistant", "message": {"id": "b5fd5885-05a4-4df9-81f8-8acfcf3fe4cd",
+        "model": "<synthetic>", "role": "assistant", "stop_reason": "stop_sequence",
+        "stop_sequence": "", "type": "message", "content": [{"type": "text", "text": refusal}]},
+        "parent_tool_use_id": null, "session_id": "s", "error": "unknown",
+        "is_api_error_message": true, "api_error_status": 400,
+        "api_error_type": "invalid_request_error"});
+    let events = converter.convert(&assistant, &ids).events;
+    assert!(
+        matches!(&payloads(&events)[..], [EventPayload::Error(AgentError::ProviderError { message, status: Some(400) })] if message == refusal),
+        "{events:?}"
+    );
+    let result = json!({"type": "result", "subtype": "success", "is_error": true,
+        "api_error_status": 400, "terminal_reason": "api_error", "stop_reason": "stop_sequence",
+        "result": refusal, "num_turns": 1, "total_cost_usd": 0});
+    let events = converter.convert(&result, &ids).events;
+    assert!(
+        matches!(&payloads(&events)[..], [EventPayload::TurnEnded(t)] if t.stop_reason == StopReason::Error),
+        "one error per failure, then the turn ends: {events:?}"
+    );
+}

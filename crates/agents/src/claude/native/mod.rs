@@ -65,6 +65,22 @@ pub struct SystemLine {
     /// Why it was refused (`permission_denied`).
     #[serde(default)]
     pub message: Option<String>,
+    /// The retry about to be made, from 1 (`api_retry`).
+    #[serde(default)]
+    pub attempt: Option<u32>,
+    /// How many retries the CLI makes at most (`api_retry`).
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+    /// The wait before the retry, in milliseconds (`api_retry`).
+    #[serde(default)]
+    pub retry_delay_ms: Option<u64>,
+    /// What failed, e.g. `overloaded` (`api_retry`). Kept as JSON: only `api_retry`'s
+    /// is known to be a string.
+    #[serde(default)]
+    pub error: Option<Value>,
+    /// The HTTP status of the failed request, when it got one (`api_retry`).
+    #[serde(default)]
+    pub error_status: Option<u16>,
 }
 
 /// An `assistant` line: the CLI prints one per content block, each carrying the API
