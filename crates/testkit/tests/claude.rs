@@ -55,3 +55,15 @@ async fn claude_fail() {
     sandbox_testkit::isolate!();
     common::scenario(Agent::Claude, "fail").await;
 }
+
+#[tokio::test]
+async fn claude_flaky() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::Claude, "flaky").await;
+}
+
+#[tokio::test]
+async fn claude_refuse() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::Claude, "refuse").await;
+}

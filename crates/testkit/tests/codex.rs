@@ -64,3 +64,15 @@ async fn codex_fail() {
     sandbox_testkit::isolate!();
     common::scenario(Agent::Codex, "fail").await;
 }
+
+#[tokio::test]
+async fn codex_flaky() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::Codex, "flaky").await;
+}
+
+#[tokio::test]
+async fn codex_refuse() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::Codex, "refuse").await;
+}

@@ -75,3 +75,15 @@ async fn opencode_fail() {
     sandbox_testkit::isolate!();
     common::scenario(Agent::OpenCode, "fail").await;
 }
+
+#[tokio::test]
+async fn opencode_flaky() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "flaky").await;
+}
+
+#[tokio::test]
+async fn opencode_refuse() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::OpenCode, "refuse").await;
+}

@@ -51,3 +51,15 @@ async fn pi_fail() {
     sandbox_testkit::isolate!();
     common::scenario(Agent::Pi, "fail").await;
 }
+
+#[tokio::test]
+async fn pi_flaky() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::Pi, "flaky").await;
+}
+
+#[tokio::test]
+async fn pi_refuse() {
+    sandbox_testkit::isolate!();
+    common::scenario(Agent::Pi, "refuse").await;
+}

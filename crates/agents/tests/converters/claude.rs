@@ -290,6 +290,50 @@ fn a_provider_failure_is_an_error_event_and_an_error_turn() {
     assert_eq!(replay.stop_reasons(), [StopReason::Error]);
 }
 
+#[test]
+fn a_retried_request_is_a_retrying_status_and_the_turn_completes() {
+    let replay = replay("flaky");
+    let statuses = statuses(&replay);
+    assert_eq!(statuses.len(), 1, "{statuses:?}");
+    let (label, detail) = &statuses[0];
+    assert_eq!(label, "retrying");
+    assert!(
+        detail.starts_with("attempt 1/10 in ") && detail.ends_with("ms: overloaded (HTTP 529)"),
+        "{detail}"
+    );
+    assert!(errors(&replay).is_empty());
+    assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
+    assert_eq!(
+        replay.completed(ItemKind::Message)[0].text(),
+        "hello from fake model"
+    );
+}
+
+#[test]
+fn a_refused_request_ends_the_turn_with_the_providers_message() {
+    let replay = replay("refuse");
+    assert_eq!(
+        errors(&replay),
+        [AgentError::ProviderError {
+            message: "API Error: 400 fake provider refuses this request (REFUSE keyword)".into(),
+            status: Some(400)
+        }]
+    );
+    assert_eq!(replay.stop_reasons(), [StopReason::Error]);
+    assert!(statuses(&replay).is_empty(), "a 400 is not retried");
+}
+
+/// Every error event, in order.
+fn errors(replay: &Replay) -> Vec<AgentError> {
+    replay
+        .payloads()
+        .filter_map(|p| match p {
+            EventPayload::Error(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The `(label, detail)` of each completed `status` item.
 fn statuses(replay: &Replay) -> Vec<(String, String)> {
     replay

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use sandbox_agents::codex::convert::Converter;
 use sandbox_agents::codex::native::Incoming;
 use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
-use sandbox_universal::{EventPayload, ItemKind, ItemStatus, PermissionReply, StopReason};
+use sandbox_universal::{
+    AgentError, EventPayload, ItemKind, ItemStatus, PermissionReply, StopReason,
+};
 use serde_json::Value;
 
 use crate::kit::{self, Replay, Replayer, Sent};
@@ -137,7 +139,7 @@ fn replay(name: &str) -> Replay {
 #[test]
 fn every_fixture_conforms() {
     let replays = kit::conform_all::<Codex>("codex");
-    assert_eq!(replays.len(), 8, "{:?}", replays.keys());
+    assert_eq!(replays.len(), 10, "{:?}", replays.keys());
     for name in [
         "command-approval",
         "command-decline",
@@ -193,5 +195,41 @@ fn a_failing_provider_is_an_error_turn_after_codex_retries() {
         replay
             .payloads()
             .any(|p| matches!(p, EventPayload::Error(_)))
+    );
+}
+
+#[test]
+fn a_retried_request_is_invisible_and_the_turn_completes() {
+    // Codex retries a 503 of the request itself without telling the client.
+    let replay = replay("flaky");
+    assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
+    assert!(replay.completed(ItemKind::Status).is_empty());
+    assert!(
+        !replay
+            .payloads()
+            .any(|p| matches!(p, EventPayload::Error(_)))
+    );
+    assert_eq!(
+        replay.completed(ItemKind::Message)[0].text(),
+        "hello from fake model"
+    );
+}
+
+#[test]
+fn a_refused_request_ends_the_turn_with_the_providers_body() {
+    let replay = replay("refuse");
+    assert_eq!(replay.stop_reasons(), [StopReason::Error]);
+    let errors: Vec<AgentError> = replay
+        .payloads()
+        .filter_map(|p| match p {
+            EventPayload::Error(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    // Codex reports the response body as the message (`codexErrorInfo: "other"`).
+    assert!(
+        matches!(&errors[..], [AgentError::AgentReported { message, code: Some(code) }]
+            if message.contains("fake provider refuses this request (REFUSE keyword)") && code == "other"),
+        "{errors:?}"
     );
 }

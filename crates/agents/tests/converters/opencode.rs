@@ -210,7 +210,7 @@ fn deltas(replay: &Replay) -> usize {
 #[test]
 fn every_fixture_conforms() {
     let replays = kit::conform_all::<OpenCode>("opencode");
-    assert_eq!(replays.len(), 8, "{:?}", replays.keys());
+    assert_eq!(replays.len(), 10, "{:?}", replays.keys());
     for name in ["permission", "permission-reject", "question"] {
         assert_eq!(replays[name].replies, 1, "{name}");
     }
@@ -369,6 +369,43 @@ fn a_failing_provider_retries_then_ends_the_turn_with_its_error() {
         [AgentError::ProviderError {
             message: "fake provider failure (FAIL keyword)".into(),
             status: Some(500)
+        }]
+    );
+}
+
+#[test]
+fn a_retried_request_is_a_retrying_status_and_the_turn_completes() {
+    let replay = replay("flaky");
+    assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
+    let retries = replay.completed(ItemKind::Status);
+    assert_eq!(retries.len(), 1);
+    assert!(matches!(&retries[0].content[0],
+        ContentPart::Status { label, detail: Some(d) }
+            if label == "retrying" && d == "attempt 1: fake provider is overloaded, try again (FLAKY keyword)"));
+    assert!(
+        !replay
+            .payloads()
+            .any(|p| matches!(p, EventPayload::Error(_)))
+    );
+}
+
+#[test]
+fn a_refused_request_ends_the_turn_with_the_providers_message() {
+    let replay = replay("refuse");
+    assert_eq!(replay.stop_reasons(), [StopReason::Error]);
+    assert!(replay.completed(ItemKind::Status).is_empty(), "no retry");
+    let errors: Vec<_> = replay
+        .payloads()
+        .filter_map(|p| match p {
+            EventPayload::Error(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        errors,
+        [AgentError::ProviderError {
+            message: "fake provider refuses this request (REFUSE keyword)".into(),
+            status: Some(400)
         }]
     );
 }

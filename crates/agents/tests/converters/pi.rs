@@ -122,7 +122,7 @@ fn errors(replay: &Replay) -> Vec<AgentError> {
 #[test]
 fn every_fixture_conforms() {
     let replays = kit::conform_all::<Pi>("pi");
-    assert_eq!(replays.len(), 6, "{:?}", replays.keys());
+    assert_eq!(replays.len(), 8, "{:?}", replays.keys());
 }
 
 #[test]
@@ -237,6 +237,32 @@ fn a_failing_provider_ends_the_turn_with_its_error() {
         [AgentError::ProviderError {
             message: "fake provider failure (FAIL keyword)".into(),
             status: Some(500)
+        }]
+    );
+}
+
+#[test]
+fn a_retried_request_is_invisible_and_the_turn_completes() {
+    // The Anthropic SDK under Pi retries the 529 itself; Pi never sees it.
+    let replay = replay("flaky");
+    assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
+    assert!(replay.completed(ItemKind::Status).is_empty());
+    assert!(errors(&replay).is_empty());
+    assert_eq!(
+        replay.completed(ItemKind::Message)[0].text(),
+        "hello from fake model"
+    );
+}
+
+#[test]
+fn a_refused_request_ends_the_turn_with_the_providers_message() {
+    let replay = replay("refuse");
+    assert_eq!(replay.stop_reasons(), [StopReason::Error]);
+    assert_eq!(
+        errors(&replay),
+        [AgentError::ProviderError {
+            message: "fake provider refuses this request (REFUSE keyword)".into(),
+            status: Some(400)
         }]
     );
 }

@@ -2,11 +2,13 @@
 
 use serde_json::Value;
 
-use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure};
+use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure, failed_calls};
 use crate::drivers::Result;
 use crate::drivers::claude::{self, Claude};
 use crate::offline;
-use crate::provider::script::{AFTER_TOOL_TEXT, REPLY_TEXT, SLOW_TEXT, TOOL_OUTPUT_FILE};
+use crate::provider::script::{
+    AFTER_TOOL_TEXT, REFUSAL_MESSAGE, REPLY_TEXT, SLOW_TEXT, TOOL_OUTPUT_FILE,
+};
 
 pub(super) const SCENARIOS: &[(&str, &str)] = &[
     ("text", "a plain streamed text turn"),
@@ -31,6 +33,14 @@ pub(super) const SCENARIOS: &[(&str, &str)] = &[
         "fail",
         "the provider answers HTTP 500; the turn ends with an API error",
     ),
+    (
+        "flaky",
+        "the provider fails the first call once (529/503, retry headers); the retry completes",
+    ),
+    (
+        "refuse",
+        "the provider refuses with HTTP 400 invalid_request_error; the turn ends with its message",
+    ),
 ];
 
 /// The message of the `tool-deny` scenario's denial.
@@ -43,6 +53,8 @@ fn prompt(name: &str) -> &'static str {
         "think" => "THINK about it",
         "cancel" => "SLOW please",
         "fail" => "FAIL now",
+        "flaky" => "FLAKY now",
+        "refuse" => "REFUSE now",
         _ => "say hi",
     }
 }
@@ -237,6 +249,56 @@ pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
             ensure(
                 run.model_requests().len() == 1,
                 "Claude retried the failed request",
+            )
+        }
+        "flaky" => {
+            // Claude Code's own retry loop announces the retry; its delay is its own
+            // back-off (~0.5–0.7 s), not the provider's `retry-after-ms`.
+            let retry = run
+                .out()
+                .find(|m| m["type"] == "system" && m["subtype"] == "api_retry")
+                .ok_or("no system/api_retry line")?;
+            ensure(
+                retry["attempt"] == 1 && retry["error_status"] == 529,
+                format!("api_retry {retry}"),
+            )?;
+            ensure(result["is_error"] == false, "the retried turn failed")?;
+            ensure(final_text(run) == Some(REPLY_TEXT), "no final text")?;
+            ensure(
+                failed_calls(run) == (1, 2),
+                format!("(failed, all) model calls {:?}", failed_calls(run)),
+            )
+        }
+        "refuse" => {
+            ensure(result["is_error"] == true, "refused turn not is_error")?;
+            ensure(
+                result["api_error_status"] == 400,
+                format!("api_error_status {}", result["api_error_status"]),
+            )?;
+            ensure(
+                final_text(run).is_some_and(|t| t.contains(REFUSAL_MESSAGE)),
+                format!("result text {:?}", final_text(run)),
+            )?;
+            let error = run
+                .out()
+                .find(|m| m["type"] == "assistant" && m["is_api_error_message"] == true)
+                .ok_or("no synthetic API error assistant message")?;
+            ensure(
+                error["message"]["content"]
+                    .to_string()
+                    .contains(REFUSAL_MESSAGE),
+                "the refusal is not in the error message",
+            )?;
+            ensure(
+                !run.out().any(|m| m["subtype"] == "api_retry"),
+                "a 400 was announced as a retry",
+            )?;
+            // Claude Code silently re-sends a refused request with fewer features
+            // (thinking display, deferred tools): several calls, all refused.
+            let (failed, all) = failed_calls(run);
+            ensure(
+                failed == all && all >= 1,
+                format!("{failed} of {all} calls refused"),
             )
         }
         other => Err(format!("no check for {other}")),

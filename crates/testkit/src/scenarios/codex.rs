@@ -2,12 +2,12 @@
 
 use serde_json::Value;
 
-use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure};
+use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure, failed_calls};
 use crate::drivers::Result;
 use crate::drivers::codex::{self, Codex};
 use crate::offline;
 use crate::provider::script::{
-    AFTER_TOOL_TEXT, REPLY_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
+    AFTER_TOOL_TEXT, REFUSAL_MESSAGE, REPLY_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
 };
 
 pub(super) const SCENARIOS: &[(&str, &str)] = &[
@@ -34,6 +34,14 @@ pub(super) const SCENARIOS: &[(&str, &str)] = &[
         "a slow reply interrupted with turn/interrupt, then a new turn",
     ),
     ("fail", "the provider answers HTTP 500; the turn fails"),
+    (
+        "flaky",
+        "the provider fails the first call once (529/503, retry headers); the retry completes",
+    ),
+    (
+        "refuse",
+        "the provider refuses with HTTP 400 invalid_request_error; the turn ends with its message",
+    ),
 ];
 
 fn prompt(name: &str) -> &'static str {
@@ -44,6 +52,8 @@ fn prompt(name: &str) -> &'static str {
         "think" => "THINK about it",
         "cancel" => "SLOW please",
         "fail" => "FAIL now",
+        "flaky" => "FLAKY now",
+        "refuse" => "REFUSE now",
         _ => "say hi",
     }
 }
@@ -127,7 +137,7 @@ pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
     let statuses = turn_statuses(run);
     let expected: &[&str] = match name {
         "cancel" => &["interrupted", "completed"],
-        "fail" => &["failed"],
+        "fail" | "refuse" => &["failed"],
         _ => &["completed"],
     };
     ensure(
@@ -248,6 +258,44 @@ pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
             ensure(
                 (1..=30).contains(&requests),
                 format!("{requests} model requests for one failing turn"),
+            )
+        }
+        "flaky" => {
+            // Codex retries a failed request on its own back-off (~0.2 s), silently:
+            // no `error` notification, nothing in the turn.
+            ensure(
+                failed_calls(run) == (1, 2),
+                format!("(failed, all) model calls {:?}", failed_calls(run)),
+            )?;
+            ensure(
+                notifications(run, "error").next().is_none(),
+                "Codex announced the request retry",
+            )?;
+            ensure(last_agent_text(run) == Some(REPLY_TEXT), "no final text")
+        }
+        "refuse" => {
+            let error = notifications(run, "error")
+                .last()
+                .ok_or("no error notification")?;
+            ensure(error["params"]["willRetry"] == false, "Codex still retries")?;
+            ensure(
+                error["params"]["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains(REFUSAL_MESSAGE)),
+                format!("error {error}"),
+            )?;
+            let turn = notifications(run, "turn/completed")
+                .last()
+                .ok_or("no turn/completed")?;
+            ensure(
+                turn["params"]["turn"]["error"]["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains(REFUSAL_MESSAGE)),
+                format!("turn {turn}"),
+            )?;
+            ensure(
+                failed_calls(run) == (1, 1),
+                format!("(failed, all) model calls {:?}", failed_calls(run)),
             )
         }
         other => Err(format!("no check for {other}")),

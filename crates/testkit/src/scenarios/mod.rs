@@ -224,6 +224,16 @@ pub async fn run(agent: Agent, name: &str, root: &Path) -> Result<Run, ScenarioE
     }
 }
 
+/// Model calls the provider failed (`error:…` replies) and model calls in all.
+fn failed_calls(run: &Run) -> (usize, usize) {
+    let calls = run.model_requests();
+    let failed = calls
+        .iter()
+        .filter(|r| r.reply.starts_with("error:"))
+        .count();
+    (failed, calls.len())
+}
+
 /// `Err(reason)` unless `ok`.
 fn ensure(ok: bool, reason: impl Into<String>) -> Result<(), String> {
     if ok { Ok(()) } else { Err(reason.into()) }

@@ -5,11 +5,13 @@ use sandbox_agents::opencode::launch::permission_rules;
 use sandbox_universal::PermissionMode;
 use serde_json::{Value, json};
 
-use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure};
+use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure, failed_calls};
 use crate::drivers::Result;
 use crate::drivers::opencode::{self, OpenCode};
 use crate::offline;
-use crate::provider::script::{AFTER_TOOL_TEXT, REPLY_TEXT, TOOL_OUTPUT_FILE};
+use crate::provider::script::{
+    AFTER_TOOL_TEXT, FLAKY_MESSAGE, REFUSAL_MESSAGE, REPLY_TEXT, TOOL_OUTPUT_FILE,
+};
 
 pub(super) const SCENARIOS: &[(&str, &str)] = &[
     (
@@ -41,6 +43,14 @@ pub(super) const SCENARIOS: &[(&str, &str)] = &[
         "fail",
         "the provider answers HTTP 500; OpenCode retries without delay, then errors",
     ),
+    (
+        "flaky",
+        "the provider fails the first call once (529/503, retry headers); the retry completes",
+    ),
+    (
+        "refuse",
+        "the provider refuses with HTTP 400 invalid_request_error; the turn ends with its message",
+    ),
 ];
 
 fn prompt(name: &str) -> &'static str {
@@ -50,6 +60,8 @@ fn prompt(name: &str) -> &'static str {
         "think" => "THINK about it",
         "cancel" => "SLOW please",
         "fail" => "FAIL now",
+        "flaky" => "FLAKY now",
+        "refuse" => "REFUSE now",
         _ => "say hi",
     }
 }
@@ -249,6 +261,46 @@ pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
                 error["properties"]["error"]["data"]["statusCode"] == 500,
                 format!("error {error}"),
             )
+        }
+        "flaky" => {
+            // OpenCode's retry loop announces the retry and waits `retry-after-ms`.
+            let retry = events(run, "session.status")
+                .map(|e| &e["properties"]["status"])
+                .find(|s| s["type"] == "retry")
+                .ok_or("no session.status retry")?;
+            ensure(
+                retry["attempt"] == 1 && retry["message"] == FLAKY_MESSAGE,
+                format!("retry status {retry}"),
+            )?;
+            ensure(
+                events(run, "session.error").next().is_none(),
+                "session.error after the retry",
+            )?;
+            ensure(last_text(run) == Some(REPLY_TEXT), "no final text")?;
+            // Plus the title side request, which offers no tools and never fails.
+            let (failed, all) = failed_calls(run);
+            ensure(
+                failed == 1 && (2..=3).contains(&all),
+                format!("{failed} of {all} calls failed"),
+            )
+        }
+        "refuse" => {
+            let error = events(run, "session.error")
+                .next()
+                .ok_or("no session.error")?;
+            let data = &error["properties"]["error"]["data"];
+            ensure(
+                data["statusCode"] == 400
+                    && data["message"] == REFUSAL_MESSAGE
+                    && data["isRetryable"] == false,
+                format!("error {error}"),
+            )?;
+            ensure(
+                !events(run, "session.status")
+                    .any(|e| e["properties"]["status"]["type"] == "retry"),
+                "a 400 was retried",
+            )?;
+            ensure(failed_calls(run).0 == 1, "the refusal was sent again")
         }
         other => Err(format!("no check for {other}")),
     }

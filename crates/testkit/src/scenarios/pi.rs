@@ -2,12 +2,12 @@
 
 use serde_json::Value;
 
-use super::{Ctx, Run, TURN_LIMIT, ensure};
+use super::{Ctx, Run, TURN_LIMIT, ensure, failed_calls};
 use crate::drivers::Result;
 use crate::drivers::pi::{self, Pi};
 use crate::offline;
 use crate::provider::script::{
-    AFTER_TOOL_TEXT, REPLY_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
+    AFTER_TOOL_TEXT, REFUSAL_MESSAGE, REPLY_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
 };
 
 pub(super) const SCENARIOS: &[(&str, &str)] = &[
@@ -26,6 +26,14 @@ pub(super) const SCENARIOS: &[(&str, &str)] = &[
         "fail",
         "the provider answers HTTP 500; the prompt ends with an error message",
     ),
+    (
+        "flaky",
+        "the provider fails the first call once (529/503, retry headers); the retry completes",
+    ),
+    (
+        "refuse",
+        "the provider refuses with HTTP 400 invalid_request_error; the turn ends with its message",
+    ),
 ];
 
 fn prompt(name: &str) -> &'static str {
@@ -35,6 +43,8 @@ fn prompt(name: &str) -> &'static str {
         "think" => "THINK about it",
         "cancel" => "SLOW please",
         "fail" => "FAIL now",
+        "flaky" => "FLAKY now",
+        "refuse" => "REFUSE now",
         _ => "say hi",
     }
 }
@@ -161,6 +171,43 @@ pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
             ensure(
                 run.model_requests().len() == 1,
                 "Pi retried the failed request",
+            )
+        }
+        "flaky" => {
+            // Pi's agent-level retry is off (`retry.enabled: false`), but the Anthropic
+            // SDK under it still retries (its default two retries, obeying
+            // `x-should-retry` and `retry-after-ms`): silently, in one assistant message.
+            ensure(
+                failed_calls(run) == (1, 2),
+                format!("(failed, all) model calls {:?}", failed_calls(run)),
+            )?;
+            ensure(
+                !run.out().any(|m| m["type"] == "auto_retry_start"),
+                "Pi's agent-level retry ran",
+            )?;
+            ensure(
+                assistant_messages(run).len() == 1,
+                "more than one assistant message",
+            )?;
+            ensure(last_text(run) == Some(REPLY_TEXT), "no final text")
+        }
+        "refuse" => {
+            let message = *assistant_messages(run)
+                .last()
+                .ok_or("no assistant message")?;
+            ensure(
+                message["stopReason"] == "error",
+                format!("refused message {message}"),
+            )?;
+            ensure(
+                message["errorMessage"]
+                    .as_str()
+                    .is_some_and(|e| e.starts_with("400") && e.contains(REFUSAL_MESSAGE)),
+                format!("error message {}", message["errorMessage"]),
+            )?;
+            ensure(
+                failed_calls(run) == (1, 1),
+                format!("(failed, all) model calls {:?}", failed_calls(run)),
             )
         }
         other => Err(format!("no check for {other}")),
