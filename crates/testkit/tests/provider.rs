@@ -223,6 +223,78 @@ async fn responses_stream_freeform_patch_and_reasoning() {
     assert!(first_reasoning < first_text, "{kinds:?}");
 }
 
+/// The pinned Codex's first request on its default model (code mode), with `prompt`.
+fn code_mode_request(prompt: &str) -> Value {
+    let capture: Value = serde_json::from_str(include_str!(
+        "../src/provider/fixtures/codex-code-mode.json"
+    ))
+    .unwrap();
+    let mut request = capture["request"].clone();
+    let input = request["input"].as_array_mut().unwrap();
+    input.last_mut().unwrap()["content"][0]["text"] = json!(prompt);
+    request
+}
+
+#[tokio::test]
+async fn responses_code_mode_calls_exec_with_javascript() {
+    let provider = FakeProvider::start().await.unwrap();
+    let body = post(
+        &provider,
+        "/v1/responses",
+        code_mode_request("USE_TOOL now"),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    let events = json_frames(&body);
+    let done: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "response.output_item.done")
+        .collect();
+    assert_eq!(done.len(), 1);
+    let call = &done[0]["item"];
+    assert_eq!(call["type"], "custom_tool_call");
+    assert_eq!(call["name"], "exec");
+    assert_eq!(call["namespace"], "functions");
+    let source = call["input"].as_str().unwrap();
+    assert!(
+        source.starts_with("const result = await tools.exec_command({\"cmd\":\"echo fake-tool-ran"),
+        "{source}"
+    );
+    let streamed: String = events
+        .iter()
+        .filter(|e| e["type"] == "response.custom_tool_call_input.delta")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(streamed, source);
+
+    let body = post(
+        &provider,
+        "/v1/responses",
+        code_mode_request("ASK_QUESTION"),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    let events = json_frames(&body);
+    let call = &events
+        .iter()
+        .find(|e| e["type"] == "response.output_item.done")
+        .unwrap()["item"];
+    assert_eq!(call["type"], "function_call");
+    assert_eq!(
+        (&call["name"], &call["namespace"]),
+        (&json!("request_user_input"), &json!("functions"))
+    );
+    let replies: Vec<String> = provider.requests().into_iter().map(|r| r.reply).collect();
+    assert_eq!(
+        replies,
+        ["tool:exec(exec_command)", "tool:request_user_input"]
+    );
+}
+
 #[tokio::test]
 async fn chat_stream_tool_calls_usage_and_done() {
     let provider = FakeProvider::start().await.unwrap();

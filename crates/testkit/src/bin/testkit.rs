@@ -4,6 +4,7 @@
 //! testkit list
 //! testkit record --agent claude --scenario tool-allow
 //! testkit record --all
+//! testkit record --agent codex --codex-model default --out /tmp/code-mode
 //! testkit pins --write      # regenerate scripts/test-agents.tsv from the manifest
 //! ```
 //! `record` re-executes itself inside a loopback-only network namespace. With
@@ -16,7 +17,7 @@ use clap::{Parser, Subcommand};
 use sandbox_testkit::agents::Agent;
 use sandbox_testkit::drivers::transcript::to_jsonl;
 use sandbox_testkit::netns;
-use sandbox_testkit::scenarios::{self, Scenario};
+use sandbox_testkit::scenarios::{self, Options, Scenario};
 
 /// Test kit of sandbox-daemon: real agent CLIs against the fake model provider.
 #[derive(Parser, Debug)]
@@ -59,6 +60,10 @@ enum Command {
         /// JSON line each, with the reply given) to `<dir>/<agent>/<scenario>.requests.jsonl`.
         #[arg(long)]
         requests: Option<PathBuf>,
+        /// The model of Codex threads, or `default` to name none (Codex's default model,
+        /// which uses code mode). Default: `gpt-5.5`, or `SANDBOX_TESTKIT_CODEX_MODEL`.
+        #[arg(long)]
+        codex_model: Option<String>,
     },
 }
 
@@ -114,12 +119,13 @@ async fn record(
     out: &Path,
     scratch: &Path,
     requests: Option<&Path>,
+    options: &Options,
 ) -> Result<(), String> {
     let started = std::time::Instant::now();
     for scenario in list {
         let root = scratch.join(scenario.agent.id()).join(scenario.name);
         let _ = std::fs::remove_dir_all(&root);
-        let run = scenarios::run(scenario.agent, scenario.name, &root)
+        let run = scenarios::run_with(scenario.agent, scenario.name, &root, options.clone())
             .await
             .map_err(|e| e.to_string())?;
         let dir = out.join(scenario.agent.id());
@@ -181,6 +187,7 @@ fn main() -> ExitCode {
             out,
             scratch,
             requests,
+            codex_model,
         } => {
             if !netns::inside() {
                 return reexec_isolated();
@@ -193,8 +200,12 @@ fn main() -> ExitCode {
                 }
             };
             let out = out.unwrap_or_else(repo_fixtures);
+            let mut options = Options::default();
+            if let Some(model) = codex_model {
+                options.codex_model = (model != "default").then_some(model);
+            }
             let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
-            match runtime.block_on(record(list, &out, &scratch, requests.as_deref())) {
+            match runtime.block_on(record(list, &out, &scratch, requests.as_deref(), &options)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("testkit: {e}");

@@ -39,14 +39,25 @@ impl Codex {
     /// Starts the server, initializes (with the experimental API, needed for
     /// `requestUserInput`), logs in with [`crate::offline::codex::API_KEY`] and starts a
     /// thread in the launch's cwd with the daemon's `default`-mode policy on
-    /// [`crate::offline::codex::MODEL`].
+    /// [`crate::offline::codex::model`].
     pub async fn start(launch: &Launch, transcript: Transcript, limit: Duration) -> Result<Self> {
+        Self::start_on(launch, crate::offline::codex::model(), transcript, limit).await
+    }
+
+    /// [`Codex::start`] on this model; `None` names no model, so Codex uses its default
+    /// ([`crate::offline::codex::DEFAULT_MODEL`], code mode).
+    pub async fn start_on(
+        launch: &Launch,
+        model: Option<String>,
+        transcript: Transcript,
+        limit: Duration,
+    ) -> Result<Self> {
         let agent = StdioAgent::spawn(launch, transcript)?;
         let settings = TurnSettings {
             policy: policy(PermissionMode::Default),
             effort: None,
             cwd: launch.cwd.display().to_string(),
-            model: Some(crate::offline::codex::MODEL.into()),
+            model,
         };
         let mut codex = Self {
             agent,

@@ -15,19 +15,39 @@ use super::{Launch, Sandbox};
 /// The fake API key the driver logs in with.
 pub const API_KEY: &str = "sk-fake";
 
-/// A model of Codex's bundled catalog that gets its tools as classic function tools, the
-/// dialect the fake provider speaks (the catalog's default model uses a JavaScript "code
-/// mode" instead).
+/// The model the kit's Codex sessions ask for unless told otherwise: a model of Codex's
+/// bundled catalog that gets its tools as classic function tools (`exec_command`,
+/// `apply_patch`, `request_user_input` in `tools`).
 pub const MODEL: &str = "gpt-5.5";
 
-/// A `default`-mode session on [`MODEL`] whose state directory is the sandbox's HOME (so
+/// The model Codex picks when a thread names none: its bundled catalog's default
+/// (`tool_mode: code_mode_only`). Its tools come in "code mode": one `exec` tool taking
+/// JavaScript that calls the others (the fake provider answers both dialects).
+pub const DEFAULT_MODEL: &str = "gpt-6.1-sol";
+
+/// Overrides the model of the kit's Codex sessions: a model id, or `default` for no
+/// model at all (Codex then uses [`DEFAULT_MODEL`]), e.g.
+/// `SANDBOX_TESTKIT_CODEX_MODEL=default cargo test -p sandbox-testkit --test codex`.
+pub const MODEL_ENV: &str = "SANDBOX_TESTKIT_CODEX_MODEL";
+
+/// The model the kit's Codex sessions ask for: [`MODEL`] unless [`MODEL_ENV`] says
+/// otherwise; `None` lets Codex choose its default model.
+pub fn model() -> Option<String> {
+    match std::env::var(MODEL_ENV) {
+        Ok(value) if value == "default" => None,
+        Ok(value) if !value.is_empty() => Some(value),
+        _ => Some(MODEL.to_owned()),
+    }
+}
+
+/// A `default`-mode session on [`model`] whose state directory is the sandbox's HOME (so
 /// `CODEX_HOME` is `<root>/home/.codex`) and whose working directory is `<root>/work`.
 pub fn session(sandbox: &Sandbox) -> SessionConfig {
     SessionConfig {
         session_id: "testkit".into(),
         agent_mode: None,
         permission_mode: PermissionMode::Default,
-        model: Some(MODEL.into()),
+        model: model(),
         variant: None,
         token: None,
         validate_token: false,

@@ -164,10 +164,7 @@ mod tests {
             label: String::new(),
             thinking: thinking.then(|| "hmm ok".to_owned()),
             text: (!tool).then(|| "hi there".to_owned()),
-            tool: tool.then(|| PlannedTool {
-                name: "Bash".into(),
-                input: ToolInput::Json(json!({"command": "ls"})),
-            }),
+            tool: tool.then(|| PlannedTool::new("Bash", ToolInput::Json(json!({"command": "ls"})))),
             pace: None,
             failure: None,
         }

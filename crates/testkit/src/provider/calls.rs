@@ -53,9 +53,18 @@ pub fn next_call(
 }
 
 /// Picks the first candidate the request offers and resolves its arguments.
+///
+/// A candidate the request offers only through a code-mode tool (Codex's `exec`, see
+/// [`super::view::code_mode_tools`]) becomes a call of that tool whose JavaScript calls
+/// the candidate with the same arguments (see [`exec_source`]).
 pub fn pick_tool(candidates: &[ToolTemplate], view: &RequestView) -> Option<PlannedTool> {
     candidates.iter().find_map(|candidate| {
-        let offered = view.tools.iter().find(|t| t.name == candidate.name)?;
+        // A tool offered directly is preferred over the same tool reached by code.
+        let offered = view
+            .tools
+            .iter()
+            .filter(|t| t.name == candidate.name)
+            .min_by_key(|t| t.via.is_some())?;
         let input = match (&candidate.input, offered.freeform) {
             (ToolInput::Freeform(raw), true) => ToolInput::Freeform(fill(raw, view)?),
             (ToolInput::Json(args), false) => {
@@ -67,11 +76,37 @@ pub fn pick_tool(candidates: &[ToolTemplate], view: &RequestView) -> Option<Plan
             }
             _ => return None,
         };
-        Some(PlannedTool {
-            name: candidate.name.clone(),
-            input,
+        Some(match &offered.via {
+            Some(exec) => PlannedTool {
+                name: exec.clone(),
+                input: ToolInput::Freeform(exec_source(&candidate.name, &input)),
+                namespace: offered.namespace.clone(),
+                nested: Some(candidate.name.clone()),
+            },
+            None => PlannedTool {
+                name: candidate.name.clone(),
+                input,
+                namespace: offered.namespace.clone(),
+                nested: None,
+            },
         })
     })
+}
+
+/// The JavaScript of a code-mode call that calls `tool` with `input` (a JSON object, or a
+/// string for a freeform tool) and returns its result as the call's output:
+///
+/// ```text
+/// const result = await tools.exec_command({"cmd":"echo hi"});
+/// text(result);
+/// ```
+pub fn exec_source(tool: &str, input: &ToolInput) -> String {
+    // JSON is a JavaScript expression: the arguments need no other quoting.
+    let argument = match input {
+        ToolInput::Json(args) => args.to_string(),
+        ToolInput::Freeform(raw) => Value::String(raw.clone()).to_string(),
+    };
+    format!("const result = await tools.{tool}({argument});\ntext(result);\n")
 }
 
 /// Replaces the placeholders; `None` when a needed value is unknown.
@@ -118,8 +153,7 @@ mod tests {
                 .iter()
                 .map(|name| OfferedTool {
                     name: (*name).to_owned(),
-                    freeform: false,
-                    properties: None,
+                    ..OfferedTool::default()
                 })
                 .collect(),
             cwd: None,
@@ -172,5 +206,129 @@ mod tests {
         assert!(next_call(&steps, &called(&["Write"]), &offered).is_none());
         assert!(next_call(&steps, &called(&["Bash", "Write"]), &offered).is_none());
         assert!(next_call(&steps, &[], &offered).is_none());
+    }
+
+    mod code_mode {
+        use serde_json::{Value, json};
+
+        use crate::provider::script::{
+            AFTER_TOOL_TEXT, Script, THINKING_TEXT, TOOL_COMMAND, ToolInput, ToolTemplate,
+        };
+        use crate::provider::view::{self, OfferedTool, RequestView};
+
+        use super::super::{exec_source, pick_tool};
+
+        /// The view of the captured default-model request, its prompt replaced.
+        fn captured(prompt: &str) -> RequestView {
+            let mut request = view::tests::code_mode_capture()["request"].clone();
+            let input = request["input"].as_array_mut().unwrap();
+            let last = input.last_mut().unwrap();
+            last["content"][0]["text"] = json!(prompt);
+            view::responses(&request)
+        }
+
+        fn script(tool: &crate::provider::script::PlannedTool) -> &str {
+            match &tool.input {
+                ToolInput::Freeform(source) => source,
+                ToolInput::Json(_) => panic!("exec takes JavaScript"),
+            }
+        }
+
+        #[test]
+        fn use_tool_runs_exec_command_from_javascript() {
+            let plan = Script::default().plan(&captured("USE_TOOL now"));
+            assert_eq!(plan.label, "tool:exec(exec_command)");
+            let tool = plan.tool.expect("a call");
+            assert_eq!(tool.name, "exec");
+            assert_eq!(tool.namespace.as_deref(), Some("functions"));
+            assert_eq!(tool.nested.as_deref(), Some("exec_command"));
+            assert_eq!(
+                script(&tool),
+                format!(
+                    "const result = await tools.exec_command({});\ntext(result);\n",
+                    json!({"cmd": TOOL_COMMAND})
+                )
+            );
+        }
+
+        #[test]
+        fn use_write_runs_apply_patch_with_the_patch_as_a_string() {
+            let plan = Script::default().plan(&captured("USE_WRITE now"));
+            let tool = plan.tool.expect("a call");
+            assert_eq!(
+                (tool.name.as_str(), tool.nested.as_deref()),
+                ("exec", Some("apply_patch"))
+            );
+            let source = script(&tool);
+            let argument = source
+                .strip_prefix("const result = await tools.apply_patch(")
+                .and_then(|s| s.strip_suffix(");\ntext(result);\n"))
+                .expect("one apply_patch call");
+            let patch: String = serde_json::from_str(argument).expect("a JSON string literal");
+            assert!(patch.starts_with("*** Begin Patch\n*** Add File: fake_written.txt\n"));
+        }
+
+        #[test]
+        fn ask_question_calls_the_direct_request_user_input() {
+            let plan = Script::default().plan(&captured("ASK_QUESTION please"));
+            assert_eq!(plan.label, "tool:request_user_input");
+            let tool = plan.tool.expect("a call");
+            assert_eq!(tool.namespace.as_deref(), Some("functions"));
+            assert!(tool.nested.is_none());
+            let ToolInput::Json(args) = &tool.input else {
+                panic!("JSON arguments");
+            };
+            assert_eq!(args["questions"].as_array().map(Vec::len), Some(2));
+        }
+
+        #[test]
+        fn modifiers_shape_the_reply_and_the_exec_result_gets_the_final_text() {
+            let plan = Script::default().plan(&captured("THINK then USE_TOOL"));
+            assert_eq!(plan.thinking.as_deref(), Some(THINKING_TEXT));
+            assert_eq!(plan.label, "tool:exec(exec_command)");
+            let capture = view::tests::code_mode_capture();
+            for name in ["exec_command", "exec_command_declined", "apply_patch"] {
+                let mut request = capture["request"].clone();
+                let after: Vec<Value> = capture["after"][name].as_array().unwrap().clone();
+                request["input"].as_array_mut().unwrap().extend(after);
+                let plan = Script::default().plan(&view::responses(&request));
+                assert_eq!(plan.text.as_deref(), Some(AFTER_TOOL_TEXT), "{name}");
+                assert!(plan.tool.is_none());
+            }
+            let failing = Script::default().plan(&captured("FAIL now"));
+            assert_eq!(failing.failure.map(|f| f.status), Some(500));
+        }
+
+        #[test]
+        fn a_direct_tool_is_preferred_over_the_same_tool_reached_by_code() {
+            let tool = |via: Option<&str>| OfferedTool {
+                name: "exec_command".to_owned(),
+                via: via.map(str::to_owned),
+                ..OfferedTool::default()
+            };
+            let mut view = captured("x");
+            view.tools = vec![tool(Some("exec")), tool(None)];
+            let candidates = [ToolTemplate::json("exec_command", json!({"cmd": "ls"}))];
+            let picked = pick_tool(&candidates, &view).unwrap();
+            assert_eq!(
+                (picked.name.as_str(), picked.nested),
+                ("exec_command", None)
+            );
+            // A JSON template does not fit a freeform nested tool.
+            view.tools = vec![OfferedTool {
+                freeform: true,
+                ..tool(Some("exec"))
+            }];
+            assert!(pick_tool(&candidates, &view).is_none());
+        }
+
+        #[test]
+        fn javascript_quotes_what_it_passes() {
+            let raw = "line \"one\"\n`two` ${three} \\ end";
+            let source = exec_source("apply_patch", &ToolInput::Freeform(raw.to_owned()));
+            let literal = &source["const result = await tools.apply_patch(".len()
+                ..source.len() - ");\ntext(result);\n".len()];
+            assert_eq!(serde_json::from_str::<String>(literal).unwrap(), raw);
+        }
     }
 }

@@ -2,7 +2,10 @@
 //!
 //! Codex takes its items from `response.output_item.done` and needs
 //! `response.completed` with a `response.id`. Shell calls are `function_call` items;
-//! `apply_patch` is a freeform `custom_tool_call` whose `input` is the raw patch.
+//! `apply_patch` is a freeform `custom_tool_call` whose `input` is the raw patch. A call
+//! of a tool declared in a `namespace` tool carries that `namespace` (Codex's
+//! `functions`). In code mode (Codex's default model) the call is a `custom_tool_call`
+//! of `exec` whose `input` is JavaScript (see [`super::calls::exec_source`]).
 
 use std::time::Duration;
 
@@ -141,8 +144,12 @@ pub fn reply(plan: &Plan, ids: &Ids, body: &Value, default_delay: Duration) -> R
             ),
         };
         let item = |status: &str, value: &str| {
-            json!({"id": id, "type": kind, "status": status, "call_id": call_id,
-                   "name": tool.name, field: value})
+            let mut item = json!({"id": id, "type": kind, "status": status, "call_id": call_id,
+                                  "name": tool.name, field: value});
+            if let Some(namespace) = &tool.namespace {
+                item["namespace"] = json!(namespace);
+            }
+            item
         };
         ev.item(
             item("in_progress", ""),

@@ -239,9 +239,34 @@ pub struct PlannedTool {
     pub name: String,
     /// Resolved arguments.
     pub input: ToolInput,
+    /// The namespace the request declares the tool in (Codex's `functions`), sent back
+    /// with the call.
+    pub namespace: Option<String>,
+    /// For a code-mode call (Codex's `exec`, whose input is JavaScript): the tool the
+    /// script calls (`exec_command`, `apply_patch`, ...).
+    pub nested: Option<String>,
 }
 
 impl PlannedTool {
+    /// A direct call of `name`, outside any namespace.
+    pub fn new(name: &str, input: ToolInput) -> Self {
+        Self {
+            name: name.to_owned(),
+            input,
+            namespace: None,
+            nested: None,
+        }
+    }
+
+    /// How a recorded request labels the call: `exec_command`, or `exec(exec_command)`
+    /// for a code-mode call.
+    pub fn describe(&self) -> String {
+        match &self.nested {
+            Some(nested) => format!("{}({nested})", self.name),
+            None => self.name.clone(),
+        }
+    }
+
     /// The arguments as the text the model streams (JSON or raw freeform input).
     pub fn input_text(&self) -> String {
         match &self.input {
@@ -356,7 +381,7 @@ impl Script {
                 Effect::CallTool(_) | Effect::CallChain(_) if plan.tool.is_none() => {
                     let steps = rule.effect.steps().unwrap_or_default();
                     if let Some(tool) = calls::first_call(&steps, view) {
-                        plan.label = format!("tool:{}", tool.name);
+                        plan.label = format!("tool:{}", tool.describe());
                         plan.text = None;
                         plan.tool = Some(tool);
                     }
@@ -404,7 +429,7 @@ impl Script {
         });
         match next {
             Some(tool) => Plan {
-                label: format!("tool:{} (chained)", tool.name),
+                label: format!("tool:{} (chained)", tool.describe()),
                 text: None,
                 tool: Some(tool),
                 ..Plan::text("", "")
@@ -581,6 +606,7 @@ mod tests {
                     name: (*name).to_owned(),
                     freeform: *name == "apply_patch",
                     properties: props.map(|p| p.iter().map(|s| (*s).to_owned()).collect()),
+                    ..OfferedTool::default()
                 })
                 .collect(),
             cwd: Some("/w".to_owned()),

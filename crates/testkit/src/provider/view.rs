@@ -64,7 +64,7 @@ fn last_turn(entries: &[Entry]) -> LastTurn {
 }
 
 /// A tool the request offers.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct OfferedTool {
     /// Tool name.
     pub name: String,
@@ -72,6 +72,12 @@ pub struct OfferedTool {
     pub freeform: bool,
     /// Top-level argument names from the tool's JSON schema, when it has one.
     pub properties: Option<Vec<String>>,
+    /// The namespace of the tool the model calls (this one, or the code-mode tool that
+    /// reaches it), as a Responses `namespace` tool declares it (Codex's `functions`).
+    pub namespace: Option<String>,
+    /// The code-mode tool (Codex's `exec`) whose JavaScript reaches this tool, when the
+    /// model cannot call it directly: see [`code_mode_tools`].
+    pub via: Option<String>,
 }
 
 /// What the script needs to know about a request.
@@ -185,8 +191,8 @@ pub fn anthropic(body: &Value) -> RequestView {
         .filter_map(|t| {
             Some(OfferedTool {
                 name: t["name"].as_str()?.to_owned(),
-                freeform: false,
                 properties: schema_properties(&t["input_schema"]),
+                ..OfferedTool::default()
             })
         })
         .collect();
@@ -211,24 +217,121 @@ pub fn responses(body: &Value) -> RequestView {
                 _ => Entry::Skip,
             },
             k if k.ends_with("_output") => Entry::ToolResult,
-            "reasoning" => Entry::Skip,
+            "reasoning" | "additional_tools" => Entry::Skip,
             k if k.ends_with("_call") => item["name"]
                 .as_str()
                 .map_or(Entry::Assistant, |name| Entry::ToolCall(name.to_owned())),
             _ => Entry::Assistant,
         })
         .collect();
-    let tools = slice(&body["tools"])
-        .iter()
-        .filter_map(|t| {
-            Some(OfferedTool {
-                name: t["name"].as_str()?.to_owned(),
-                freeform: t["type"] == "custom",
-                properties: schema_properties(&t["parameters"]),
-            })
-        })
-        .collect();
+    // Tools come in `tools`, and (Codex on a code-mode model) in `additional_tools` items.
+    let mut tools = Vec::new();
+    responses_tools(slice(&body["tools"]), None, &mut tools);
+    for item in items.iter().filter(|i| i["type"] == "additional_tools") {
+        responses_tools(slice(&item["tools"]), None, &mut tools);
+    }
     RequestView::new(body, last_turn(&entries), tools)
+}
+
+/// Reads Responses tool declarations: functions, custom (freeform) tools, `namespace`
+/// tools grouping others, and the tools a code-mode `exec` tool reaches.
+fn responses_tools(declared: &[Value], namespace: Option<&str>, out: &mut Vec<OfferedTool>) {
+    for tool in declared {
+        let Some(name) = tool["name"].as_str() else {
+            continue;
+        };
+        if tool["type"] == "namespace" {
+            responses_tools(slice(&tool["tools"]), Some(name), out);
+            continue;
+        }
+        let freeform = tool["type"] == "custom";
+        out.push(OfferedTool {
+            name: name.to_owned(),
+            freeform,
+            properties: schema_properties(&tool["parameters"]),
+            namespace: namespace.map(str::to_owned),
+            via: None,
+        });
+        if freeform && let Some(description) = tool["description"].as_str() {
+            out.extend(
+                code_mode_tools(name, description)
+                    .into_iter()
+                    .map(|t| OfferedTool {
+                        namespace: namespace.map(str::to_owned),
+                        ..t
+                    }),
+            );
+        }
+    }
+}
+
+/// The tools a code-mode tool reaches, read from its description.
+///
+/// Codex's code mode offers the model one freeform tool, `exec`, that takes JavaScript;
+/// the script calls Codex's other tools as `await tools.<name>(<input>)`. Its
+/// description lists them, one section each:
+///
+/// ````text
+/// ### `exec_command`
+/// Runs a command in a PTY, ...
+///
+/// exec tool declaration:
+/// ```ts
+/// declare const tools: { exec_command(args: {
+///   // Shell command to execute.
+///   cmd: string;
+///   justification?: string;
+/// }): Promise<{ ... }>; };
+/// ```
+/// ````
+///
+/// A tool declared with `(input: string)` is freeform; one declared with `(args: {…})`
+/// takes JSON with those argument names. A description without such sections is not a
+/// code-mode tool: nothing is returned.
+pub fn code_mode_tools(exec: &str, description: &str) -> Vec<OfferedTool> {
+    let lines: Vec<&str> = description.lines().collect();
+    let headings: Vec<(usize, &str)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| Some((i, l.strip_prefix("### `")?.strip_suffix('`')?)))
+        .collect();
+    let mut tools = Vec::new();
+    for (k, (start, name)) in headings.iter().enumerate() {
+        let end = headings.get(k + 1).map_or(lines.len(), |h| h.0);
+        let section = &lines[start + 1..end];
+        let declaration = format!("declare const tools: {{ {name}(");
+        let Some((at, signature)) = section
+            .iter()
+            .enumerate()
+            .find_map(|(i, l)| Some((i, l.trim_start().strip_prefix(declaration.as_str())?)))
+        else {
+            continue;
+        };
+        let properties = signature.starts_with("args: {").then(|| {
+            if signature.trim_end() != "args: {" {
+                return Vec::new(); // `args: {}`
+            }
+            section[at + 1..]
+                .iter()
+                .take_while(|l| !l.starts_with('}'))
+                .filter_map(|l| {
+                    let (key, _) = l.strip_prefix("  ")?.split_once(':')?;
+                    let key = key.strip_suffix('?').unwrap_or(key);
+                    let ident = !key.is_empty()
+                        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                    ident.then(|| key.to_owned())
+                })
+                .collect()
+        });
+        tools.push(OfferedTool {
+            name: (*name).to_owned(),
+            freeform: signature.starts_with("input: string"),
+            properties,
+            namespace: None,
+            via: Some(exec.to_owned()),
+        });
+    }
+    tools
 }
 
 /// Reads an OpenAI Chat Completions request (OpenCode, Pi with `openai-completions`).
@@ -259,8 +362,8 @@ pub fn chat(body: &Value) -> RequestView {
             let function = &t["function"];
             Some(OfferedTool {
                 name: function["name"].as_str()?.to_owned(),
-                freeform: false,
                 properties: schema_properties(&function["parameters"]),
+                ..OfferedTool::default()
             })
         })
         .collect();
@@ -306,7 +409,7 @@ fn collect_strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
@@ -453,5 +556,82 @@ mod tests {
             {"role": "tool", "content": "z"}
         ]});
         assert_eq!(chat(&body).last, after("x", &["bash", "write"]));
+    }
+
+    /// What the pinned Codex sends on its default model (see the fixture's `_about`).
+    pub(crate) fn code_mode_capture() -> Value {
+        serde_json::from_str(include_str!("fixtures/codex-code-mode.json")).expect("fixture")
+    }
+
+    fn offered<'a>(view: &'a RequestView, name: &str) -> &'a OfferedTool {
+        view.tools
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("{name} not offered: {:?}", view.tools))
+    }
+
+    #[test]
+    fn codex_code_mode_tools_come_in_an_additional_tools_item() {
+        let capture = code_mode_capture();
+        let request = &capture["request"];
+        assert!(request.get("tools").is_none(), "no top-level tools");
+        let view = responses(request);
+        assert_eq!(view.last, LastTurn::User("USE_TOOL now".into()));
+        assert_eq!(view.cwd.as_deref(), Some("/tmp/testkit/work"));
+        let exec = offered(&view, "exec");
+        assert!(exec.freeform && exec.via.is_none());
+        assert_eq!(exec.namespace.as_deref(), Some("functions"));
+        // Nested tools: reached through `exec`'s JavaScript only.
+        let command = offered(&view, "exec_command");
+        assert_eq!(command.via.as_deref(), Some("exec"));
+        assert_eq!(command.namespace.as_deref(), Some("functions"));
+        assert!(!command.freeform);
+        let props = command.properties.as_ref().expect("exec_command arguments");
+        assert!(props.contains(&"cmd".to_owned()) && props.contains(&"yield_time_ms".to_owned()));
+        assert!(
+            !props.iter().any(|p| p == "output"),
+            "return fields are not arguments"
+        );
+        let patch = offered(&view, "apply_patch");
+        assert!(patch.freeform && patch.via.as_deref() == Some("exec"));
+        assert_eq!(
+            offered(&view, "clock__curr_time").properties,
+            Some(Vec::new())
+        );
+        // request_user_input is a direct function of the `functions` namespace.
+        let question = offered(&view, "request_user_input");
+        assert!(question.via.is_none() && !question.freeform);
+        assert_eq!(question.namespace.as_deref(), Some("functions"));
+        assert_eq!(offered(&view, "sleep").namespace.as_deref(), Some("clock"));
+        assert!(view.tools.iter().all(|t| t.name != "functions"));
+    }
+
+    #[test]
+    fn after_a_code_mode_call_the_conversation_ends_with_its_output() {
+        let capture = code_mode_capture();
+        for (name, called) in [
+            ("exec_command", "exec"),
+            ("exec_command_declined", "exec"),
+            ("apply_patch", "exec"),
+            ("request_user_input", "request_user_input"),
+        ] {
+            let mut request = capture["request"].clone();
+            let input = request["input"].as_array_mut().unwrap();
+            input.extend(slice(&capture["after"][name]).iter().cloned());
+            assert_eq!(
+                responses(&request).last,
+                after("USE_TOOL now", &[called]),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_description_without_declarations_reaches_no_tools() {
+        assert!(code_mode_tools("exec", "Runs JavaScript.").is_empty());
+        let one = "### `ping`\nPings.\n\nexec tool declaration:\n```ts\ndeclare const tools: { ping(input: string): Promise<unknown>; };\n```\n### `nothing`\nNo declaration.";
+        let tools = code_mode_tools("run", one);
+        assert_eq!(tools.len(), 1);
+        assert!(tools[0].freeform && tools[0].via.as_deref() == Some("run"));
     }
 }

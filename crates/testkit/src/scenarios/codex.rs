@@ -1,4 +1,6 @@
-//! Codex scenarios (`app-server` JSON-RPC with `approvalPolicy: untrusted`).
+//! Codex scenarios (`app-server` JSON-RPC with `approvalPolicy: untrusted`), on a
+//! classic model or on the default one (code mode: `exec_command` and `apply_patch` run
+//! from the model's JavaScript; the app-server reports them with the same items).
 
 use serde_json::Value;
 
@@ -60,7 +62,8 @@ fn prompt(name: &str) -> &'static str {
 
 pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
     let launch = offline::codex::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url)?;
-    let mut codex = Codex::start(&launch, ctx.transcript.clone(), START_LIMIT).await?;
+    let model = ctx.options.codex_model.clone();
+    let mut codex = Codex::start_on(&launch, model, ctx.transcript.clone(), START_LIMIT).await?;
     let thread_id = codex.thread_id.clone();
     let mut turn_started = Value::Null;
     let mut interrupted = false;

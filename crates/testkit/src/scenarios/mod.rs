@@ -23,6 +23,10 @@ pub const START_LIMIT: Duration = Duration::from_secs(90);
 /// Time allowed for one turn.
 pub const TURN_LIMIT: Duration = Duration::from_secs(90);
 
+/// When set, every request the fake provider receives during a scenario is appended to
+/// this file as a JSON line (see [`crate::provider::FakeProviderBuilder::request_log`]).
+pub const REQUEST_LOG_ENV: &str = "SANDBOX_TESTKIT_REQUEST_LOG";
+
 /// A named scenario of one agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scenario {
@@ -164,11 +168,38 @@ pub(crate) struct Ctx {
     sandbox: Sandbox,
     provider_url: String,
     transcript: Transcript,
+    options: Options,
+}
+
+/// How to run a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// The model of a Codex scenario's thread; `None` names none, so Codex uses its
+    /// default model (code mode). Default: [`crate::offline::codex::model`].
+    pub codex_model: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            codex_model: crate::offline::codex::model(),
+        }
+    }
 }
 
 /// Runs one scenario with its directories under `root` and checks the outcome.
 /// Must run inside the loopback-only namespace (see [`crate::isolate!`]).
 pub async fn run(agent: Agent, name: &str, root: &Path) -> Result<Run, ScenarioError> {
+    run_with(agent, name, root, Options::default()).await
+}
+
+/// [`run`] with these options.
+pub async fn run_with(
+    agent: Agent,
+    name: &str,
+    root: &Path,
+    options: Options,
+) -> Result<Run, ScenarioError> {
     let scenario = find(agent, name).ok_or_else(|| ScenarioError::Unknown {
         agent,
         name: name.to_owned(),
@@ -179,8 +210,13 @@ pub async fn run(agent: Agent, name: &str, root: &Path) -> Result<Run, ScenarioE
         sandbox: Sandbox::create(root)?,
         provider_url: String::new(),
         transcript: Transcript::default(),
+        options,
     };
-    let provider = FakeProvider::start().await?;
+    let mut builder = FakeProvider::builder();
+    if let Some(log) = std::env::var_os(REQUEST_LOG_ENV) {
+        builder = builder.request_log(log.into());
+    }
+    let provider = builder.start().await?;
     let ctx = Ctx {
         provider_url: provider.base_url(),
         ..ctx
