@@ -126,7 +126,7 @@ fn is_injected(text: &str) -> bool {
     INJECTED_PREFIXES.iter().any(|p| t.starts_with(p))
 }
 
-/// Joins the text parts of a content value (a string or an array of parts), skipping
+/// The last real text part of a content value (a string or an array of parts), skipping
 /// injected blocks. Returns `None` when nothing real remains.
 fn user_text(content: &Value) -> Option<String> {
     let texts: Vec<&str> = match content {
@@ -138,8 +138,12 @@ fn user_text(content: &Value) -> Option<String> {
             .collect(),
         _ => Vec::new(),
     };
-    let real: Vec<&str> = texts.into_iter().filter(|t| !is_injected(t)).collect();
-    (!real.is_empty()).then(|| real.join("\n"))
+    // Several real blocks are user messages an agent merged (a message the provider
+    // refused, then the next one): the newest is the last.
+    texts
+        .into_iter()
+        .rfind(|t| !is_injected(t))
+        .map(str::to_string)
 }
 
 fn schema_properties(schema: &Value) -> Option<Vec<String>> {
