@@ -3,8 +3,8 @@
 //! answers → `control_response` lines.
 
 use sandbox_universal::{
-    EventPayload, PermissionKind, PermissionReply, PermissionRequest, Question, QuestionOption,
-    QuestionRequest,
+    EventPayload, PermissionKind, PermissionOutcome, PermissionReply, PermissionRequest,
+    PermissionResolved, Question, QuestionOption, QuestionRequest,
 };
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -240,6 +240,36 @@ fn success(request_id: &str, response: Value) -> Value {
 pub fn error_response(request_id: &str, error: &str) -> Value {
     json!({"type": "control_response", "response": {
         "subtype": "error", "request_id": request_id, "error": error}})
+}
+
+/// Whether `payload` asks permission for a file change.
+pub fn is_file_change(payload: &EventPayload) -> bool {
+    matches!(payload, EventPayload::PermissionAsked(p) if p.kind == PermissionKind::FileChange)
+}
+
+/// The native refusal of a file change in plan mode.
+pub fn plan_mode_refusal(pending: &Pending) -> Value {
+    success(
+        &pending.request_id,
+        deny("Plan mode changes no files. Present your plan with ExitPlanMode first."),
+    )
+}
+
+/// The `permissionResolved` (automatic, rejected) that replaces a request the daemon
+/// answers itself; it carries the request.
+pub fn refused_automatically(asked: &AgentEvent, raw: &Value) -> AgentEvent {
+    let EventPayload::PermissionAsked(request) = &asked.payload else {
+        unreachable!("only permission requests are refused automatically")
+    };
+    AgentEvent::native(
+        EventPayload::PermissionResolved(PermissionResolved {
+            permission_id: request.permission_id.clone(),
+            outcome: PermissionOutcome::Reject,
+            automatic: true,
+            request: Some(request.clone()),
+        }),
+        Some(raw.clone()),
+    )
 }
 
 fn deny(message: &str) -> Value {

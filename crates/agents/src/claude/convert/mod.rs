@@ -178,10 +178,24 @@ impl Converter {
                 ControlRequest::CanUseTool(can_use) => {
                     let (events, pending) =
                         hitl::ask(&request.request_id, can_use, &self.items, raw, ids);
-                    if let Some((id, pending)) = pending {
-                        self.pending.insert(id, pending);
+                    let planning = self.permission_mode.as_deref() == Some("plan");
+                    match (pending, events.as_slice()) {
+                        // Plan mode changes no file, whatever the user would answer (the
+                        // pinned CLI would ask, and write once allowed): the daemon refuses
+                        // the edit itself, visibly.
+                        (Some((_, pending)), [event])
+                            if planning && hitl::is_file_change(&event.payload) =>
+                        {
+                            out.replies.push(hitl::plan_mode_refusal(&pending));
+                            out.events.push(hitl::refused_automatically(event, raw));
+                        }
+                        (pending, _) => {
+                            if let Some((id, pending)) = pending {
+                                self.pending.insert(id, pending);
+                            }
+                            out.events.extend(events);
+                        }
                     }
-                    out.events.extend(events);
                 }
                 other => {
                     let subtype = match other {

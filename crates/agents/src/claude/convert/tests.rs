@@ -335,3 +335,55 @@ fn a_refused_request_ends_the_turn_with_the_providers_message() {
         "one error per failure, then the turn ends: {events:?}"
     );
 }
+
+#[test]
+fn plan_mode_refuses_a_file_edit_itself_and_says_so() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1");
+    let init =
+        json!({"type": "system", "subtype": "init", "session_id": "s", "permissionMode": "plan"});
+    converter.convert(&init, &ids);
+    // The request the pinned CLI (2.1.330) sends for a Write in plan mode.
+    let write = json!({"type": "control_request", "request_id": "r1", "request": {
+        "subtype": "can_use_tool", "tool_name": "Write", "display_name": "Write",
+        "decision_reason_type": "mode", "description": "fake_written.txt",
+        "input": {"file_path": "/w/fake_written.txt", "content": "x\n"},
+        "tool_use_id": "toolu_1"}});
+    let out = converter.convert(&write, &ids);
+    assert_eq!(out.replies.len(), 1, "answered at once");
+    let answer = &out.replies[0]["response"];
+    assert_eq!(answer["request_id"], "r1");
+    assert_eq!(answer["response"]["behavior"], "deny");
+    assert!(
+        answer["response"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Plan mode")
+    );
+    let [EventPayload::PermissionResolved(resolved)] = payloads(&out.events)[..] else {
+        panic!("{:?}", out.events)
+    };
+    assert!(resolved.automatic);
+    assert_eq!(
+        resolved.outcome,
+        sandbox_universal::PermissionOutcome::Reject
+    );
+    let request = resolved.request.as_ref().expect("the request is shown");
+    assert_eq!(request.kind, PermissionKind::FileChange);
+    assert_eq!(request.paths, ["/w/fake_written.txt"]);
+    // Out of plan mode the same request is the client's to answer.
+    let left = json!({"type": "system", "subtype": "status", "status": null,
+        "permissionMode": "default", "session_id": "s"});
+    converter.convert(&left, &ids);
+    let again = json!({"type": "control_request", "request_id": "r2", "request": {
+        "subtype": "can_use_tool", "tool_name": "Write",
+        "input": {"file_path": "/w/fake_written.txt", "content": "x\n"},
+        "tool_use_id": "toolu_2"}});
+    let out = converter.convert(&again, &ids);
+    assert!(out.replies.is_empty());
+    assert!(matches!(
+        out.events[0].payload,
+        EventPayload::PermissionAsked(_)
+    ));
+}
