@@ -186,15 +186,35 @@ pub trait AgentDriver: Send + Sync + 'static {
     async fn modes(&self) -> Result<ModesResponse, AgentError>;
 
     /// Checks a session's model and variant against what the agent offers, before the
-    /// session exists. Drivers that cannot tell accept everything (the agent then refuses
-    /// at its first turn).
+    /// session exists. By default a variant must be one the model (or the default model)
+    /// lists; a model the listing does not name is accepted (agents such as Claude Code
+    /// and Codex take full model ids their listing leaves out) and its variant unchecked.
     async fn check_model(
         &self,
         model: Option<&str>,
         variant: Option<&str>,
     ) -> Result<(), ConfigError> {
-        let _ = (model, variant);
-        Ok(())
+        let Some(variant) = variant else {
+            return Ok(());
+        };
+        let models = self.models().await?;
+        let Some(id) = model.or(models.default_model.as_deref()) else {
+            return Ok(());
+        };
+        match models.models.iter().find(|m| m.id == id) {
+            Some(info) if !info.variants.iter().any(|v| v == variant) => {
+                Err(ConfigError::Invalid(format!(
+                    "{}'s model `{id}` has no variant `{variant}`; variants: {}",
+                    self.name(),
+                    if info.variants.is_empty() {
+                        "none".to_string()
+                    } else {
+                        info.variants.join(", ")
+                    }
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Starts the agent for one session. Events flow through `sink` from now on; the
