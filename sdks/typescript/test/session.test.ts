@@ -124,7 +124,9 @@ describe('a full session', () => {
       'item fileChange',
       'permission command',
       'item commandExecution',
+      'item toolCall',
       'question x2',
+      'item toolResult',
       'item message',
       'item message',
     ]);

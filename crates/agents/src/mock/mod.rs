@@ -1,9 +1,13 @@
 //! The built-in deterministic mock agent: no process, no API keys.
 //!
 //! Each turn plays a script chosen by keywords in the message (see [`script::TurnScript`]):
-//! `tool`, `permission`, `question`, `slow`, `flood N`, `crash`, `unparsed`; the reply
-//! `echo: <message>` always closes the turn. With `validateToken`, a token starting with
-//! `bad` is rejected with a `tokenError`.
+//! `tool`, `permission`, `write`, `question`, `slow`, `flood N`, `crash`, `unparsed`; the
+//! reply `echo: <message>` always closes the turn. With `validateToken`, a token starting
+//! with `bad` is rejected with a `tokenError`.
+//!
+//! Permission modes mean what they mean for every agent: `default` asks before the write
+//! and the command, `acceptEdits` only before the command, `bypass` never, and `plan`
+//! refuses the write without asking (the command still asks).
 
 pub mod script;
 mod turn;
@@ -20,11 +24,12 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub use worker::{PERMISSION_SCOPE, mock_questions};
+pub use worker::{PERMISSION_SCOPE, WRITE_SCOPE, mock_questions};
 use worker::{PendingReplies, TurnJob, WorkerConfig, WorkerExit, run_worker};
 
 use crate::{
-    AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, QuestionAnswer, SessionConfig,
+    AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, QuestionAnswer,
+    SessionConfig,
 };
 
 /// The mock agent's driver.
@@ -33,6 +38,10 @@ pub struct MockDriver;
 
 /// The model id the mock reports.
 pub const MOCK_MODEL: &str = "mock-1";
+/// The file a `write` turn writes in the session's working directory.
+pub const WRITTEN_FILE: &str = "mock_written.txt";
+/// What a `write` turn writes.
+pub const WRITTEN_CONTENT: &str = "written by the mock\n";
 
 #[async_trait]
 impl AgentDriver for MockDriver {
@@ -87,6 +96,29 @@ impl AgentDriver for MockDriver {
             }],
             default_model: Some(MOCK_MODEL.into()),
         })
+    }
+
+    async fn check_model(
+        &self,
+        model: Option<&str>,
+        variant: Option<&str>,
+    ) -> Result<(), ConfigError> {
+        let models = self.models().await?;
+        let id = model.unwrap_or(MOCK_MODEL);
+        let Some(info) = models.models.iter().find(|m| m.id == id) else {
+            return Err(ConfigError::Invalid(format!(
+                "the mock has no model `{id}`; models: {MOCK_MODEL}"
+            )));
+        };
+        match variant {
+            Some(variant) if !info.variants.iter().any(|v| v == variant) => {
+                Err(ConfigError::Invalid(format!(
+                    "the mock's model `{id}` has no variant `{variant}`; variants: {}",
+                    info.variants.join(", ")
+                )))
+            }
+            _ => Ok(()),
+        }
     }
 
     async fn modes(&self) -> Result<ModesResponse, AgentError> {

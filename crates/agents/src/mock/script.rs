@@ -19,6 +19,9 @@ pub struct TurnScript {
     pub tool: bool,
     /// `permission`: a command that needs permission.
     pub permission: bool,
+    /// `write`: writes [`super::WRITTEN_FILE`] in the working directory, asking first as
+    /// the permission mode says.
+    pub write: bool,
     /// `question`: two questions, the second multi-select.
     pub question: bool,
     /// `slow`: 50 deltas 20 ms apart.
@@ -47,6 +50,7 @@ impl TurnScript {
             unparsed: has("unparsed"),
             tool: has("tool"),
             permission: has("permission"),
+            write: has("write"),
             question: has("question"),
             slow: has("slow"),
             flood,

@@ -17,8 +17,10 @@ use super::script::{SLOW_DELTAS, SLOW_INTERVAL_MS, TurnScript, chunks};
 use super::turn::TurnEmitter;
 use crate::{EventSink, QuestionAnswer};
 
-/// The always-scope of the mock's permission requests.
+/// The always-scope of the mock's command permission requests.
 pub const PERMISSION_SCOPE: &str = "mock:shell";
+/// The always-scope of the mock's file write permission requests.
+pub const WRITE_SCOPE: &str = "mock:write";
 
 /// One turn handed to the worker.
 pub struct TurnJob {
@@ -102,6 +104,9 @@ async fn play(
     }
     if script.tool {
         tool_items(turn, config, message);
+    }
+    if script.write {
+        write_file(turn, config, pending).await;
     }
     if script.permission {
         permission_command(turn, config, pending).await;
@@ -236,6 +241,19 @@ fn set_exit_code(item: &mut Item, code: Option<i32>) {
     }
 }
 
+/// Asks the client for a permission and waits for the answer: whether it was allowed.
+async fn ask(turn: &mut TurnEmitter, pending: &PendingReplies, request: PermissionRequest) -> bool {
+    let (tx, rx) = oneshot::channel();
+    pending
+        .permissions
+        .lock()
+        .expect("lock")
+        .insert(request.permission_id.clone(), tx);
+    turn.emit(EventPayload::PermissionAsked(request));
+    // A dropped sender means the session is going away: treat it as a rejection.
+    !matches!(rx.await, Ok(PermissionReply::Reject) | Err(_))
+}
+
 async fn permission_command(
     turn: &mut TurnEmitter,
     config: &WorkerConfig,
@@ -243,31 +261,24 @@ async fn permission_command(
 ) {
     const COMMAND: &str = "echo permitted";
     let item_id = turn.start(command_item(turn.next_item_id(), COMMAND, &config.cwd));
-    let allowed = if config.permission_mode == PermissionMode::Bypass {
-        true
-    } else {
-        let permission_id = turn.next_id("perm");
-        let (tx, rx) = oneshot::channel();
-        pending
-            .permissions
-            .lock()
-            .expect("lock")
-            .insert(permission_id.clone(), tx);
-        turn.emit(EventPayload::PermissionAsked(PermissionRequest {
-            permission_id,
-            kind: PermissionKind::Command,
-            title: format!("Run `{COMMAND}`"),
-            item_id: Some(item_id.clone()),
-            tool: Some("shell".into()),
-            command: Some(COMMAND.into()),
-            paths: Vec::new(),
-            plan: None,
-            input: Some(json!({"command": COMMAND})),
-            always_scope: Some(PERMISSION_SCOPE.into()),
-        }));
-        // A dropped sender means the session is going away: treat it as a rejection.
-        !matches!(rx.await, Ok(PermissionReply::Reject) | Err(_))
-    };
+    let allowed = config.permission_mode == PermissionMode::Bypass
+        || ask(
+            turn,
+            pending,
+            PermissionRequest {
+                permission_id: turn.next_id("perm"),
+                kind: PermissionKind::Command,
+                title: format!("Run `{COMMAND}`"),
+                item_id: Some(item_id.clone()),
+                tool: Some("shell".into()),
+                command: Some(COMMAND.into()),
+                paths: Vec::new(),
+                plan: None,
+                input: Some(json!({"command": COMMAND})),
+                always_scope: Some(PERMISSION_SCOPE.into()),
+            },
+        )
+        .await;
     if allowed {
         turn.delta(&item_id, "permitted\n");
         turn.complete(&item_id, ItemStatus::Completed, |item| {
@@ -282,6 +293,61 @@ async fn permission_command(
             }
         });
     }
+}
+
+/// Writes [`super::WRITTEN_FILE`]: asked first in `default`, refused without asking in
+/// `plan`, written at once in `acceptEdits` and `bypass`.
+async fn write_file(turn: &mut TurnEmitter, config: &WorkerConfig, pending: &PendingReplies) {
+    let path = std::path::Path::new(&config.cwd).join(super::WRITTEN_FILE);
+    let shown = path.display().to_string();
+    let content = super::WRITTEN_CONTENT;
+    let diff = format!(
+        "--- /dev/null\n+++ b/{}\n@@ -0,0 +1 @@\n+{}\n",
+        super::WRITTEN_FILE,
+        content.trim_end()
+    );
+    let item = Item::new(
+        turn.next_item_id(),
+        ItemKind::FileChange,
+        ItemStatus::InProgress,
+    )
+    .with_role(ItemRole::Assistant)
+    .with_content(ContentPart::FileChange {
+        path: shown.clone(),
+        change_kind: FileChangeKind::Add,
+        diff: Some(diff),
+    });
+    let item_id = turn.start(item);
+    let allowed = match config.permission_mode {
+        PermissionMode::Plan => false,
+        PermissionMode::AcceptEdits | PermissionMode::Bypass => true,
+        PermissionMode::Default => {
+            ask(
+                turn,
+                pending,
+                PermissionRequest {
+                    permission_id: turn.next_id("perm"),
+                    kind: PermissionKind::FileChange,
+                    title: format!("Write `{}`", super::WRITTEN_FILE),
+                    item_id: Some(item_id.clone()),
+                    tool: Some("write".into()),
+                    command: None,
+                    paths: vec![shown],
+                    plan: None,
+                    input: Some(json!({"path": super::WRITTEN_FILE, "content": content})),
+                    always_scope: Some(WRITE_SCOPE.into()),
+                },
+            )
+            .await
+        }
+    };
+    let done = allowed && tokio::fs::write(&path, content).await.is_ok();
+    let status = if done {
+        ItemStatus::Completed
+    } else {
+        ItemStatus::Failed
+    };
+    turn.complete(&item_id, status, |_| {});
 }
 
 /// The two questions the mock asks.
@@ -313,7 +379,25 @@ pub fn mock_questions() -> Vec<Question> {
     ]
 }
 
+/// Asks [`mock_questions`] through an `ask_user` tool call, as real agents ask theirs: the
+/// call, the question pointing at it, then the result (the answers, or a failure when
+/// rejected) and a message quoting the answers.
 async fn question(turn: &mut TurnEmitter, pending: &PendingReplies) {
+    let call_id = turn.next_id("mock_call");
+    let call = turn.completed_item(
+        Item::new(
+            turn.next_item_id(),
+            ItemKind::ToolCall,
+            ItemStatus::Completed,
+        )
+        .with_role(ItemRole::Assistant)
+        .with_native_id(call_id.clone())
+        .with_content(ContentPart::ToolCall {
+            call_id: call_id.clone(),
+            name: "ask_user".into(),
+            arguments: json!({"questions": mock_questions()}),
+        }),
+    );
     let question_id = turn.next_id("q");
     let (tx, rx) = oneshot::channel();
     pending
@@ -324,16 +408,43 @@ async fn question(turn: &mut TurnEmitter, pending: &PendingReplies) {
     turn.emit(EventPayload::QuestionAsked(QuestionRequest {
         question_id,
         questions: mock_questions(),
-        item_id: None,
+        item_id: Some(call.clone()),
     }));
-    if let Ok(QuestionAnswer::Answered(answers)) = rx.await {
-        let quoted: Vec<String> = mock_questions()
+    let answered = match rx.await {
+        Ok(QuestionAnswer::Answered(answers)) => Some(answers),
+        _ => None,
+    };
+    let quoted = answered.as_ref().map(|answers| {
+        mock_questions()
             .iter()
-            .zip(&answers)
+            .zip(answers)
             .map(|(q, a)| format!("{} = {}", q.header.as_deref().unwrap_or(""), a.join(", ")))
-            .collect();
+            .collect::<Vec<String>>()
+            .join("; ")
+    });
+    turn.completed_item(
+        Item::new(
+            turn.next_item_id(),
+            ItemKind::ToolResult,
+            if quoted.is_some() {
+                ItemStatus::Completed
+            } else {
+                ItemStatus::Failed
+            },
+        )
+        .with_role(ItemRole::Tool)
+        .with_parent(call)
+        .with_content(ContentPart::ToolResult {
+            call_id,
+            output: quoted
+                .clone()
+                .unwrap_or_else(|| "the user declined to answer".into()),
+            is_error: quoted.is_none(),
+        }),
+    );
+    if let Some(quoted) = quoted {
         let id = turn.start(assistant_message(turn.next_item_id()));
-        for chunk in chunks(&format!("You answered: {}", quoted.join("; ")), 3) {
+        for chunk in chunks(&format!("You answered: {quoted}"), 3) {
             turn.delta(&id, &chunk);
         }
         turn.complete(&id, ItemStatus::Completed, |_| {});

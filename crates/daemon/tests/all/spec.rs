@@ -163,8 +163,13 @@ async fn the_schemas_and_the_daemon_agree_on_request_bodies() {
     let sessions = [
         (json!({"agent": "mock"}), 201),
         (
-            json!({"agent": "mock", "agentMode": "plan", "model": long(256), "variant": "high"}),
+            json!({"agent": "mock", "agentMode": "plan", "model": "mock-1", "variant": "high"}),
             201,
+        ),
+        // The longest model name the schema allows; the mock offers no such model.
+        (
+            json!({"agent": "mock", "model": long(256), "variant": "high"}),
+            400,
         ),
         (json!({"agent": "mock", "agentMode": "ünïcödé"}), 400),
         (
