@@ -19,6 +19,7 @@ pub mod opencode;
 pub mod pi;
 pub mod platform;
 pub mod process;
+pub mod proofs;
 pub mod registry;
 pub mod release;
 pub mod sink;

@@ -198,6 +198,20 @@ pub struct AgentInfo {
     pub supported: bool,
     /// What the agent supports.
     pub capabilities: AgentCapabilities,
+    /// How each `true` capability was proven: the scenarios of the end-to-end table that
+    /// showed it, and what ran behind the agent then. Keyed by the flag's name.
+    #[serde(default)]
+    pub capability_proofs: std::collections::BTreeMap<String, CapabilityProof>,
+}
+
+/// How one capability flag was proven.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilityProof {
+    /// The scenarios of the end-to-end table that showed it (see the README's agent table).
+    pub scenarios: Vec<String>,
+    /// What ran behind the agent: the real CLI and its version, the mock, or a stand-in.
+    pub ran_with: String,
 }
 
 /// One version of an agent installed in the daemon's data dir.

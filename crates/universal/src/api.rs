@@ -181,7 +181,9 @@ pub struct CreateSessionRequest {
     /// the daemon's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
-    /// Check the credential against the provider before answering.
+    /// Check the credential against the provider before answering (a rejected one is a 422
+    /// with a `tokenError`). `true` for an agent whose capabilities say
+    /// `validateToken: false` is refused with a 422 naming the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validate_token: Option<bool>,
     /// Let the agent act without asking (sandboxed environments only); means

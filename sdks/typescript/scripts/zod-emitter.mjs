@@ -361,12 +361,19 @@ function doc(description) {
 
 const pad = (depth) => '  '.repeat(depth);
 
+/** Whether a `propertyNames` schema allows every key (keys are strings anyway). */
+function isStringKeys(names) {
+  return names && typeof names === 'object' && Object.keys(names).length === 1 && names.type === 'string';
+}
+
 function check(schema, ctx) {
   if (schema === true || (schema && typeof schema === 'object' && Object.keys(schema).length === 0)) return;
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) {
     throw new Error(`${ctx.pointer}: not a schema object`);
   }
   for (const key of Object.keys(schema)) {
+    // `propertyNames: {type: string}` (a map keyed by strings) says what JSON keys are.
+    if (key === 'propertyNames' && isStringKeys(schema[key])) continue;
     if (!SUPPORTED.has(key)) throw new Error(`${ctx.pointer}: unsupported keyword \`${key}\``);
   }
   if (schema.format !== undefined && !FORMATS.has(schema.format)) {
@@ -447,7 +454,11 @@ function sub(ctx, ...segments) {
 
 function object(properties, required, additional, ctx, depth) {
   if (additional !== undefined && additional !== false && additional !== true) {
-    throw new Error(`${ctx.pointer}: additionalProperties with a schema is not supported`);
+    // A map: string keys, each value of one schema (e.g. `BTreeMap<String, T>`).
+    if (Object.keys(properties).length || required.length) {
+      throw new Error(`${ctx.pointer}: additionalProperties with a schema beside properties is not supported`);
+    }
+    return `z.record(z.string(), ${expr(additional, sub(ctx, 'additionalProperties'), depth)})`;
   }
   for (const name of required) {
     if (!(name in properties)) throw new Error(`${ctx.pointer}: required \`${name}\` has no schema`);

@@ -63,6 +63,7 @@ pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> 
             path: status.path.map(|p| p.display().to_string()),
             supported: driver.supported(),
             capabilities: driver.capabilities(),
+            capability_proofs: sandbox_agents::proofs::capability_proofs(driver.id()),
         }
     });
     Json(AgentsResponse {

@@ -22,7 +22,8 @@ pub fn validate_session_id(id: &str) -> Result<(), ApiError> {
     }
 }
 
-/// The agent mode, permission mode, model and variant must be ones the agent offers.
+/// The agent mode, permission mode, model and variant must be ones the agent offers, and
+/// a key check (`validateToken`) one it can make: a request is never silently ignored.
 pub(super) async fn validate_choices(
     driver: &dyn AgentDriver,
     request: &CreateSessionRequest,
@@ -31,6 +32,13 @@ pub(super) async fn validate_choices(
     if !driver.supported() {
         // Starting it answers `unsupportedAgent`.
         return Ok(());
+    }
+    if request.validate_token == Some(true) && !driver.capabilities().validate_token {
+        return Err(ApiError::InvalidBody(format!(
+            "validateToken: {} cannot check a key before its first turn (its capabilities say \
+             `validateToken: false`); leave the field out",
+            driver.id()
+        )));
     }
     // Every agent supports the default permission mode; the modes are only asked for (an
     // agent may list them live) when there is something to check.

@@ -449,6 +449,13 @@ export interface components {
         AgentInfo: {
             /** @description What the agent supports. */
             capabilities: components["schemas"]["AgentCapabilities"];
+            /**
+             * @description How each `true` capability was proven: the scenarios of the end-to-end table that
+             *     showed it, and what ran behind the agent then. Keyed by the flag's name.
+             */
+            capabilityProofs?: {
+                [key: string]: components["schemas"]["CapabilityProof"];
+            };
             /** @description The agent id. */
             id: components["schemas"]["AgentId"];
             /** @description Whether a usable binary was found (always true for `mock`). */
@@ -491,6 +498,13 @@ export interface components {
         CancelResponse: {
             /** @description The turn being cancelled; it ends with `turnEnded` stopReason `cancelled`. */
             turnId: string;
+        };
+        /** @description How one capability flag was proven. */
+        CapabilityProof: {
+            /** @description What ran behind the agent: the real CLI and its version, the mock, or a stand-in. */
+            ranWith: string;
+            /** @description The scenarios of the end-to-end table that showed it (see the README's agent table). */
+            scenarios: string[];
         };
         /** @description A typed piece of item content, tagged by `type`. */
         ContentPart: {
@@ -600,7 +614,11 @@ export interface components {
              *     the daemon's).
              */
             token?: string | null;
-            /** @description Check the credential against the provider before answering. */
+            /**
+             * @description Check the credential against the provider before answering (a rejected one is a 422
+             *     with a `tokenError`). `true` for an agent whose capabilities say
+             *     `validateToken: false` is refused with a 422 naming the field.
+             */
             validateToken?: boolean | null;
             /** @description Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`. */
             variant?: string | null;
@@ -1264,6 +1282,7 @@ export type AgentModeInfo = components['schemas']['AgentModeInfo'];
 export type AgentsResponse = components['schemas']['AgentsResponse'];
 export type BinarySource = components['schemas']['BinarySource'];
 export type CancelResponse = components['schemas']['CancelResponse'];
+export type CapabilityProof = components['schemas']['CapabilityProof'];
 export type ContentPart = components['schemas']['ContentPart'];
 export type CreateSessionRequest = components['schemas']['CreateSessionRequest'];
 export type CreateSessionResponse = components['schemas']['CreateSessionResponse'];

@@ -58,6 +58,14 @@ export const AgentIdSchema: z.ZodType<Schemas["AgentId"]> = z.enum(["claude","co
 /** Where an agent's binary came from. */
 export const BinarySourceSchema: z.ZodType<Schemas["BinarySource"]> = z.enum(["builtIn","override","path","release","mirror","npm"]);
 
+/** How one capability flag was proven. */
+export const CapabilityProofSchema: z.ZodType<Schemas["CapabilityProof"]> = z.looseObject({
+  /** What ran behind the agent: the real CLI and its version, the mock, or a stand-in. */
+  "ranWith": z.string(),
+  /** The scenarios of the end-to-end table that showed it (see the README's agent table). */
+  "scenarios": z.array(z.string()),
+});
+
 /** One version of an agent installed in the daemon's data dir. */
 export const InstalledVersionSchema: z.ZodType<Schemas["InstalledVersion"]> = z.looseObject({
   /** Whether it is the one new sessions use. */
@@ -72,6 +80,11 @@ export const InstalledVersionSchema: z.ZodType<Schemas["InstalledVersion"]> = z.
 export const AgentInfoSchema: z.ZodType<Schemas["AgentInfo"]> = z.looseObject({
   /** What the agent supports. */
   "capabilities": AgentCapabilitiesSchema,
+  /**
+   * How each `true` capability was proven: the scenarios of the end-to-end table that
+   * showed it, and what ran behind the agent then. Keyed by the flag's name.
+   */
+  "capabilityProofs": z.record(z.string(), CapabilityProofSchema).optional(),
   /** The agent id. */
   "id": AgentIdSchema,
   /** Whether a usable binary was found (always true for `mock`). */
@@ -918,6 +931,7 @@ export const schemas: {
   readonly AgentCapabilities: typeof AgentCapabilitiesSchema;
   readonly AgentId: typeof AgentIdSchema;
   readonly BinarySource: typeof BinarySourceSchema;
+  readonly CapabilityProof: typeof CapabilityProofSchema;
   readonly InstalledVersion: typeof InstalledVersionSchema;
   readonly AgentInfo: typeof AgentInfoSchema;
   readonly AgentsResponse: typeof AgentsResponseSchema;
@@ -977,6 +991,7 @@ export const schemas: {
   AgentCapabilities: AgentCapabilitiesSchema,
   AgentId: AgentIdSchema,
   BinarySource: BinarySourceSchema,
+  CapabilityProof: CapabilityProofSchema,
   InstalledVersion: InstalledVersionSchema,
   AgentInfo: AgentInfoSchema,
   AgentsResponse: AgentsResponseSchema,

@@ -183,6 +183,25 @@ class CancelResponse(BaseModel):
     """
 
 
+class CapabilityProof(BaseModel):
+    """
+    How one capability flag was proven.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    ran_with: Annotated[str, Field(alias="ranWith")]
+    """
+    What ran behind the agent: the real CLI and its version, the mock, or a stand-in.
+    """
+    scenarios: list[str]
+    """
+    The scenarios of the end-to-end table that showed it (see the README's agent table).
+    """
+
+
 class CommandExecutionContentPart(BaseModel):
     """
     A shell command execution.
@@ -1595,6 +1614,13 @@ class AgentInfo(BaseModel):
     """
     What the agent supports.
     """
+    capability_proofs: Annotated[
+        dict[str, CapabilityProof] | None, Field(alias="capabilityProofs")
+    ] = None
+    """
+    How each `true` capability was proven: the scenarios of the end-to-end table that
+    showed it, and what ran behind the agent then. Keyed by the flag's name.
+    """
     id: AgentId
     """
     The agent id.
@@ -1711,7 +1737,9 @@ class CreateSessionRequest(BaseModel):
     """
     validate_token: Annotated[bool | None, Field(alias="validateToken")] = None
     """
-    Check the credential against the provider before answering.
+    Check the credential against the provider before answering (a rejected one is a 422
+    with a `tokenError`). `true` for an agent whose capabilities say
+    `validateToken: false` is refused with a 422 naming the field.
     """
     variant: Annotated[
         str | None,
