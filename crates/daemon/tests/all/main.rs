@@ -6,7 +6,9 @@
 //!   `mock_hitl`, `sse`, `concurrency`, `restart`, `store`, `connections`, `refusals`,
 //!   `spec`, `cli`.
 //! - The real binary under faults and attacks: `faults`, `full_disk`, `security`.
-//! - End to end with the real pinned CLIs: `claude_e2e`, `codex_e2e`, `opencode_e2e`,
+//! - One table of scenarios for every agent (`scenarios`): the real pinned CLIs offline,
+//!   the mock and Amp's stand-in, through the daemon over HTTP (`scenarios::codex` runs one
+//!   agent). What only one agent does: `claude_e2e`, `codex_e2e`, `opencode_e2e`,
 //!   `amp_e2e`, `pi_e2e`; installing them from a loopback mirror: `install_e2e`.
 
 mod common;
@@ -27,6 +29,7 @@ mod opencode_e2e;
 mod pi_e2e;
 mod refusals;
 mod restart;
+mod scenarios;
 mod security;
 mod spec;
 mod sse;
