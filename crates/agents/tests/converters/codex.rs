@@ -216,7 +216,7 @@ fn a_retried_request_is_invisible_and_the_turn_completes() {
 }
 
 #[test]
-fn a_refused_request_ends_the_turn_with_the_providers_body() {
+fn a_refused_request_ends_the_turn_with_the_providers_message() {
     let replay = replay("refuse");
     assert_eq!(replay.stop_reasons(), [StopReason::Error]);
     let errors: Vec<AgentError> = replay
@@ -226,10 +226,14 @@ fn a_refused_request_ends_the_turn_with_the_providers_body() {
             _ => None,
         })
         .collect();
-    // Codex reports the response body as the message (`codexErrorInfo: "other"`).
-    assert!(
-        matches!(&errors[..], [AgentError::AgentReported { message, code: Some(code) }]
-            if message.contains("fake provider refuses this request (REFUSE keyword)") && code == "other"),
-        "{errors:?}"
+    // Codex passes the response body on as its message (`codexErrorInfo: "other"`); the
+    // client gets the provider's own words and the error's type.
+    assert_eq!(
+        errors,
+        [AgentError::ProviderError {
+            message: "fake provider refuses this request (REFUSE keyword) (invalid_request_error)"
+                .into(),
+            status: None,
+        }]
     );
 }

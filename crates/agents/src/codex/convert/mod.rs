@@ -357,23 +357,44 @@ impl Converter {
 }
 
 /// Maps Codex's error info to the universal error kinds.
+/// The message of a provider's error body that Codex passes on verbatim as its own
+/// message (OpenAI's `{"error": {"message", "type"}}`), with the error's type.
+fn provider_message(message: &str) -> Option<String> {
+    let body: Value = serde_json::from_str(message).ok()?;
+    let error = body.get("error")?;
+    let text = error.get("message")?.as_str()?;
+    Some(match error.get("type").and_then(Value::as_str) {
+        Some(kind) => format!("{text} ({kind})"),
+        None => text.to_string(),
+    })
+}
+
 fn agent_error(error: &native::TurnError) -> AgentError {
-    let message = match &error.additional_details {
-        Some(details) if !details.is_empty() => format!("{} ({details})", error.message),
-        _ => error.message.clone(),
-    };
     let info = error.codex_error_info.as_ref();
-    let code = info.and_then(|i| match i {
-        Value::String(s) => Some(s.clone()),
-        Value::Object(map) => map.keys().next().cloned(),
-        _ => None,
-    });
     let http_status = info
         .and_then(Value::as_object)
         .and_then(|map| map.values().next())
         .and_then(|v| v.get("httpStatusCode"))
         .and_then(Value::as_u64)
         .and_then(|s| u16::try_from(s).ok());
+    // A request the provider refused: its own words, not the JSON around them.
+    if let Some(message) = provider_message(&error.message)
+        && !matches!(http_status, Some(401 | 403))
+    {
+        return AgentError::ProviderError {
+            message,
+            status: http_status,
+        };
+    }
+    let message = match &error.additional_details {
+        Some(details) if !details.is_empty() => format!("{} ({details})", error.message),
+        _ => error.message.clone(),
+    };
+    let code = info.and_then(|i| match i {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(map) => map.keys().next().cloned(),
+        _ => None,
+    });
     match code.as_deref() {
         _ if matches!(http_status, Some(401 | 403)) => AgentError::TokenError { message },
         Some("unauthorized") => AgentError::TokenError { message },
