@@ -17,10 +17,14 @@ pub async fn refusal(ctx: Arc<Ctx>) -> Proved {
     let s = ctx.session("refusal").await;
     let events = ctx.turn(&s.id, &ctx.prompt(Ask::Refuse, "refusal")).await;
     assert_eq!(stop_reason(&events), StopReason::Error, "refusal");
-    let told = events.iter().any(|e| {
-        serde_json::to_string(&e.payload)
-            .unwrap()
-            .contains(ctx.subject.refusal())
+    // An `error` event carries the provider's own words (not raw JSON around them).
+    let told = events.iter().any(|e| match &e.payload {
+        EventPayload::Error(error) => {
+            let shown = serde_json::to_value(error).unwrap();
+            let message = shown["message"].as_str().unwrap_or_default();
+            message.contains(ctx.subject.refusal()) && !message.trim_start().starts_with('{')
+        }
+        _ => false,
     });
     assert!(
         told,

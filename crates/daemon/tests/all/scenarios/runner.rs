@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use sandbox_universal::{AgentCapabilities, AgentId};
+use sandbox_universal::{AgentCapabilities, AgentId, EventPayload, ItemKind};
 
 use super::ctx::Ctx;
 use super::proofs::{self, AgentProofs};
@@ -100,6 +100,7 @@ pub async fn run(agent: AgentId) {
         );
         outcomes.insert(name, Ok(proved));
     }
+    assert_no_unparsed_anywhere(&ctx, &label).await;
     println!("{label} total: {:.2} s", total.elapsed().as_secs_f64());
     if selected.is_some() {
         println!("{label} a selection ran: the claimed flags are not checked");
@@ -121,6 +122,28 @@ pub async fn run(agent: AgentId) {
     let proofs = proofs::from_run(&ctx.subject, &passed, &not_run);
     check_both_ways(agent, &caps, &proofs);
     proofs::check_or_record(agent, proofs);
+}
+
+/// No session's whole log (between turns too) holds an `unparsed` item.
+async fn assert_no_unparsed_anywhere(ctx: &Ctx, label: &str) {
+    let query = sandbox_client::SessionsQuery {
+        limit: Some(1000),
+        ..Default::default()
+    };
+    let sessions = ctx.daemon.client.list_sessions(&query).await.unwrap();
+    assert!(sessions.next_cursor.is_none(), "{label}: more than a page");
+    for session in sessions.sessions {
+        let events = ctx.events(&session.session_id).await;
+        let unparsed = events.iter().filter(|e| {
+            matches!(&e.payload, EventPayload::ItemCompleted(i) if i.item.kind == ItemKind::Unparsed)
+        });
+        assert_eq!(
+            unparsed.count(),
+            0,
+            "{label}: session {} logged unparsed items",
+            session.session_id
+        );
+    }
 }
 
 /// The flags `GET /agents` claims for `agent`.
