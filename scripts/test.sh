@@ -69,7 +69,10 @@ export SANDBOX_DAEMON_BIN="$PWD/target/debug/sandbox-daemon"
 step "spec drift (spec/ must match the code)" \
   "$SANDBOX_DAEMON_BIN" spec --out spec --check
 
-# Its end-to-end tests mostly wait on agents: four at a time.
+# Its end-to-end tests mostly wait on agents: four at a time. The scenario table notes
+# each agent's rows and time in a summary, printed below.
+SANDBOX_E2E_SUMMARY="$(mktemp)"
+export SANDBOX_E2E_SUMMARY
 daemon_tests() { cargo test -p sandbox-daemon -- --test-threads=4; }
 crate_tests() { cargo test --workspace --exclude sandbox-testkit --exclude sandbox-daemon; }
 clippy() {
@@ -82,6 +85,9 @@ concurrently \
   "tests: the daemon (API, store, faults, real agents end to end)|daemon_tests" \
   "tests: agents, client, universal, install (loopback mirror)|crate_tests" \
   "cargo clippy -D warnings|clippy"
+printf '\nthe scenario table, per agent:\n'
+sort "$SANDBOX_E2E_SUMMARY"
+rm -f "$SANDBOX_E2E_SUMMARY"
 
 # The daemon's API and store tests once more, on a PostgreSQL store.
 postgres_tests() {

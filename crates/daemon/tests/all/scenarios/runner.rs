@@ -101,7 +101,15 @@ pub async fn run(agent: AgentId) {
         outcomes.insert(name, Ok(proved));
     }
     assert_no_unparsed_anywhere(&ctx, &label).await;
-    println!("{label} total: {:.2} s", total.elapsed().as_secs_f64());
+    let summary = format!(
+        "{agent}: {} rows passed, {} not run, in {:.1} s ({})",
+        outcomes.len(),
+        not_run.len(),
+        total.elapsed().as_secs_f64(),
+        ctx.subject.ran_with()
+    );
+    println!("{label} total: {summary}");
+    note_in_summary(&summary);
     if selected.is_some() {
         println!("{label} a selection ran: the claimed flags are not checked");
         return;
@@ -122,6 +130,23 @@ pub async fn run(agent: AgentId) {
     let proofs = proofs::from_run(&ctx.subject, &passed, &not_run);
     check_both_ways(agent, &caps, &proofs);
     proofs::check_or_record(agent, proofs);
+}
+
+/// Appends a line to the file `SANDBOX_E2E_SUMMARY` names (CI prints it: a passing
+/// test's output is not shown).
+fn note_in_summary(line: &str) {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("SANDBOX_E2E_SUMMARY") else {
+        return;
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("the summary file opens");
+    // One write of one line: appends from concurrent test processes do not interleave.
+    file.write_all(format!("{line}\n").as_bytes())
+        .expect("the summary file takes a line");
 }
 
 /// No session's whole log (between turns too) holds an `unparsed` item.
