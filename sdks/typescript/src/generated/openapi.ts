@@ -1935,7 +1935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), or the provider rejected the credential (`agentError`) */
+            /** @description The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), asks for what the agent cannot honour (`invalid-body`: `validateToken` for an agent whose capabilities say `validateToken: false`), or the provider rejected the credential (`agentError`) */
             422: {
                 headers: {
                     [name: string]: unknown;
