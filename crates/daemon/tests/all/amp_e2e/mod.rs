@@ -1,45 +1,26 @@
-//! Amp through the daemon. Amp's agent loop runs on Amp's servers, so a turn cannot
-//! complete offline: `real` checks what the real pinned binary does without the service
-//! (its version, a fast `tokenError` without a key, a clear `error` when the service is
-//! unreachable); `standin` drives the daemon's whole Amp lifecycle — a process per turn,
-//! threads continued, the delegate permission round trip, cancel, crash, restart — against
-//! `crates/testkit/standins/amp`, a STAND-IN that replays Amp's documented stream on Amp's
-//! documented flags (it is not Amp).
-//!
-//! Each test claims the capability flags it proves (`CLAIMS`); `capabilities_are_truthful`
-//! checks that the flags `GET /agents` reports are exactly the claimed ones.
+//! What only Amp does. Amp's agent loop runs on Amp's servers, so a turn cannot complete
+//! offline: `real` checks what the real pinned binary does without the service (its
+//! version, a fast `tokenError` without a key, a clear `error` when the service is
+//! unreachable); `standin` checks, against `crates/testkit/standins/amp` (a STAND-IN that
+//! replays Amp's documented stream on Amp's documented flags; it is not Amp), how the
+//! daemon runs Amp: a process per turn continuing a thread, the key never on disk.
+//! Everything every agent does is in the scenario table (`scenarios::amp_standin`).
 
-mod harness;
 mod real;
 mod standin;
 
-use crate::common::TestDaemon;
-use crate::common::agent_events::assert_claims_are_reported;
-use sandbox_universal::AgentId;
+use std::path::Path;
 
-/// Which capability flags each test proves (against the stand-in: see the module doc).
-pub const CLAIMS: &[(&str, &[&str])] = &[
-    (
-        "turns_continue_the_thread",
-        &["textMessages", "multiTurn", "agentModes"],
-    ),
-    ("reasoning_when_asked", &["reasoning"]),
-    (
-        "command_permission_once_reject_always",
-        &[
-            "toolCalls",
-            "commandExecution",
-            "permissions",
-            "permissionAlways",
-        ],
-    ),
-    ("patch_with_its_diff_and_the_file_on_disk", &["fileChanges"]),
-    ("cancel_kills_the_turn", &["cancel"]),
-    ("daemon_restart_continues_the_thread", &["resume"]),
-];
+use crate::scenarios::subject::files_under;
 
-#[tokio::test]
-async fn capabilities_are_truthful() {
-    let daemon = TestDaemon::start().await;
-    assert_claims_are_reported(&daemon.client, AgentId::Amp, CLAIMS).await;
+/// No file under `dir` contains `secret`.
+fn assert_not_on_disk(dir: &Path, secret: &str) {
+    for file in files_under(dir) {
+        let bytes = std::fs::read(&file).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(secret),
+            "{} holds the key",
+            file.display()
+        );
+    }
 }

@@ -1,12 +1,31 @@
 //! The real pinned Amp, offline: what can be checked without Amp's service.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use sandbox_agents::ProviderEnv;
 use sandbox_testkit::agents::{self, Agent};
 use sandbox_universal::{AgentId, CreateSessionRequest, EventPayload, StopReason};
 
-use super::harness::*;
+use super::assert_not_on_disk;
+use crate::common::agent_events::{assert_no_unparsed, find, stop_reason};
+use crate::common::{Options, TestDaemon};
+
+/// The key the daemon is given.
+const KEY: &str = "sk-amp-e2e-4b1d";
+
+/// A daemon running `binary` as Amp with `env` (as `SANDBOX_DAEMON_AMP_PATH`, `AMP_URL`
+/// and `AMP_API_KEY` set it up).
+async fn start(binary: PathBuf, env: ProviderEnv) -> TestDaemon {
+    TestDaemon::start_with(Options {
+        provider_env: env,
+        agent_paths: HashMap::from([(AgentId::Amp, binary)]),
+        event_timeout: Duration::from_secs(60),
+        ..Options::default()
+    })
+    .await
+}
 
 #[tokio::test]
 async fn the_real_amp_without_its_service() {
@@ -20,8 +39,8 @@ async fn the_real_amp_without_its_service() {
     drop(closed);
 
     // Without a key: refused at once (Amp itself would wait for a browser login).
-    let amp = Amp::start(binary.clone(), ProviderEnv::default().with("AMP_URL", &url)).await;
-    let agents = amp.daemon.client.list_agents().await.unwrap();
+    let amp = start(binary.clone(), ProviderEnv::default().with("AMP_URL", &url)).await;
+    let agents = amp.client.list_agents().await.unwrap();
     let info = agents.agents.iter().find(|a| a.id == AgentId::Amp).unwrap();
     assert!(info.installed && info.supported);
     assert!(
@@ -31,11 +50,10 @@ async fn the_real_amp_without_its_service() {
             .starts_with("0.0.1790142911-g7618fb"),
         "{info:?}"
     );
-    let cwd = amp.daemon.data_dir.path().join("work");
+    let cwd = amp.data_dir.path().join("work");
     std::fs::create_dir_all(&cwd).unwrap();
     let started = Instant::now();
     let error = amp
-        .daemon
         .client
         .create_session(
             "nokey",
@@ -55,14 +73,15 @@ async fn the_real_amp_without_its_service() {
     assert!(started.elapsed() < Duration::from_secs(5));
 
     // With a key and no reachable service: the turn ends with a clear error, quickly.
-    let amp = Amp::start(
+    let amp = start(
         binary,
         ProviderEnv::default()
             .with("AMP_API_KEY", KEY)
             .with("AMP_URL", &url),
     )
     .await;
-    amp.session("s", CreateSessionRequest::default()).await;
+    amp.agent_session("amp", "s", CreateSessionRequest::default())
+        .await;
     let started = Instant::now();
     let turn = amp.turn("s", "say hi").await;
     assert!(
@@ -82,6 +101,6 @@ async fn the_real_amp_without_its_service() {
         text.contains("Error"),
         "the stderr tail is in the error: {text}"
     );
-    assert_not_on_disk(&amp.files(), KEY);
-    assert_no_unparsed(&amp.daemon.events("s").await);
+    assert_not_on_disk(amp.data_dir.path(), KEY);
+    assert_no_unparsed(&amp.events("s").await);
 }

@@ -1,48 +1,90 @@
 //! Servers through the daemon: sessions with the same credentials share one server and
 //! never see each other's events; sessions with their own token get servers of their own
-//! and only their key reaches the provider; a killed server is replaced at the next
-//! message, and a daemon restart continues the conversation.
+//! and only their key reaches the provider.
 
-use sandbox_testkit::provider::script::{REPLY_TEXT, THINKING_TEXT};
-use sandbox_universal::{CreateSessionRequest, EventPayload, ItemKind, StopReason};
+use std::time::{Duration, Instant};
 
-use super::harness::*;
+use sandbox_testkit::provider::RecordedRequest;
+use sandbox_universal::{AgentId, CreateSessionRequest, EventPayload, ItemKind, StopReason};
+
+use crate::common::agent_events::assert_no_unparsed;
 use crate::common::raw_events;
+use crate::scenarios::ctx::{Ctx, Session, items, stop_reason};
+use crate::scenarios::subject::{Ask, KEY, OPENAI_KEY, SESSION_TOKEN, SESSION_TOKEN_2, environ};
 
-#[tokio::test]
+/// Every `opencode serve` of the daemon.
+fn servers(ctx: &Ctx) -> Vec<i32> {
+    let data = ctx.daemon.data_dir.path();
+    ctx.subject.processes(data, data, None)
+}
+
+/// The session's OpenCode session id.
+async fn native_id(ctx: &Ctx, s: &Session) -> String {
+    ctx.daemon
+        .client
+        .get_session(&s.id)
+        .await
+        .unwrap()
+        .native_session_id
+        .expect("an OpenCode session id")
+}
+
+/// The model calls of one session (OpenCode sends its session id as `x-session-id`).
+async fn calls_of(ctx: &Ctx, s: &Session) -> Vec<RecordedRequest> {
+    let native = native_id(ctx, s).await;
+    ctx.subject
+        .provider
+        .as_ref()
+        .unwrap()
+        .model_requests()
+        .into_iter()
+        .filter(|r| r.headers.get("x-session-id") == Some(&native))
+        .collect()
+}
+
+/// Waits (up to 10 s) until `done` holds.
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "waited in vain for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// OpenCode serves many sessions from one server: two sessions with the same
+/// credentials share it, each log holds only its own session's native events, and the
+/// server stops with its last session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_sessions_share_a_server_and_never_mix() {
     sandbox_testkit::isolate!();
-    let Some(oc) = OpenCode::start().await else {
+    let Some(ctx) = Ctx::start(AgentId::Opencode).await else {
         return;
     };
-    tokio::join!(
-        oc.session("a", CreateSessionRequest::default()),
-        oc.session("b", CreateSessionRequest::default()),
-    );
+    let (a, b) = tokio::join!(ctx.session("a"), ctx.session("b"));
     assert_eq!(
-        oc.servers().len(),
+        servers(&ctx).len(),
         1,
         "one server for one set of credentials"
     );
-    let (a, b) = tokio::join!(oc.turn("a", "say hi"), oc.turn("b", "THINK about it"));
-    assert_eq!(stop_reason(&a), StopReason::Completed);
-    assert_eq!(stop_reason(&b), StopReason::Completed);
+    let (hi, think) = (ctx.prompt(Ask::Text, "a"), ctx.prompt(Ask::Think, "b"));
+    let (one, two) = tokio::join!(ctx.turn(&a.id, &hi), ctx.turn(&b.id, &think));
+    assert_eq!(stop_reason(&one), StopReason::Completed);
+    assert_eq!(stop_reason(&two), StopReason::Completed);
     assert!(
-        completed(&a, ItemKind::Reasoning).is_empty(),
+        items(&one, ItemKind::Reasoning).is_empty(),
         "b's reasoning in a"
     );
-    assert_eq!(completed(&b, ItemKind::Reasoning)[0].text(), THINKING_TEXT);
-    let a_all = raw_events(&oc.daemon.client, "a").await;
-    let b_all = raw_events(&oc.daemon.client, "b").await;
-    let (a_native, b_native) = (oc.native_id("a").await, oc.native_id("b").await);
+    assert!(
+        !items(&two, ItemKind::Reasoning).is_empty(),
+        "b's reasoning"
+    );
+    let (a_native, b_native) = (native_id(&ctx, &a).await, native_id(&ctx, &b).await);
     assert_ne!(a_native, b_native);
-    for (all, own, other) in [
-        (&a_all, &a_native, &b_native),
-        (&b_all, &b_native, &a_native),
-    ] {
-        assert_no_unparsed(all);
+    for (s, own, other) in [(&a, &a_native, &b_native), (&b, &b_native, &a_native)] {
+        let all = raw_events(&ctx.daemon.client, &s.id).await;
+        assert_no_unparsed(&all);
         let mut named = Vec::new();
-        for event in all {
+        for event in &all {
             if let Some(raw) = &event.raw {
                 session_ids(raw, &mut named);
             }
@@ -58,110 +100,55 @@ async fn two_sessions_share_a_server_and_never_mix() {
             .count();
         assert_eq!(turns, 1);
     }
-    // The server stops with its last session.
-    oc.daemon.client.end_session("a").await.unwrap();
-    assert_eq!(oc.servers().len(), 1, "b still uses it");
-    oc.daemon.client.end_session("b").await.unwrap();
-    eventually("the server to stop", || oc.servers().is_empty()).await;
+    ctx.daemon.client.end_session(&a.id).await.unwrap();
+    assert_eq!(servers(&ctx).len(), 1, "b still uses it");
+    ctx.daemon.client.end_session(&b.id).await.unwrap();
+    eventually("the server to stop", || servers(&ctx).is_empty()).await;
 }
 
-#[tokio::test]
+/// A session's own token gets OpenCode servers of their own (a server holds one set of
+/// keys): only that key reaches the provider from its sessions, and no key is in a
+/// server's environment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_get_their_own_servers_and_keys() {
     sandbox_testkit::isolate!();
-    let Some(oc) = OpenCode::start().await else {
+    let Some(ctx) = Ctx::start(AgentId::Opencode).await else {
         return;
     };
-    let with_token = |token: &str| CreateSessionRequest {
-        token: Some(token.into()),
-        ..CreateSessionRequest::default()
+    let with_token = |token: &'static str| {
+        move |r| CreateSessionRequest {
+            token: Some(token.into()),
+            ..r
+        }
     };
-    tokio::join!(
-        oc.session("shared", CreateSessionRequest::default()),
-        oc.session("one", with_token(TOKENS[0])),
-        oc.session("two", with_token(TOKENS[1])),
+    let (shared, one, two) = tokio::join!(
+        ctx.session("shared"),
+        ctx.session_with("one", with_token(SESSION_TOKEN)),
+        ctx.session_with("two", with_token(SESSION_TOKEN_2)),
     );
-    let servers = oc.servers();
-    assert_eq!(servers.len(), 3, "a server per token");
+    let pids = servers(&ctx);
+    assert_eq!(pids.len(), 3, "a server per token");
+    let message = ctx.prompt(Ask::Text, "tokens");
     tokio::join!(
-        oc.turn("shared", "say hi"),
-        oc.turn("one", "say hi"),
-        oc.turn("two", "say hi"),
+        ctx.turn(&shared.id, &message),
+        ctx.turn(&one.id, &message),
+        ctx.turn(&two.id, &message),
     );
-    for (id, key) in [("shared", 0), ("one", 1), ("two", 2)] {
-        let requests = oc.model_requests(id).await;
-        assert!(!requests.is_empty(), "{id} made no model call");
-        for request in requests {
-            assert_eq!(request.key, Some(key), "{id} sent another session's key");
+    // The provider's keys: 0 is the daemon's, 2 and 3 the tokens (see `Subject::new`).
+    for (s, key) in [(&shared, 0), (&one, 2), (&two, 3)] {
+        let calls = calls_of(&ctx, s).await;
+        assert!(!calls.is_empty(), "{} made no model call", s.id);
+        for call in calls {
+            assert_eq!(call.key, Some(key), "{} sent another session's key", s.id);
         }
     }
-    for pid in servers {
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        let environ = String::from_utf8_lossy(&environ);
-        for secret in [KEY, TOKENS[0], TOKENS[1]] {
-            assert!(!environ.contains(secret), "a key in a server's environment");
+    for pid in pids {
+        for entry in environ(pid) {
+            for secret in [KEY, OPENAI_KEY, SESSION_TOKEN, SESSION_TOKEN_2] {
+                assert!(!entry.contains(secret), "a key in a server's environment");
+            }
         }
     }
-}
-
-#[tokio::test]
-async fn killed_server_then_next_message_works() {
-    sandbox_testkit::isolate!();
-    let Some(oc) = OpenCode::start().await else {
-        return;
-    };
-    oc.session("s", CreateSessionRequest::default()).await;
-    oc.turn("s", "say hi").await;
-    let killed = oc.servers();
-    assert_eq!(killed.len(), 1);
-    kill_9(killed[0]);
-    let events = oc
-        .daemon
-        .wait_for("s", |e| matches!(e.payload, EventPayload::Error(_)))
-        .await;
-    let EventPayload::Error(error) = &events.last().unwrap().payload else {
-        unreachable!()
-    };
-    assert_eq!(error.kind(), "processExited", "{error:?}");
-    let next = oc.turn("s", "say hi again").await;
-    assert_eq!(stop_reason(&next), StopReason::Completed);
-    assert_ne!(oc.servers(), killed, "a new server");
-    let call = oc
-        .model_requests("s")
-        .await
-        .into_iter()
-        .rev()
-        .find(|r| r.body.to_string().contains("say hi again"))
-        .unwrap();
-    assert!(call.body.to_string().contains(REPLY_TEXT), "history kept");
-    assert_no_unparsed(&oc.daemon.events("s").await);
-}
-
-#[tokio::test]
-async fn daemon_restart_then_the_conversation_continues() {
-    sandbox_testkit::isolate!();
-    let Some(oc) = OpenCode::start().await else {
-        return;
-    };
-    oc.session("s", CreateSessionRequest::default()).await;
-    oc.turn("s", "say hi").await;
-    let native = oc.native_id("s").await;
-    let oc = oc.restart().await;
-    eventually("the old server to stop", || oc.servers().is_empty()).await;
-    let next = oc.turn("s", "say hi after the restart").await;
-    assert_eq!(stop_reason(&next), StopReason::Completed);
-    assert_eq!(oc.native_id("s").await, native, "the same OpenCode session");
-    let call = oc
-        .model_requests("s")
-        .await
-        .into_iter()
-        .rev()
-        .find(|r| r.body.to_string().contains("after the restart"))
-        .unwrap();
-    assert!(call.body.to_string().contains(REPLY_TEXT), "history kept");
-    let all = oc.daemon.events("s").await;
-    assert_no_unparsed(&all);
-    oc.check_capabilities("daemon_restart_then_the_conversation_continues", &all)
-        .await;
 }
 
 /// Every `sessionID` the native event names.

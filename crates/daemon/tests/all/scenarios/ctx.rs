@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use sandbox_universal::{
-    CreateSessionRequest, EventPayload, Item, ItemKind, ItemStatus, PermissionReply,
+    AgentId, CreateSessionRequest, EventPayload, Item, ItemKind, ItemStatus, PermissionReply,
     PermissionRequest, QuestionRequest, StopReason, UniversalEvent,
 };
 
@@ -30,6 +30,18 @@ pub struct Session {
 }
 
 impl Ctx {
+    /// `subject` and a daemon set up for it.
+    pub async fn start_for(subject: Subject) -> Self {
+        let daemon = TestDaemon::start_with(subject.options.clone()).await;
+        Self { subject, daemon }
+    }
+
+    /// The table's setup for `agent`, for a test of one agent; `None` (after a loud skip)
+    /// when its binary is missing.
+    pub async fn start(agent: AgentId) -> Option<Self> {
+        Some(Self::start_for(Subject::new(agent).await?).await)
+    }
+
     /// A create request for a session of the subject in its own directory, `work/<id>`.
     pub fn request(&self, id: &str) -> (CreateSessionRequest, PathBuf) {
         let cwd = self.daemon.data_dir.path().join("work").join(id);

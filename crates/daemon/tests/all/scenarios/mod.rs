@@ -16,13 +16,16 @@
 //! Filters: `cargo test -p sandbox-daemon --test all -- scenarios::codex` runs one agent;
 //! `SANDBOX_E2E_SCENARIOS=text,cancel` runs some scenarios (then without the checks that
 //! need them all).
+//!
+//! What only one agent does is tested beside, in `claude_e2e`, `codex_e2e`, ...: those
+//! tests set up through [`ctx::Ctx::start`] too.
 
-mod ctx;
+pub(crate) mod ctx;
 mod faults;
 mod hitl;
 mod proofs;
 mod runner;
-mod subject;
+pub(crate) mod subject;
 mod turns;
 
 use std::future::Future;

@@ -13,7 +13,6 @@ use super::ctx::Ctx;
 use super::proofs::{self, AgentProofs};
 use super::subject::Subject;
 use super::{Body, Proved, Scenario, table};
-use crate::common::TestDaemon;
 
 /// The scenario names `SANDBOX_E2E_SCENARIOS` selects (all when unset).
 fn selection(table: &[Scenario]) -> Option<Vec<String>> {
@@ -38,8 +37,7 @@ pub async fn run(agent: AgentId) {
     };
     let total = Instant::now();
     let label = format!("[scenarios {agent}]");
-    let daemon = TestDaemon::start_with(subject.options.clone()).await;
-    let ctx = Arc::new(Ctx { subject, daemon });
+    let ctx = Arc::new(Ctx::start_for(subject).await);
     let caps = claimed(&ctx, agent).await;
     let table = table();
     let selected = selection(&table);

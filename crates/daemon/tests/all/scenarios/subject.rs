@@ -98,6 +98,12 @@ pub struct Subject {
 impl Subject {
     /// The subject for `agent`; `None` (after a loud skip) when its binary is missing.
     pub async fn new(agent: AgentId) -> Option<Self> {
+        Self::with_rules(agent, |script| script).await
+    }
+
+    /// The subject for `agent` whose fake provider also follows the rules `rules` adds to
+    /// the table's script (for a test of one agent).
+    pub async fn with_rules(agent: AgentId, rules: impl FnOnce(Script) -> Script) -> Option<Self> {
         let (runs, binary) = match agent {
             AgentId::Mock => (Runs::Mock, None),
             AgentId::Amp => (
@@ -109,7 +115,7 @@ impl Subject {
         let provider = match runs {
             Runs::RealCli => Some(
                 FakeProvider::builder()
-                    .script(Script::default().with_rule(
+                    .script(rules(Script::default()).with_rule(
                         USE_PYTHON,
                         Effect::CallTool(
                             ["Bash", "bash"]
