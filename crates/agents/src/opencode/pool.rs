@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::launch::{self, Provider, ServerDirs, ServerKey};
 use super::native::{Scope, classify};
 use super::server::{EventHandler, Server, StreamEnd};
+use crate::process::ExitInfo;
 use crate::transport::{HttpPeer, Line};
 
 /// Where one session's share of a server's events goes.
@@ -22,8 +23,9 @@ pub trait SessionRoute: Send + Sync + 'static {
     fn event(&self, payload: &Value);
     /// A data payload of the stream that is not JSON (every session of the server hears it).
     fn not_json(&self, raw: &str, error: &str);
-    /// The server is gone (`why`); the next [`Lease::peer`] starts a new one.
-    fn server_lost(&self, why: &str);
+    /// The server is gone (`why`; how it exited, when it did); the next [`Lease::peer`]
+    /// starts a new one.
+    fn server_lost(&self, why: &str, exit: Option<&ExitInfo>);
 }
 
 /// Every server of the daemon.
@@ -225,9 +227,12 @@ impl EventHandler for Routes {
     }
 
     fn ended(&self, end: StreamEnd) {
-        let why = match end {
-            StreamEnd::Exited(info) => format!("opencode serve exited ({})", info.describe()),
-            StreamEnd::Broken(why) => format!("opencode's event stream broke: {why}"),
+        let (why, exit) = match end {
+            StreamEnd::Exited(info) => (
+                format!("opencode serve exited ({})", info.describe()),
+                Some(info),
+            ),
+            StreamEnd::Broken(why) => (format!("opencode's event stream broke: {why}"), None),
         };
         let routes: Vec<_> = {
             let mut table = self.table.lock().expect("routes lock");
@@ -235,7 +240,7 @@ impl EventHandler for Routes {
             table.sessions.values().cloned().collect()
         };
         for route in routes {
-            route.server_lost(&why);
+            route.server_lost(&why, exit.as_ref());
         }
     }
 }

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::convert::{Converter, NativeCall};
 use super::pool::{Lease, SessionRoute};
+use crate::process::ExitInfo;
 use crate::transport::{HttpError, HttpPeer};
 use crate::{AgentSession, EventSink, QuestionAnswer};
 
@@ -69,14 +70,19 @@ impl SessionRoute for Shared {
         ));
     }
 
-    fn server_lost(&self, why: &str) {
+    fn server_lost(&self, why: &str, exit: Option<&ExitInfo>) {
+        let message = format!("{why}; the next message continues the session on a new server");
+        let error = match exit {
+            Some(exit) => exit.error(message),
+            None => AgentError::ProcessExited {
+                message,
+                exit_code: None,
+                signal: None,
+                stderr_tail: None,
+            },
+        };
         let mut converter = self.converter();
-        let events = converter.server_lost(AgentError::ProcessExited {
-            message: format!("{why}; the next message continues the session on a new server"),
-            exit_code: None,
-            signal: None,
-            stderr_tail: None,
-        });
+        let events = converter.server_lost(error);
         self.sink.emit_all(events);
     }
 }

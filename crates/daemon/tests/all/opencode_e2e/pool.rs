@@ -27,8 +27,12 @@ impl SessionRoute for Route {
     fn not_json(&self, raw: &str, _error: &str) {
         panic!("not JSON: {raw}");
     }
-    fn server_lost(&self, why: &str) {
-        self.lost.lock().unwrap().push(why.to_string());
+    fn server_lost(&self, why: &str, exit: Option<&sandbox_agents::process::ExitInfo>) {
+        let signal = exit.and_then(|e| e.signal);
+        self.lost
+            .lock()
+            .unwrap()
+            .push(format!("{why} (signal {signal:?})"));
     }
 }
 
@@ -165,6 +169,8 @@ async fn servers_are_shared_by_key_separated_by_token_restarted_and_stopped() {
         .wait("the loss", |r| !r.lost.lock().unwrap().is_empty())
         .await;
     assert!(own.route.lost.lock().unwrap().is_empty());
+    let lost = a.route.lost.lock().unwrap()[0].clone();
+    assert!(lost.ends_with("(signal Some(9))"), "how it died: {lost}");
     // The next use starts a new server on the same HOME: the conversation goes on.
     a.prompt("say hi again").await;
     a.route.wait("the second idle", |r| r.idles() >= 2).await;
