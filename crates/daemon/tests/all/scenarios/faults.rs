@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sandbox_universal::{EventPayload, ItemKind, StopReason};
+use sandbox_universal::{AgentError, EventPayload, ItemKind, StopReason};
 
 use super::Proved;
 use super::ctx::{Ctx, Session, items, stop_reason};
@@ -100,10 +100,15 @@ pub async fn kill_between_turns(ctx: Arc<Ctx>) -> Proved {
     assert_eq!(stop_reason(&first), StopReason::Completed);
     let after = ctx.last_sequence(&s.id).await;
     let killed = kill(&ctx, &s, token);
-    ctx.next(&s.id, after, |p| {
-        matches!(p, EventPayload::Error(_)).then_some(())
-    })
-    .await;
+    let reported = ctx
+        .next(&s.id, after, |p| match p {
+            EventPayload::Error(error) => Some(error.clone()),
+            _ => None,
+        })
+        .await;
+    if let AgentError::ProcessExited { signal, .. } = &reported {
+        assert_eq!(*signal, Some(9), "kill-between: {reported:?}");
+    }
     let later = "which word after the kill? (kill-between)";
     let events = ctx.turn(&s.id, later).await;
     assert_eq!(stop_reason(&events), StopReason::Completed);

@@ -43,6 +43,14 @@ pub async fn text(ctx: Arc<Ctx>) -> Proved {
         panic!("text: sessionStarted first, got {:?}", all[0].payload)
     };
     assert_eq!(started.agent, ctx.subject.agent);
+    if ctx.subject.runs == Runs::RealCli {
+        let pinned = super::subject::testkit_agent(ctx.subject.agent).version();
+        assert_eq!(
+            started.agent_version.as_deref(),
+            Some(pinned),
+            "text: the version"
+        );
+    }
     let starts = all
         .iter()
         .filter(|e| matches!(e.payload, EventPayload::SessionStarted(_)))
@@ -127,6 +135,8 @@ pub async fn memory(ctx: Arc<Ctx>) -> Proved {
     let s = ctx.session("memory").await;
     let first = "remember the word KIWI (memory)";
     let third = "which word did I ask you to remember? (memory)";
+    let data = ctx.daemon.data_dir.path();
+    let mut serving = None;
     for message in [first, "a second turn (memory)", third] {
         let events = ctx.turn(&s.id, message).await;
         assert_eq!(
@@ -134,6 +144,16 @@ pub async fn memory(ctx: Arc<Ctx>) -> Proved {
             StopReason::Completed,
             "memory: {message}"
         );
+        // An agent that keeps a process keeps the same one across turns.
+        if ctx.subject.runs == Runs::RealCli {
+            let now = ctx.subject.processes(&s.cwd, data, None);
+            assert!(!now.is_empty(), "memory: no agent process");
+            assert_eq!(
+                *serving.get_or_insert(now.clone()),
+                now,
+                "memory: a new process"
+            );
+        }
     }
     if ctx.subject.runs != Runs::Mock {
         assert!(
@@ -230,6 +250,48 @@ pub async fn listing(ctx: Arc<Ctx>) -> Proved {
     proved
 }
 
+/// Without `validateToken`, a key the provider refuses shows in the first turn: a
+/// `tokenError` ends it. Claude Code retries a refused key ten times over about two and a
+/// half minutes (what an OAuth login needs to refresh itself), each retry a `retrying`
+/// status naming HTTP 401: the first one is enough to see, then the turn is cancelled.
+async fn unchecked_bad_token(ctx: &Ctx) {
+    let s = ctx
+        .session_with("token-unchecked", |r| CreateSessionRequest {
+            token: Some(BAD_TOKEN.into()),
+            ..r
+        })
+        .await;
+    let after = ctx.last_sequence(&s.id).await;
+    let turn = ctx
+        .send(&s.id, &ctx.prompt(Ask::Text, "unchecked token"))
+        .await;
+    if ctx.subject.agent == AgentId::Claude {
+        let retry = ctx
+            .next(&s.id, after, |p| match p {
+                EventPayload::ItemCompleted(i) if i.item.kind == ItemKind::Status => {
+                    Some(i.item.clone())
+                }
+                _ => None,
+            })
+            .await;
+        let shown = serde_json::to_string(&retry.content).unwrap();
+        assert!(shown.contains("401"), "validate-token: {shown}");
+        ctx.daemon.client.cancel(&s.id).await.unwrap();
+        let events = ctx.ended(&s.id, &turn).await;
+        assert_eq!(stop_reason(&events), StopReason::Cancelled);
+        return;
+    }
+    let events = ctx.ended(&s.id, &turn).await;
+    assert_eq!(stop_reason(&events), StopReason::Error, "validate-token");
+    let refused = events.iter().any(|e| {
+        matches!(
+            &e.payload,
+            EventPayload::Error(AgentError::TokenError { .. })
+        )
+    });
+    assert!(refused, "validate-token: the refused key is a tokenError");
+}
+
 /// `validateToken`: a bad key is refused with a `tokenError` and a session's own token
 /// is the one the agent uses; an agent that cannot check a key refuses the field.
 pub async fn validate_token(ctx: Arc<Ctx>) -> Proved {
@@ -265,6 +327,9 @@ pub async fn validate_token(ctx: Arc<Ctx>) -> Proved {
         matches!(problem.agent_error, Some(AgentError::TokenError { .. })),
         "validate-token: {problem:?}"
     );
+    if ctx.subject.runs == Runs::RealCli {
+        unchecked_bad_token(&ctx).await;
+    }
     let good = if ctx.subject.runs == Runs::Mock {
         "good-token"
     } else {
