@@ -196,10 +196,30 @@ impl BinaryLocator {
 }
 
 /// Runs `<path> --version` (5 s limit) as agents run (allow-listed environment, private
-/// HOME, the agent user) and extracts the first version-looking word.
+/// HOME, the agent user) and extracts the first version-looking word. A JavaScript entry
+/// point (Pi's `dist/cli.js`) has its version in its package's manifest: read there, it
+/// needs no Node start, which a busy machine can stretch past the limit.
 async fn read_version(path: &Path) -> Option<String> {
+    if let Some(version) = package_version(path) {
+        return Some(version);
+    }
     let output = crate::process::probe(path, &["--version"], Duration::from_secs(5)).await?;
     parse_version(&version_text(&output))
+}
+
+/// The version in the `package.json` of the npm package a `.js` entry point belongs to
+/// (the nearest one above it, at most three levels up; links are followed, as npm's `bin`
+/// links lead to it).
+fn package_version(path: &Path) -> Option<String> {
+    let path = path.canonicalize().ok()?;
+    if path.extension().and_then(|e| e.to_str()) != Some("js") {
+        return None;
+    }
+    path.ancestors().skip(1).take(3).find_map(|dir| {
+        let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
+        let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+        manifest["version"].as_str().and_then(parse_version)
+    })
 }
 
 /// What a `--version` run printed: its stdout, else its stderr (Pi prints its version
@@ -430,5 +450,23 @@ mod tests {
             Some((path_bin, BinaryOrigin::Path))
         );
         assert!(!valid_version("../x") && !valid_version("") && valid_version("0.0.1-g7+b.1"));
+    }
+
+    #[test]
+    fn a_javascript_entry_point_has_its_packages_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let dist = dir.path().join("pkg/dist");
+        std::fs::create_dir_all(&dist).unwrap();
+        std::fs::write(
+            dir.path().join("pkg/package.json"),
+            r#"{"name": "pi", "version": "0.73.1"}"#,
+        )
+        .unwrap();
+        std::fs::write(dist.join("cli.js"), "").unwrap();
+        assert_eq!(
+            package_version(&dist.join("cli.js")).as_deref(),
+            Some("0.73.1")
+        );
+        assert_eq!(package_version(&dir.path().join("pkg/package.json")), None);
     }
 }
