@@ -114,14 +114,9 @@ pub async fn cancel(ctx: Arc<Ctx>) -> Proved {
         })
         .await;
     }
-    let asked = Instant::now();
+    // No clock: a cancel that did not stop the reply would let it finish `completed`.
     ctx.daemon.client.cancel(&s.id).await.unwrap();
     let events = ctx.ended(&s.id, &turn).await;
-    assert!(
-        asked.elapsed() < Duration::from_secs(5),
-        "cancel: took {:?}",
-        asked.elapsed()
-    );
     assert_eq!(stop_reason(&events), StopReason::Cancelled);
     let next = ctx
         .turn(&s.id, &ctx.prompt(Ask::Text, "after cancel"))
