@@ -172,7 +172,8 @@ fn unparsed_item(turn: &mut TurnEmitter, message: &str) {
     );
 }
 
-fn tool_items(turn: &mut TurnEmitter, config: &WorkerConfig, message: &str) {
+/// Emits a completed tool call item; returns its item id and its call id.
+fn tool_call(turn: &mut TurnEmitter, name: &str, arguments: serde_json::Value) -> (String, String) {
     let call_id = turn.next_id("mock_call");
     let call = turn.completed_item(
         Item::new(
@@ -184,10 +185,15 @@ fn tool_items(turn: &mut TurnEmitter, config: &WorkerConfig, message: &str) {
         .with_native_id(call_id.clone())
         .with_content(ContentPart::ToolCall {
             call_id: call_id.clone(),
-            name: "mock_search".into(),
-            arguments: json!({"query": message}),
+            name: name.into(),
+            arguments,
         }),
     );
+    (call, call_id)
+}
+
+fn tool_items(turn: &mut TurnEmitter, config: &WorkerConfig, message: &str) {
+    let (call, call_id) = tool_call(turn, "mock_search", json!({"query": message}));
     turn.completed_item(
         Item::new(
             turn.next_item_id(),
@@ -383,21 +389,7 @@ pub fn mock_questions() -> Vec<Question> {
 /// call, the question pointing at it, then the result (the answers, or a failure when
 /// rejected) and a message quoting the answers.
 async fn question(turn: &mut TurnEmitter, pending: &PendingReplies) {
-    let call_id = turn.next_id("mock_call");
-    let call = turn.completed_item(
-        Item::new(
-            turn.next_item_id(),
-            ItemKind::ToolCall,
-            ItemStatus::Completed,
-        )
-        .with_role(ItemRole::Assistant)
-        .with_native_id(call_id.clone())
-        .with_content(ContentPart::ToolCall {
-            call_id: call_id.clone(),
-            name: "ask_user".into(),
-            arguments: json!({"questions": mock_questions()}),
-        }),
-    );
+    let (call, call_id) = tool_call(turn, "ask_user", json!({"questions": mock_questions()}));
     let question_id = turn.next_id("q");
     let (tx, rx) = oneshot::channel();
     pending

@@ -151,6 +151,24 @@ impl Ctx {
         .await
     }
 
+    /// Sends `message`, rejects the question it asks, and returns the question and the
+    /// turn's checked events.
+    pub async fn reject_next_question(
+        &self,
+        id: &str,
+        message: &str,
+    ) -> (QuestionRequest, Vec<UniversalEvent>) {
+        let after = self.last_sequence(id).await;
+        let turn = self.send(id, message).await;
+        let asked = self.next_question(id, after).await;
+        self.daemon
+            .client
+            .reject_question(id, &asked.question_id)
+            .await
+            .unwrap_or_else(|e| panic!("{id}: reject: {e}"));
+        (asked, self.ended(id, &turn).await)
+    }
+
     /// Answers a permission request.
     pub async fn reply(&self, id: &str, asked: &PermissionRequest, reply: PermissionReply) {
         self.daemon

@@ -301,17 +301,9 @@ pub async fn questions(ctx: Arc<Ctx>) -> Proved {
     let mut proved = vec!["questions"];
     tool_items(&events, &mut proved);
     // Asked again and rejected: the question resolves rejected and the turn ends.
-    let after = ctx.last_sequence(&s.id).await;
-    let turn = ctx
-        .send(&s.id, &ctx.prompt(Ask::Question, "questions again"))
+    let (again, events) = ctx
+        .reject_next_question(&s.id, &ctx.prompt(Ask::Question, "questions again"))
         .await;
-    let again = ctx.next_question(&s.id, after).await;
-    ctx.daemon
-        .client
-        .reject_question(&s.id, &again.question_id)
-        .await
-        .unwrap();
-    let events = ctx.ended(&s.id, &turn).await;
     let rejected = events.iter().any(|e| {
         matches!(&e.payload, EventPayload::QuestionResolved(r)
             if r.question_id == again.question_id && r.outcome == QuestionOutcome::Rejected)
