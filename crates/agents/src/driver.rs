@@ -165,8 +165,10 @@ pub trait AgentDriver: Send + Sync + 'static {
     /// Which agent this drives.
     fn id(&self) -> AgentId;
 
-    /// Display name.
-    fn name(&self) -> &'static str;
+    /// Display name (the manifest's).
+    fn name(&self) -> &'static str {
+        crate::context::display_name(self.id())
+    }
 
     /// Whether this build can run sessions of the agent.
     fn supported(&self) -> bool {

@@ -10,6 +10,7 @@ pub mod amp;
 pub mod cache;
 pub mod claude;
 pub mod codex;
+pub mod context;
 pub mod driver;
 pub mod items;
 pub mod locate;
@@ -27,9 +28,10 @@ pub mod transport;
 pub mod user;
 pub mod validate;
 
+pub use context::DriverContext;
 pub use driver::{
     AgentDriver, AgentSession, BinaryStatus, ConfigError, Credentials, ProviderEnv, QuestionAnswer,
     SessionConfig,
 };
-pub use registry::{AgentRegistry, DriverContext};
+pub use registry::AgentRegistry;
 pub use sink::{AgentEvent, CollectingSink, EventConsumer, EventSink, SessionIds};

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use sandbox_agents::context::{DriverContext, binary_names, display_name};
 use sandbox_agents::locate::BinaryOrigin;
-use sandbox_agents::registry::{DriverContext, binary_names, display_name};
 use sandbox_install::{InstallError, Installer};
 use sandbox_universal::{
     AgentError, AgentId, BinarySource, InstallProgress, InstallRequest, InstallResponse,

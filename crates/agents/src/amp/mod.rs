@@ -21,7 +21,7 @@ use sandbox_universal::{
 
 use self::launch::AmpDirs;
 use self::session::{AmpSession, Launch};
-use crate::registry::DriverContext;
+use crate::context::DriverContext;
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, SessionConfig,
 };
@@ -72,10 +72,6 @@ impl AmpDriver {
 impl AgentDriver for AmpDriver {
     fn id(&self) -> AgentId {
         AgentId::Amp
-    }
-
-    fn name(&self) -> &'static str {
-        "Amp"
     }
 
     /// Amp's agent loop runs on Amp's servers, so no test here completes a turn with the real

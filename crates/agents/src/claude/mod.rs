@@ -25,7 +25,7 @@ use sandbox_universal::{
 
 use self::launch::LaunchPlan;
 use self::session::ClaudeSession;
-use crate::registry::DriverContext;
+use crate::context::DriverContext;
 use crate::validate::{ProviderApi, validate};
 use crate::{AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, SessionConfig};
 
@@ -112,10 +112,6 @@ impl ClaudeDriver {
 impl AgentDriver for ClaudeDriver {
     fn id(&self) -> AgentId {
         AgentId::Claude
-    }
-
-    fn name(&self) -> &'static str {
-        "Claude Code"
     }
 
     fn capabilities(&self) -> AgentCapabilities {

@@ -26,7 +26,7 @@ use self::convert::Converter;
 use self::models::ModelCache;
 use self::session::connection::{Connection, Launch, Shared, ThreadChoice};
 use self::session::{CodexSession, TurnSettings};
-use crate::registry::DriverContext;
+use crate::context::DriverContext;
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, Credentials, EventSink, SessionConfig,
@@ -73,10 +73,6 @@ impl CodexDriver {
 impl AgentDriver for CodexDriver {
     fn id(&self) -> AgentId {
         AgentId::Codex
-    }
-
-    fn name(&self) -> &'static str {
-        "Codex"
     }
 
     /// Every `true` flag is observed against the real CLI in `crates/daemon/tests/all/codex_e2e/`.

@@ -49,10 +49,6 @@ impl AgentDriver for MockDriver {
         AgentId::Mock
     }
 
-    fn name(&self) -> &'static str {
-        "Mock agent"
-    }
-
     fn capabilities(&self) -> AgentCapabilities {
         AgentCapabilities {
             text_messages: true,

@@ -15,7 +15,7 @@ use super::launch::{self, Provider};
 use super::pool::{Lease, ServerPool};
 use super::session::{OpenCodeSession, PromptSettings};
 use crate::cache::BinaryCache;
-use crate::registry::DriverContext;
+use crate::context::DriverContext;
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, Credentials, EventSink,
@@ -137,10 +137,6 @@ fn prompt_settings(session: &SessionConfig, model: Option<&str>) -> PromptSettin
 impl AgentDriver for OpenCodeDriver {
     fn id(&self) -> AgentId {
         AgentId::Opencode
-    }
-
-    fn name(&self) -> &'static str {
-        "OpenCode"
     }
 
     /// Every `true` flag is observed against the real CLI in

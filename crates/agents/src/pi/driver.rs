@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::launch::PiDirs;
 use super::session::{Launch, PiSession};
 use crate::cache::BinaryCache;
-use crate::registry::DriverContext;
+use crate::context::DriverContext;
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, SessionConfig,
 };
@@ -122,10 +122,6 @@ fn models_of(models: &Value, default: &Value) -> ModelsResponse {
 impl AgentDriver for PiDriver {
     fn id(&self) -> AgentId {
         AgentId::Pi
-    }
-
-    fn name(&self) -> &'static str {
-        "Pi"
     }
 
     /// Every `true` flag is observed against the real CLI in

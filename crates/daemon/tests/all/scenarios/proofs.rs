@@ -10,7 +10,9 @@ pub use sandbox_agents::proofs::AgentProofs;
 use sandbox_agents::proofs::{Proofs, parse};
 use sandbox_universal::{AgentCapabilities, AgentId};
 
-use super::subject::{Subject, display_name};
+use sandbox_agents::context::display_name;
+
+use super::subject::Subject;
 use super::{Proved, table};
 use crate::common::TestDaemon;
 

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sandbox_agents::ProviderEnv;
+use sandbox_agents::context::display_name;
 use sandbox_agents::mock;
 use sandbox_testkit::agents::{self, Agent};
 use sandbox_testkit::provider::script::{
@@ -383,17 +384,5 @@ pub fn testkit_agent(agent: AgentId) -> Agent {
         AgentId::Pi => Agent::Pi,
         AgentId::Amp => Agent::Amp,
         AgentId::Mock => unreachable!("the mock is not a test kit agent"),
-    }
-}
-
-/// The agent's display name.
-pub fn display_name(agent: AgentId) -> &'static str {
-    match agent {
-        AgentId::Claude => "Claude Code",
-        AgentId::Codex => "Codex",
-        AgentId::Opencode => "OpenCode",
-        AgentId::Pi => "Pi",
-        AgentId::Amp => "Amp",
-        AgentId::Mock => "mock",
     }
 }
