@@ -108,6 +108,15 @@ fn command(spec: &ProcessSpec) -> std::io::Result<Command> {
     Ok(command)
 }
 
+/// The command of a helper the daemon runs as itself rather than as an agent (npm for the
+/// installer): `program` with exactly `env`, nothing of the daemon's own environment
+/// inherited, in the daemon's user and umask.
+pub fn helper_command(program: &Path, env: impl IntoIterator<Item = (String, String)>) -> Command {
+    let mut command = Command::new(program);
+    command.env_clear().envs(env);
+    command
+}
+
 /// Runs a short command (e.g. `<agent> --version`) the way agents run — allow-listed
 /// environment, a private throw-away HOME, the agent user — and answers its output, or
 /// `None` when it fails or takes longer than `limit`.

@@ -262,13 +262,12 @@ pub fn npm_env(
 
 /// `npm` with exactly [`npm_env`] of the daemon's environment.
 fn npm_command(npm: &Path, registry: Option<&str>) -> tokio::process::Command {
-    let mut command = tokio::process::Command::new(npm);
-    command.env_clear().envs(npm_env(
+    let env = npm_env(
         std::env::vars_os()
             .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))),
         registry,
-    ));
-    command
+    );
+    sandbox_agents::process::helper_command(npm, env)
 }
 
 /// `program` on `PATH`.
