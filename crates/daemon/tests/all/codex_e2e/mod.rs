@@ -8,31 +8,11 @@ use sandbox_universal::{AgentId, CreateSessionRequest, ItemKind, PermissionReply
 use serde_json::{Value, json};
 
 use crate::common::agent_events::command_part;
-use crate::scenarios::ctx::{Ctx, Session, items, stop_reason};
+use crate::scenarios::ctx::{Ctx, items, stop_reason};
 use crate::scenarios::subject::{Ask, OPENAI_KEY, Subject, environ, files_under};
 
 /// A prompt keyword that makes the fake model run `env`.
 const SHOW_ENV: &str = "SHOW_ENV";
-
-/// The model calls of one session (Codex sends its thread id as `session-id`).
-async fn calls_of(ctx: &Ctx, s: &Session) -> Vec<RecordedRequest> {
-    let thread = ctx
-        .daemon
-        .client
-        .get_session(&s.id)
-        .await
-        .unwrap()
-        .native_session_id
-        .expect("a thread id");
-    ctx.subject
-        .provider
-        .as_ref()
-        .unwrap()
-        .model_requests()
-        .into_iter()
-        .filter(|r| r.headers.get("session-id") == Some(&thread))
-        .collect()
-}
 
 /// Codex gets its key over its own protocol: not in the app-server's environment, not in
 /// the environment of the commands it runs, and nowhere on disk.
@@ -134,7 +114,7 @@ async fn answers_reach_the_model_in_codexs_shape() {
         .unwrap();
     let events = ctx.ended(&s.id, &turn).await;
     assert_eq!(stop_reason(&events), StopReason::Completed);
-    let calls = calls_of(&ctx, &s).await;
+    let calls = ctx.model_calls(&s).await;
     assert_eq!(
         answers_heard(calls.last().unwrap()),
         json!({"answers": {"color": {"answers": ["Blue"]}, "extras": {"answers": ["Docs"]}}})
@@ -142,7 +122,7 @@ async fn answers_reach_the_model_in_codexs_shape() {
 
     ctx.reject_next_question(&s.id, &ctx.prompt(Ask::Question, "questions again"))
         .await;
-    let calls = calls_of(&ctx, &s).await;
+    let calls = ctx.model_calls(&s).await;
     let declined = json!({"answers": [sandbox_agents::codex::convert::hitl::DECLINED]});
     assert_eq!(
         answers_heard(calls.last().unwrap()),
@@ -174,7 +154,7 @@ async fn the_variant_is_the_reasoning_effort_of_every_request() {
         let events = ctx.turn(&s.id, &ctx.prompt(Ask::Text, tag)).await;
         assert_eq!(stop_reason(&events), StopReason::Completed);
     }
-    let calls = calls_of(&ctx, &s).await;
+    let calls = ctx.model_calls(&s).await;
     assert!(calls.len() >= 2, "{calls:#?}");
     for call in &calls {
         assert_eq!(call.body["reasoning"]["effort"], "high", "{}", call.body);

@@ -4,42 +4,17 @@
 
 use std::time::{Duration, Instant};
 
-use sandbox_testkit::provider::RecordedRequest;
 use sandbox_universal::{AgentId, CreateSessionRequest, EventPayload, ItemKind, StopReason};
 
 use crate::common::agent_events::assert_no_unparsed;
 use crate::common::raw_events;
-use crate::scenarios::ctx::{Ctx, Session, items, stop_reason};
+use crate::scenarios::ctx::{Ctx, items, stop_reason};
 use crate::scenarios::subject::{Ask, KEY, OPENAI_KEY, SESSION_TOKEN, SESSION_TOKEN_2, environ};
 
 /// Every `opencode serve` of the daemon.
 fn servers(ctx: &Ctx) -> Vec<i32> {
     let data = ctx.daemon.data_dir.path();
     ctx.subject.processes(data, data, None)
-}
-
-/// The session's OpenCode session id.
-async fn native_id(ctx: &Ctx, s: &Session) -> String {
-    ctx.daemon
-        .client
-        .get_session(&s.id)
-        .await
-        .unwrap()
-        .native_session_id
-        .expect("an OpenCode session id")
-}
-
-/// The model calls of one session (OpenCode sends its session id as `x-session-id`).
-async fn calls_of(ctx: &Ctx, s: &Session) -> Vec<RecordedRequest> {
-    let native = native_id(ctx, s).await;
-    ctx.subject
-        .provider
-        .as_ref()
-        .unwrap()
-        .model_requests()
-        .into_iter()
-        .filter(|r| r.headers.get("x-session-id") == Some(&native))
-        .collect()
 }
 
 /// Waits (up to 10 s) until `done` holds.
@@ -78,7 +53,7 @@ async fn two_sessions_share_a_server_and_never_mix() {
         !items(&two, ItemKind::Reasoning).is_empty(),
         "b's reasoning"
     );
-    let (a_native, b_native) = (native_id(&ctx, &a).await, native_id(&ctx, &b).await);
+    let (a_native, b_native) = (ctx.native_id(&a).await, ctx.native_id(&b).await);
     assert_ne!(a_native, b_native);
     for (s, own, other) in [(&a, &a_native, &b_native), (&b, &b_native, &a_native)] {
         let all = raw_events(&ctx.daemon.client, &s.id).await;
@@ -136,7 +111,7 @@ async fn tokens_get_their_own_servers_and_keys() {
     );
     // The provider's keys: 0 is the daemon's, 2 and 3 the tokens (see `Subject::new`).
     for (s, key) in [(&shared, 0), (&one, 2), (&two, 3)] {
-        let calls = calls_of(&ctx, s).await;
+        let calls = ctx.model_calls(s).await;
         assert!(!calls.is_empty(), "{} made no model call", s.id);
         for call in calls {
             assert_eq!(call.key, Some(key), "{} sent another session's key", s.id);

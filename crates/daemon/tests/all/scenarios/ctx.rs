@@ -9,6 +9,8 @@ use sandbox_universal::{
     PermissionRequest, QuestionRequest, StopReason, UniversalEvent,
 };
 
+use sandbox_testkit::provider::RecordedRequest;
+
 use super::subject::{Ask, Subject};
 use crate::common::TestDaemon;
 use crate::common::agent_events::turn_events;
@@ -217,6 +219,31 @@ impl Ctx {
                 }
             }
         }
+    }
+
+    /// The session's native id (the agent's own session or thread id).
+    pub async fn native_id(&self, session: &Session) -> String {
+        self.daemon
+            .client
+            .get_session(&session.id)
+            .await
+            .unwrap()
+            .native_session_id
+            .unwrap_or_else(|| panic!("{}: no native session id", session.id))
+    }
+
+    /// The model calls of one session: those that name its native id in a header (Codex
+    /// sends `session-id`, OpenCode `x-session-id`).
+    pub async fn model_calls(&self, session: &Session) -> Vec<RecordedRequest> {
+        let native = self.native_id(session).await;
+        let Some(provider) = &self.subject.provider else {
+            return Vec::new();
+        };
+        provider
+            .model_requests()
+            .into_iter()
+            .filter(|r| r.headers.values().any(|v| *v == native))
+            .collect()
     }
 
     /// Whether the subject acts on disk and `name` exists in `session`'s directory.
