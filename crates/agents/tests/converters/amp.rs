@@ -90,17 +90,6 @@ fn every_fixture_conforms() {
     assert!(replays.len() >= 8, "fixtures missing: {:?}", replays.keys());
 }
 
-/// Every error event of a replay.
-fn errors(replay: &Replay) -> Vec<AgentError> {
-    replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::Error(error) => Some(error.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn texts_arrive_whole_and_each_process_is_one_turn() {
     let replay = replay("text");
@@ -121,7 +110,7 @@ fn texts_arrive_whole_and_each_process_is_one_turn() {
         [StopReason::Completed, StopReason::Completed],
         "two processes, the second continuing the thread; a clean exit adds nothing"
     );
-    assert!(errors(&replay).is_empty());
+    assert!(replay.errors().is_empty());
 }
 
 #[test]
@@ -230,14 +219,14 @@ fn rejected_tool_calls_keep_amps_refusal_and_the_turn_goes_on() {
     );
     assert_eq!(results[1].status, ItemStatus::Failed);
     assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
-    assert!(errors(&replay).is_empty());
+    assert!(replay.errors().is_empty());
 }
 
 #[test]
 fn a_failed_run_reports_amps_error_text_and_ends_the_turn_in_error() {
     let replay = replay("fail");
     assert_eq!(
-        errors(&replay),
+        replay.errors(),
         [AgentError::AgentReported {
             message: "Out of credits".into(),
             code: Some("error_during_execution".into()),
@@ -249,7 +238,7 @@ fn a_failed_run_reports_amps_error_text_and_ends_the_turn_in_error() {
 #[test]
 fn a_process_that_dies_before_its_result_is_a_process_error_and_an_error_turn() {
     let replay = replay("crash");
-    match errors(&replay).as_slice() {
+    match replay.errors().as_slice() {
         [
             AgentError::ProcessExited {
                 message,
@@ -275,7 +264,7 @@ fn a_killed_process_ends_its_turn_cancelled_and_the_thread_goes_on() {
         replay.stop_reasons(),
         [StopReason::Cancelled, StopReason::Completed]
     );
-    assert!(errors(&replay).is_empty(), "a cancel is no error");
+    assert!(replay.errors().is_empty(), "a cancel is no error");
     assert_eq!(
         replay.completed(ItemKind::Message).last().unwrap().text(),
         "Hello! I stopped the build."

@@ -301,7 +301,7 @@ fn a_retried_request_is_a_retrying_status_and_the_turn_completes() {
         detail.starts_with("attempt 1/10 in ") && detail.ends_with("ms: overloaded (HTTP 529)"),
         "{detail}"
     );
-    assert!(errors(&replay).is_empty());
+    assert!(replay.errors().is_empty());
     assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
     assert_eq!(
         replay.completed(ItemKind::Message)[0].text(),
@@ -313,7 +313,7 @@ fn a_retried_request_is_a_retrying_status_and_the_turn_completes() {
 fn a_refused_request_ends_the_turn_with_the_providers_message() {
     let replay = replay("refuse");
     assert_eq!(
-        errors(&replay),
+        replay.errors(),
         [AgentError::ProviderError {
             message: "API Error: 400 fake provider refuses this request (REFUSE keyword)".into(),
             status: Some(400)
@@ -321,17 +321,6 @@ fn a_refused_request_ends_the_turn_with_the_providers_message() {
     );
     assert_eq!(replay.stop_reasons(), [StopReason::Error]);
     assert!(statuses(&replay).is_empty(), "a 400 is not retried");
-}
-
-/// Every error event, in order.
-fn errors(replay: &Replay) -> Vec<AgentError> {
-    replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::Error(e) => Some(e.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The `(label, detail)` of each completed `status` item.

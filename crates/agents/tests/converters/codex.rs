@@ -219,13 +219,7 @@ fn a_retried_request_is_invisible_and_the_turn_completes() {
 fn a_refused_request_ends_the_turn_with_the_providers_message() {
     let replay = replay("refuse");
     assert_eq!(replay.stop_reasons(), [StopReason::Error]);
-    let errors: Vec<AgentError> = replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::Error(e) => Some(e.clone()),
-            _ => None,
-        })
-        .collect();
+    let errors = replay.errors();
     // Codex passes the response body on as its message (`codexErrorInfo: "other"`); the
     // client gets the provider's own words and the error's type.
     assert_eq!(

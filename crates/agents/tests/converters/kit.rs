@@ -70,6 +70,16 @@ pub struct Replay {
 }
 
 impl Replay {
+    /// The `error` events' errors.
+    pub fn errors(&self) -> Vec<sandbox_universal::AgentError> {
+        self.payloads()
+            .filter_map(|p| match p {
+                EventPayload::Error(error) => Some(error.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The payloads.
     pub fn payloads(&self) -> impl Iterator<Item = &EventPayload> {
         self.events.iter().map(|e| &e.payload)

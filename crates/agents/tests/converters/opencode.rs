@@ -357,13 +357,7 @@ fn a_failing_provider_retries_then_ends_the_turn_with_its_error() {
     assert_eq!(retries.len(), 5);
     assert!(matches!(&retries[0].content[0],
         ContentPart::Status { label, detail: Some(d) } if label == "retrying" && d.starts_with("attempt 1:")));
-    let errors: Vec<_> = replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::Error(e) => Some(e.clone()),
-            _ => None,
-        })
-        .collect();
+    let errors: Vec<_> = replay.errors();
     assert_eq!(
         errors,
         [AgentError::ProviderError {
@@ -394,13 +388,7 @@ fn a_refused_request_ends_the_turn_with_the_providers_message() {
     let replay = replay("refuse");
     assert_eq!(replay.stop_reasons(), [StopReason::Error]);
     assert!(replay.completed(ItemKind::Status).is_empty(), "no retry");
-    let errors: Vec<_> = replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::Error(e) => Some(e.clone()),
-            _ => None,
-        })
-        .collect();
+    let errors: Vec<_> = replay.errors();
     assert_eq!(
         errors,
         [AgentError::ProviderError {

@@ -109,16 +109,6 @@ fn deltas(replay: &Replay, item_id: &str) -> String {
         .collect()
 }
 
-fn errors(replay: &Replay) -> Vec<AgentError> {
-    replay
-        .payloads()
-        .filter_map(|p| match p {
-            EventPayload::Error(e) => Some(e.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn every_fixture_conforms() {
     let replays = kit::conform_all::<Pi>("pi");
@@ -225,7 +215,7 @@ fn cancel_ends_the_turn_cancelled_with_the_partial_text_and_the_next_completes()
     assert_eq!(messages[0].status, ItemStatus::Failed);
     assert_eq!(messages[0].text(), "this ");
     assert_eq!(messages[1].status, ItemStatus::Completed);
-    assert!(errors(&replay).is_empty(), "our own abort is no error");
+    assert!(replay.errors().is_empty(), "our own abort is no error");
 }
 
 #[test]
@@ -233,7 +223,7 @@ fn a_failing_provider_ends_the_turn_with_its_error() {
     let replay = replay("fail");
     assert_eq!(replay.stop_reasons(), [StopReason::Error]);
     assert_eq!(
-        errors(&replay),
+        replay.errors(),
         [AgentError::ProviderError {
             message: "fake provider failure (FAIL keyword)".into(),
             status: Some(500)
@@ -247,7 +237,7 @@ fn a_retried_request_is_invisible_and_the_turn_completes() {
     let replay = replay("flaky");
     assert_eq!(replay.stop_reasons(), [StopReason::Completed]);
     assert!(replay.completed(ItemKind::Status).is_empty());
-    assert!(errors(&replay).is_empty());
+    assert!(replay.errors().is_empty());
     assert_eq!(
         replay.completed(ItemKind::Message)[0].text(),
         "hello from fake model"
@@ -259,7 +249,7 @@ fn a_refused_request_ends_the_turn_with_the_providers_message() {
     let replay = replay("refuse");
     assert_eq!(replay.stop_reasons(), [StopReason::Error]);
     assert_eq!(
-        errors(&replay),
+        replay.errors(),
         [AgentError::ProviderError {
             message: "fake provider refuses this request (REFUSE keyword)".into(),
             status: Some(400)
