@@ -120,6 +120,8 @@ pub struct SessionConfig {
     pub cwd: PathBuf,
     /// A private directory for this session (agent HOME / config), created by the daemon.
     pub state_dir: PathBuf,
+    /// Sees every native message exchanged with the agent (the test kit's recorder).
+    pub tap: Option<crate::kernel::Tap>,
 }
 
 /// Whether and where an agent binary was found.

@@ -13,6 +13,7 @@ pub mod codex;
 pub mod context;
 pub mod driver;
 pub mod items;
+pub mod kernel;
 pub mod locate;
 pub mod manifest;
 pub mod mock;

@@ -50,6 +50,7 @@ fn fixture() -> Fixture {
         agent_version: None,
         cwd,
         state_dir: state_dir.clone(),
+        tap: None,
     };
     Fixture {
         _dir: dir,

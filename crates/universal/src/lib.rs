@@ -11,6 +11,7 @@ pub mod error;
 pub mod event;
 pub mod hitl;
 pub mod item;
+pub mod lifecycle;
 
 pub use agent::*;
 pub use api::*;

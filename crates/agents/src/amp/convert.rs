@@ -54,12 +54,14 @@ mod tests {
     use sandbox_universal::{ContentPart, EventPayload, ItemKind, StopReason};
     use serde_json::json;
 
+    use crate::kernel::Protocol;
+
     #[test]
     fn a_documented_turn_with_a_command_and_a_patch() {
         let (_, sink) = CollectingSink::new();
         let mut converter = converter("/w");
-        converter.begin_turn("turn_1");
-        converter.turn_delivered();
+        converter.begin_turn("turn_1", "");
+        converter.turn_delivered(None);
         let lines = [
             json!({"type": "system", "subtype": "init", "cwd": "/w", "session_id": "T-1",
                    "tools": ["shell_command", "apply_patch"], "mcp_servers": [], "agent_mode": "medium"}),
@@ -124,8 +126,8 @@ mod tests {
     fn a_failed_run_reports_amps_error_text() {
         let (_, sink) = CollectingSink::new();
         let mut converter = converter("/w");
-        converter.begin_turn("turn_1");
-        converter.turn_delivered();
+        converter.begin_turn("turn_1", "");
+        converter.turn_delivered(None);
         let line = json!({"type": "result", "subtype": "error_during_execution", "duration_ms": 10,
             "is_error": true, "num_turns": 0, "error": "Out of credits", "session_id": "T-1"});
         let events = converter.convert(&line, &sink).events;

@@ -19,6 +19,7 @@ use super::launch::{self, AmpDirs, TurnLaunch};
 use super::relay::{Channel, Decision, Question};
 use crate::claude::convert::Converter;
 use crate::claude::convert::patch;
+use crate::kernel::{Gone, Protocol};
 use crate::process::{AgentProcess, Signaller};
 use crate::transport::{JsonLines, Line};
 use crate::{AgentEvent, AgentSession, EventSink, QuestionAnswer};
@@ -73,7 +74,7 @@ impl Shared {
             }
         }
         let mut converter = self.converter();
-        let converted = converter.convert(&value, &self.sink);
+        let converted = Protocol::convert(&mut *converter, &value, &self.sink);
         self.sink.emit_all(converted.events);
     }
 
@@ -252,11 +253,11 @@ impl AgentSession for AmpSession {
             last.process.kill();
             let _ = last.reader.await;
         }
-        self.shared.converter().begin_turn(turn_id);
+        drop(self.shared.converter().begin_turn(turn_id, message));
         let (mut process, lines) = match self.spawn_turn() {
             Ok(spawned) => spawned,
             Err(error) => {
-                self.shared.converter().take_turn();
+                self.shared.converter().turn_undelivered();
                 return Err(error);
             }
         };
@@ -265,7 +266,7 @@ impl AgentSession for AmpSession {
             let _ = stdin.write_all(message.as_bytes()).await;
             drop(stdin);
         }
-        self.shared.converter().turn_delivered();
+        self.shared.converter().turn_delivered(None);
         let signaller = process.signaller();
         let shared = self.shared.clone();
         let turn = turn_id.to_string();
@@ -278,7 +279,10 @@ impl AgentSession for AmpSession {
             let mut converter = shared.converter();
             // A process that exits without its `result` ends its own turn (never a later one).
             if converter.current_turn() == Some(turn.as_str()) {
-                let events = converter.process_exited(&exit, false);
+                let events = converter.gone(&Gone {
+                    why: exit.describe(),
+                    exit,
+                });
                 shared.sink.emit_all(events);
             }
             drop(converter);
@@ -293,7 +297,7 @@ impl AgentSession for AmpSession {
     }
 
     async fn cancel(&mut self) -> Result<(), AgentError> {
-        self.shared.converter().cancel_requested();
+        drop(self.shared.converter().cancel());
         if let Some(running) = &self.running {
             running.process.kill();
         }
@@ -336,7 +340,7 @@ impl AgentSession for AmpSession {
     async fn shutdown(&mut self) {
         if let Some(running) = self.running.take() {
             if self.shared.converter().current_turn().is_some() {
-                self.shared.converter().cancel_requested();
+                drop(self.shared.converter().cancel());
             }
             running.process.kill();
         }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use sandbox_universal::PermissionMode;
 
+use super::convert::Converter;
+use crate::kernel::{ChildLaunch, Link, Spawn};
 use crate::process::{ProcessSpec, base_env};
 use crate::{Credentials, ProviderEnv, SessionConfig};
 
@@ -233,6 +235,7 @@ mod tests {
             agent_version: None,
             cwd: "/work".into(),
             state_dir: "/state/s".into(),
+            tap: None,
         }
     }
 
@@ -364,5 +367,56 @@ mod tests {
             credentials(&both, Some("")),
             Credentials::ApiKey("sk-ant-key".into())
         );
+    }
+}
+
+/// How long a new process may take to answer `initialize`.
+pub const START_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How a Claude session's processes start: a new conversation with a chosen id
+/// (`--session-id`), then `--resume` once a message reached it (or after a daemon
+/// restart); every process answers `initialize` before it takes turns.
+#[derive(Debug, Clone)]
+pub struct ClaudeLaunch {
+    plan: LaunchPlan,
+    native_id: String,
+}
+
+impl ClaudeLaunch {
+    /// Processes of `plan` for the conversation `native_id`.
+    pub fn new(plan: LaunchPlan, native_id: String) -> Self {
+        Self { plan, native_id }
+    }
+}
+
+#[async_trait::async_trait]
+impl ChildLaunch for ClaudeLaunch {
+    type Protocol = Converter;
+
+    fn spec(&self, protocol: &Converter, spawn: Spawn) -> ProcessSpec {
+        let id = self.native_id.clone();
+        let conversation = if spawn.restored || spawn.delivered > 0 {
+            Conversation::Resume(id)
+        } else {
+            Conversation::New(id)
+        };
+        self.plan.spec(&conversation, protocol.permission_mode())
+    }
+
+    async fn handshake(
+        &mut self,
+        link: &Link<'_, Self>,
+        _spawn: Spawn,
+    ) -> Result<serde_json::Value, sandbox_universal::AgentError> {
+        link.request(
+            "initialize",
+            serde_json::json!({"hooks": null}),
+            START_TIMEOUT,
+        )
+        .await
+    }
+
+    fn native_id(&self) -> Option<String> {
+        Some(self.native_id.clone())
     }
 }

@@ -11,7 +11,6 @@ pub mod convert;
 pub mod launch;
 pub mod native;
 pub mod probe;
-pub mod session;
 
 use crate::cache::BinaryCache;
 use std::path::PathBuf;
@@ -23,9 +22,10 @@ use sandbox_universal::{
     ModesResponse, PermissionMode, SessionStarted,
 };
 
-use self::launch::LaunchPlan;
-use self::session::ClaudeSession;
+use self::convert::Converter;
+use self::launch::{ClaudeLaunch, LaunchPlan};
 use crate::context::DriverContext;
+use crate::kernel::ChildSession;
 use crate::validate::{ProviderApi, validate};
 use crate::{AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, SessionConfig};
 
@@ -188,19 +188,17 @@ impl AgentDriver for ClaudeDriver {
         }
         let native_id = uuid::Uuid::new_v4().to_string();
         let cwd = config.cwd.display().to_string();
-        let mut session = ClaudeSession::new(
-            self.plan(&config, program)?,
-            native_id.clone(),
-            &cwd,
-            sink.clone(),
-        );
-        let init = session.spawn().await?;
+        let mut converter = Converter::new(&cwd);
+        converter.set_native_session_id(&native_id);
+        let launch = ClaudeLaunch::new(self.plan(&config, program)?, native_id.clone());
+        let (session, init) =
+            ChildSession::start(launch, converter, Some(sink.clone()), config.tap.clone()).await?;
         sink.set_native_session_id(&native_id);
         let model = config
             .model
             .clone()
             .or_else(|| probe::resolved_model(&init, "default"));
-        sink.emit(AgentEvent::native(
+        session.started(AgentEvent::native(
             EventPayload::SessionStarted(SessionStarted {
                 agent: AgentId::Claude,
                 model,
@@ -228,8 +226,14 @@ impl AgentDriver for ClaudeDriver {
         })?;
         let cwd = config.cwd.display().to_string();
         let program = self.session_binary(&config).await?;
-        let mut session = ClaudeSession::new(self.plan(&config, program)?, native_id, &cwd, sink);
-        session.mark_resumable();
-        Ok(Box::new(session))
+        let mut converter = Converter::new(&cwd);
+        converter.set_native_session_id(&native_id);
+        let launch = ClaudeLaunch::new(self.plan(&config, program)?, native_id);
+        Ok(Box::new(ChildSession::restored(
+            launch,
+            converter,
+            sink,
+            config.tap.clone(),
+        )))
     }
 }

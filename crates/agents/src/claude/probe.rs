@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use sandbox_universal::{AgentError, ModelInfo, ModelsResponse};
 use serde_json::Value;
 
-use super::launch::{LaunchPlan, STREAM_ARGS, environment};
-use super::session::ClaudeSession;
-use crate::{CollectingSink, Credentials};
+use super::convert::Converter;
+use super::launch::{ClaudeLaunch, LaunchPlan, STREAM_ARGS, environment};
+use crate::Credentials;
+use crate::kernel::ChildSession;
 
 /// Runs the CLI at `program` just long enough to answer `initialize`; returns the answer.
 pub async fn initialize(program: &Path) -> Result<Value, AgentError> {
@@ -30,11 +31,16 @@ pub async fn initialize(program: &Path) -> Result<Value, AgentError> {
         args: STREAM_ARGS.iter().map(|a| (*a).to_string()).collect(),
         permission_mode: sandbox_universal::PermissionMode::Default,
     };
-    let (_, sink) = CollectingSink::new();
     let id = uuid::Uuid::new_v4().to_string();
-    let mut session = ClaudeSession::new(plan, id, &home.display().to_string(), sink);
-    let answer = session.spawn().await;
-    crate::AgentSession::shutdown(&mut session).await;
+    let converter = Converter::new(home.display().to_string());
+    let answer = match ChildSession::start(ClaudeLaunch::new(plan, id), converter, None, None).await
+    {
+        Ok((mut session, answer)) => {
+            crate::AgentSession::shutdown(&mut session).await;
+            Ok(answer)
+        }
+        Err(error) => Err(error),
+    };
     let _ = std::fs::remove_dir_all(&home);
     answer
 }

@@ -10,6 +10,7 @@
 
 use sandbox_agents::amp::convert::converter;
 use sandbox_agents::claude::convert::Converter;
+use sandbox_agents::kernel::{Gone, Protocol};
 use sandbox_agents::process::ExitInfo;
 use sandbox_agents::{AgentEvent, SessionIds};
 use sandbox_universal::{
@@ -45,15 +46,18 @@ impl Replayer for Amp {
         if msg["prompt"].is_string() {
             // A new process: the prompt is written to its stdin, which is then closed.
             self.turns += 1;
-            self.converter.begin_turn(&format!("turn_{}", self.turns));
-            self.converter.turn_delivered();
+            drop(
+                self.converter
+                    .begin_turn(&format!("turn_{}", self.turns), ""),
+            );
+            self.converter.turn_delivered(None);
             return Sent {
                 turn: true,
                 resolved: None,
             };
         }
         assert_eq!(msg["cancel"], true, "an unknown input line: {msg}");
-        self.converter.cancel_requested();
+        drop(self.converter.cancel());
         Sent::default()
     }
 
@@ -75,8 +79,14 @@ impl Replayer for Amp {
             signal: code("signal"),
             stderr_tail: exit["stderr_tail"].as_str().unwrap_or_default().into(),
         };
-        let expected = self.converter.current_turn().is_none();
-        self.converter.process_exited(&info, expected)
+        // A process that exits after its turn's `result` is no news.
+        if self.converter.current_turn().is_none() {
+            return Vec::new();
+        }
+        self.converter.gone(&Gone {
+            why: info.describe(),
+            exit: info,
+        })
     }
 }
 

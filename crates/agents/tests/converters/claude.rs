@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use sandbox_agents::claude::convert::Converter;
 use sandbox_agents::claude::convert::hitl::{PendingKind, permission_response, question_response};
+use sandbox_agents::kernel::Protocol;
 use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, FileChangeKind, ItemKind, ItemStatus, PermissionKind,
@@ -45,14 +46,17 @@ impl Replayer for Claude {
         match msg["type"].as_str() {
             Some("user") => {
                 self.turns += 1;
-                self.converter.begin_turn(&format!("turn_{}", self.turns));
+                drop(
+                    self.converter
+                        .begin_turn(&format!("turn_{}", self.turns), ""),
+                );
                 Sent {
                     turn: true,
                     resolved: None,
                 }
             }
             Some("control_request") if msg["request"]["subtype"] == "interrupt" => {
-                self.converter.cancel_requested();
+                drop(self.converter.cancel());
                 Sent::default()
             }
             Some("control_response") => Sent {

@@ -55,6 +55,46 @@ pub trait Replayer {
     }
 }
 
+/// What the daemon's core keeps open in a replay, to close it the way the core does when
+/// a turn ends (`sandbox_universal::lifecycle`): converters report facts and never close
+/// what their agent left open.
+#[derive(Default)]
+struct Core {
+    items: Vec<sandbox_universal::Item>,
+    permissions: Vec<sandbox_universal::PermissionRequest>,
+    questions: Vec<sandbox_universal::QuestionRequest>,
+}
+
+impl Core {
+    /// A recorded reply answered the request `id`.
+    fn answered(&mut self, id: Option<&str>) {
+        let Some(id) = id else { return };
+        self.permissions.retain(|p| p.permission_id != id);
+        self.questions.retain(|q| q.question_id != id);
+    }
+
+    /// Notes `event` and returns what the core logs before it.
+    fn before(&mut self, event: &AgentEvent) -> Vec<AgentEvent> {
+        match &event.payload {
+            EventPayload::ItemStarted(e) => self.items.push(e.item.clone()),
+            EventPayload::ItemCompleted(e) => self.items.retain(|i| i.item_id != e.item.item_id),
+            EventPayload::PermissionAsked(p) => self.permissions.push(p.clone()),
+            EventPayload::PermissionResolved(p) => self.answered(Some(&p.permission_id)),
+            EventPayload::QuestionAsked(q) => self.questions.push(q.clone()),
+            EventPayload::TurnEnded(_) => {
+                let closing = sandbox_universal::lifecycle::close_open_work(
+                    &std::mem::take(&mut self.items),
+                    &std::mem::take(&mut self.permissions),
+                    &std::mem::take(&mut self.questions),
+                );
+                return closing.into_iter().map(AgentEvent::synthetic).collect();
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+}
+
 /// A replayed fixture.
 pub struct Replay {
     /// The fixture's name.
@@ -181,15 +221,22 @@ pub fn replay<R: Replayer>(path: &Path) -> Replay {
     let mut replayer = R::new(&cwd);
     let (collected, sink) = CollectingSink::new();
     let (mut turns, mut resolved) = (0, Vec::new());
+    let mut core = Core::default();
     for line in &lines {
-        match line["dir"].as_str() {
+        let events = match line["dir"].as_str() {
             Some("in") => {
                 let sent = replayer.sent(&line["msg"], &sink);
                 turns += usize::from(sent.turn);
+                core.answered(sent.resolved.as_deref());
                 resolved.extend(sent.resolved);
+                continue;
             }
-            Some("exit") => sink.emit_all(replayer.exited(&line["msg"], &sink)),
-            _ => sink.emit_all(replayer.received(&line["msg"], &sink)),
+            Some("exit") => replayer.exited(&line["msg"], &sink),
+            _ => replayer.received(&line["msg"], &sink),
+        };
+        for event in events {
+            sink.emit_all(core.before(&event));
+            sink.emit(event);
         }
     }
     Replay {

@@ -9,9 +9,7 @@
 //! is the last event.
 
 use sandbox_universal::{
-    AgentError, EventPayload, ItemEvent, ItemStatus, PermissionOutcome, PermissionResolved,
-    QuestionOutcome, QuestionResolved, SessionEndReason, SessionEnded, SessionStatus, StopReason,
-    TurnEnded,
+    AgentError, EventPayload, SessionEndReason, SessionEnded, SessionStatus, StopReason, TurnEnded,
 };
 
 use super::core::{CoreSignal, EventMeta, Live, SessionCore};
@@ -25,43 +23,19 @@ impl SessionCore {
         self.append(live, EventPayload::TurnEnded(ended), meta);
     }
 
-    /// Resolves pending requests as cancelled and completes open items as failed.
+    /// Resolves pending requests as cancelled and completes open items as failed (the
+    /// one rule: `sandbox_universal::lifecycle`).
     fn close_open_work(&self, live: &mut Live) {
-        for request in live.state.pending_permissions.clone() {
-            self.append(
-                live,
-                EventPayload::PermissionResolved(PermissionResolved {
-                    permission_id: request.permission_id,
-                    outcome: PermissionOutcome::Cancelled,
-                    automatic: false,
-                    request: None,
-                }),
-                EventMeta::daemon(true),
-            );
-        }
-        for request in live.state.pending_questions.clone() {
-            self.append(
-                live,
-                EventPayload::QuestionResolved(QuestionResolved {
-                    question_id: request.question_id,
-                    outcome: QuestionOutcome::Cancelled,
-                    answers: None,
-                }),
-                EventMeta::daemon(true),
-            );
-        }
-        for item in live.state.open_items.clone() {
-            live.force_closed.insert(item.item_id.clone());
-            self.append(
-                live,
-                EventPayload::ItemCompleted(ItemEvent {
-                    item: sandbox_universal::Item {
-                        status: ItemStatus::Failed,
-                        ..item
-                    },
-                }),
-                EventMeta::daemon(true),
-            );
+        let closing = sandbox_universal::lifecycle::close_open_work(
+            &live.state.open_items,
+            &live.state.pending_permissions,
+            &live.state.pending_questions,
+        );
+        for payload in closing {
+            if let EventPayload::ItemCompleted(done) = &payload {
+                live.force_closed.insert(done.item.item_id.clone());
+            }
+            self.append(live, payload, EventMeta::daemon(true));
         }
     }
 

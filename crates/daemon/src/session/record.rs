@@ -60,6 +60,7 @@ impl SessionRecord {
             agent_version: self.agent_version.clone(),
             cwd: self.cwd.clone(),
             state_dir: dir.join(AGENT_DIR),
+            tap: None,
         }
     }
 

@@ -32,6 +32,7 @@ pub fn launch(exe: &Path, sandbox: &Sandbox, provider_url: &str) -> Launch {
         agent_version: None,
         cwd: sandbox.work.clone(),
         state_dir: sandbox.root.clone(),
+        tap: None,
     };
     let plan = LaunchPlan::new(
         exe.to_owned(),

@@ -55,6 +55,7 @@ pub fn session(sandbox: &Sandbox) -> SessionConfig {
         agent_version: None,
         cwd: sandbox.work.clone(),
         state_dir: sandbox.home.clone(),
+        tap: None,
     }
 }
 

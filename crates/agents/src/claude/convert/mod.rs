@@ -25,6 +25,7 @@ pub mod dialect;
 pub mod hitl;
 mod items;
 pub mod patch;
+mod protocol;
 mod system;
 mod tools;
 
@@ -42,18 +43,12 @@ use super::native::{
     AssistantLine, ControlRequest, OutLine, ResultLine, StreamEventLine, UserLine,
 };
 use crate::items::unparsed_item;
-use crate::process::ExitInfo;
+use crate::kernel::Outgoing;
 use crate::{AgentEvent, SessionIds};
 
-/// What one native line turned into.
-#[derive(Debug, Default)]
-pub struct Converted {
-    /// Universal events, in order.
-    pub events: Vec<AgentEvent>,
-    /// Native lines the driver must write to the CLI's stdin (answers to control requests
-    /// the daemon cannot forward to a client).
-    pub replies: Vec<Value>,
-}
+/// What one native line turned into: universal events, and native lines to write to the
+/// CLI's stdin (answers to control requests the daemon cannot forward to a client).
+type Converted = crate::kernel::Converted<Outgoing>;
 
 #[derive(Debug)]
 struct Turn {
@@ -101,41 +96,6 @@ impl Converter {
         self.native_session_id = Some(id.to_string());
     }
 
-    /// A user message was sent: the turn `turn_id` runs until the CLI's `result`.
-    pub fn begin_turn(&mut self, turn_id: &str) {
-        self.turn = Some(Turn {
-            id: turn_id.to_string(),
-            delivered: false,
-            cancelling: false,
-            error_reported: false,
-        });
-    }
-
-    /// The user's line of the running turn was written to the CLI. Until then a process
-    /// exit does not end the turn (the driver retries on a new process).
-    pub fn turn_delivered(&mut self) {
-        if let Some(turn) = &mut self.turn {
-            turn.delivered = true;
-        }
-    }
-
-    /// Forgets the running turn without ending it (the message never reached the CLI).
-    pub fn take_turn(&mut self) -> Option<String> {
-        self.turn.take().map(|t| t.id)
-    }
-
-    /// The running turn's id.
-    pub fn current_turn(&self) -> Option<&str> {
-        self.turn.as_ref().map(|t| t.id.as_str())
-    }
-
-    /// An interrupt was sent: the turn ends with stop reason `cancelled`.
-    pub fn cancel_requested(&mut self) {
-        if let Some(turn) = &mut self.turn {
-            turn.cancelling = true;
-        }
-    }
-
     /// The permission mode the CLI last reported (its own name: `plan`, `default`,
     /// `acceptEdits`, ...), e.g. `default` after an approved plan.
     pub fn permission_mode(&self) -> Option<&str> {
@@ -155,7 +115,7 @@ impl Converter {
     }
 
     /// Converts one stdout line (already parsed as JSON).
-    pub fn convert(&mut self, raw: &Value, ids: &dyn SessionIds) -> Converted {
+    fn convert_line(&mut self, raw: &Value, ids: &dyn SessionIds) -> Converted {
         let mut out = Converted::default();
         let line: OutLine = match OutLine::deserialize(raw) {
             Ok(line) => line,
@@ -186,7 +146,8 @@ impl Converter {
                         (Some((_, pending)), [event])
                             if planning && hitl::is_file_change(&event.payload) =>
                         {
-                            out.replies.push(hitl::plan_mode_refusal(&pending));
+                            out.replies
+                                .push(Outgoing::Line(hitl::plan_mode_refusal(&pending)));
                             out.events.push(hitl::refused_automatically(event, raw));
                         }
                         (pending, _) => {
@@ -202,10 +163,10 @@ impl Converter {
                         ControlRequest::HookCallback(_) => "hook_callback",
                         _ => "mcp_message",
                     };
-                    out.replies.push(hitl::error_response(
+                    out.replies.push(Outgoing::Line(hitl::error_response(
                         &request.request_id,
                         &format!("sandbox-daemon does not handle `{subtype}` requests"),
-                    ));
+                    )));
                     out.events.extend(unparsed_item(
                         ids,
                         raw,
@@ -367,40 +328,6 @@ impl Converter {
             }),
             Some(raw.clone()),
         ));
-    }
-
-    /// The CLI process exited. Closes what is open and, when a turn was running, ends it:
-    /// `cancelled` if a cancel was pending or the exit was expected (shutdown), else
-    /// `error` after an `error` event.
-    pub fn process_exited(&mut self, exit: &ExitInfo, expected: bool) -> Vec<AgentEvent> {
-        let mut events = self.items.close_all(false);
-        self.pending.clear();
-        let turn = match &self.turn {
-            Some(turn) if turn.delivered => self.turn.take(),
-            _ => None,
-        };
-        let cancelled = expected || turn.as_ref().is_some_and(|t| t.cancelling);
-        if !cancelled {
-            events.push(AgentEvent::synthetic(EventPayload::Error(exit.error(
-                format!(
-                    "{} exited unexpectedly ({}); the next message resumes the conversation",
-                    self.dialect.agent,
-                    exit.describe()
-                ),
-            ))));
-        }
-        if let Some(turn) = turn {
-            events.push(AgentEvent::synthetic(EventPayload::TurnEnded(TurnEnded {
-                turn_id: turn.id,
-                stop_reason: if cancelled {
-                    StopReason::Cancelled
-                } else {
-                    StopReason::Error
-                },
-                usage: None,
-            })));
-        }
-        events
     }
 }
 

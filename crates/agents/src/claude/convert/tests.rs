@@ -7,8 +7,16 @@ use sandbox_universal::{
 use serde_json::json;
 
 use super::{Converter, PendingKind, permission_response};
+use crate::kernel::{Gone, Protocol};
 use crate::process::ExitInfo;
 use crate::{AgentEvent, CollectingSink, EventSink};
+
+fn gone(exit: ExitInfo) -> Gone {
+    Gone {
+        why: exit.describe(),
+        exit,
+    }
+}
 
 fn sink() -> EventSink {
     CollectingSink::new().1
@@ -19,11 +27,11 @@ fn payloads(events: &[AgentEvent]) -> Vec<&EventPayload> {
 }
 
 #[test]
-fn a_crash_mid_turn_closes_items_reports_and_ends_the_turn() {
+fn a_crash_mid_turn_reports_and_ends_the_turn_and_leaves_items_to_the_core() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1");
-    converter.turn_delivered();
+    converter.begin_turn("turn_1", "");
+    converter.turn_delivered(None);
     let start = json!({"type": "stream_event", "api_message_id": "m1", "event":
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}});
     assert_eq!(converter.convert(&start, &ids).events.len(), 1);
@@ -32,41 +40,36 @@ fn a_crash_mid_turn_closes_items_reports_and_ends_the_turn() {
         signal: Some(9),
         stderr_tail: "killed".into(),
     };
-    let events = converter.process_exited(&exit, false);
+    let events = converter.gone(&gone(exit));
     let payloads = payloads(&events);
-    assert!(
-        matches!(payloads[0], EventPayload::ItemCompleted(i) if i.item.status == sandbox_universal::ItemStatus::Failed)
-    );
+    assert_eq!(payloads.len(), 2, "{payloads:?}");
     assert!(matches!(
-        payloads[1],
+        payloads[0],
         EventPayload::Error(AgentError::ProcessExited {
             signal: Some(9),
             ..
         })
     ));
     assert!(
-        matches!(payloads[2], EventPayload::TurnEnded(t) if t.stop_reason == StopReason::Error && t.turn_id == "turn_1")
+        matches!(payloads[1], EventPayload::TurnEnded(t) if t.stop_reason == StopReason::Error && t.turn_id == "turn_1")
     );
     assert_eq!(converter.current_turn(), None);
 }
 
 #[test]
-fn an_exit_after_a_cancel_or_at_shutdown_ends_the_turn_cancelled_without_error() {
-    for (cancel, expected) in [(true, false), (false, true)] {
-        let mut converter = Converter::new("/w");
-        converter.begin_turn("turn_1");
-        converter.turn_delivered();
-        if cancel {
-            converter.cancel_requested();
-        }
-        let events = converter.process_exited(&ExitInfo::default(), expected);
-        assert_eq!(events.len(), 1, "{events:?}");
-        assert!(
-            matches!(&events[0].payload, EventPayload::TurnEnded(t) if t.stop_reason == StopReason::Cancelled)
-        );
-    }
+fn an_exit_after_a_cancel_ends_the_turn_cancelled_without_error() {
+    let mut converter = Converter::new("/w");
+    converter.begin_turn("turn_1", "");
+    converter.turn_delivered(None);
+    assert_eq!(converter.cancel().len(), 1, "an interrupt");
+    let events = converter.gone(&gone(ExitInfo::default()));
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(
+        matches!(&events[0].payload, EventPayload::TurnEnded(t) if t.stop_reason == StopReason::Cancelled)
+    );
     let mut idle = Converter::new("/w");
-    let events = idle.process_exited(&ExitInfo::default(), false);
+    assert!(idle.cancel().is_empty(), "nothing to interrupt");
+    let events = idle.gone(&gone(ExitInfo::default()));
     assert!(
         matches!(&events[..], [e] if matches!(e.payload, EventPayload::Error(_))),
         "an idle crash is still reported"
@@ -113,15 +116,21 @@ fn unsupported_control_requests_are_answered_with_an_error() {
         "request": {"subtype": "hook_callback", "callback_id": "c"}});
     let out = converter.convert(&raw, &ids);
     assert_eq!(out.replies.len(), 1);
-    assert_eq!(out.replies[0]["response"]["subtype"], "error");
-    assert_eq!(out.replies[0]["response"]["request_id"], "r9");
+    assert_eq!(
+        out.replies[0].line().expect("a line")["response"]["subtype"],
+        "error"
+    );
+    assert_eq!(
+        out.replies[0].line().expect("a line")["response"]["request_id"],
+        "r9"
+    );
 }
 
 #[test]
 fn exit_plan_mode_is_a_plan_approval_and_a_rejection_keeps_planning() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1");
+    converter.begin_turn("turn_1", "");
     let raw = json!({"type": "control_request", "request_id": "r1", "request": {
         "subtype": "can_use_tool", "tool_name": "ExitPlanMode",
         "input": {"plan": "1. add tests\n2. ship"}, "tool_use_id": "toolu_1"}});
@@ -227,7 +236,7 @@ fn notices_and_refusals_of_the_cli_are_status_items() {
 fn a_withdrawn_request_is_forgotten() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1");
+    converter.begin_turn("turn_1", "");
     let raw = json!({"type": "control_request", "request_id": "r2", "request": {
         "subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "ls"}}});
     let events = converter.convert(&raw, &ids).events;
@@ -244,7 +253,7 @@ fn a_withdrawn_request_is_forgotten() {
 fn authentication_failures_are_token_errors() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1");
+    converter.begin_turn("turn_1", "");
     let raw = json!({"type": "assistant", "error": "authentication_failed", "api_error_status": 401,
         "message": {"id": "x", "content": [{"type": "text", "text": "Invalid API key"}]}});
     let events = converter.convert(&raw, &ids).events;
@@ -262,8 +271,8 @@ fn authentication_failures_are_token_errors() {
 #[test]
 fn an_exit_before_the_message_was_written_leaves_the_turn_to_the_driver() {
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1");
-    let events = converter.process_exited(&ExitInfo::default(), false);
+    converter.begin_turn("turn_1", "");
+    let events = converter.gone(&gone(ExitInfo::default()));
     assert!(
         events
             .iter()
@@ -277,7 +286,7 @@ fn an_exit_before_the_message_was_written_leaves_the_turn_to_the_driver() {
 fn an_api_retry_is_a_retrying_status_item() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1");
+    converter.begin_turn("turn_1", "");
     // Pinned CLI 2.1.330, after the fake provider's `FLAKY` 529.
     let retry = json!({"type": "system", "subtype": "api_retry", "attempt": 1,
         "max_retries": 10, "retry_delay_ms": 541, "error_status": 529, "error": "overloaded",
@@ -312,7 +321,7 @@ fn an_api_retry_is_a_retrying_status_item() {
 fn a_refused_request_ends_the_turn_with_the_providers_message() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1");
+    converter.begin_turn("turn_1", "");
     // Pinned CLI 2.1.330 after the fake provider's `REFUSE` 400 (usage trimmed).
     let refusal = "API Error: 400 fake provider refuses this request (REFUSE keyword)";
     let assistant = json!({"type": "assistant", "message": {"id": "b5fd5885-05a4-4df9-81f8-8acfcf3fe4cd",
@@ -340,7 +349,7 @@ fn a_refused_request_ends_the_turn_with_the_providers_message() {
 fn plan_mode_refuses_a_file_edit_itself_and_says_so() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1");
+    converter.begin_turn("turn_1", "");
     let init =
         json!({"type": "system", "subtype": "init", "session_id": "s", "permissionMode": "plan"});
     converter.convert(&init, &ids);
@@ -352,7 +361,7 @@ fn plan_mode_refuses_a_file_edit_itself_and_says_so() {
         "tool_use_id": "toolu_1"}});
     let out = converter.convert(&write, &ids);
     assert_eq!(out.replies.len(), 1, "answered at once");
-    let answer = &out.replies[0]["response"];
+    let answer = &out.replies[0].line().expect("a line")["response"];
     assert_eq!(answer["request_id"], "r1");
     assert_eq!(answer["response"]["behavior"], "deny");
     assert!(
