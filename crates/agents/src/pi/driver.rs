@@ -10,10 +10,12 @@ use sandbox_universal::{
 };
 use serde_json::{Value, json};
 
+use super::convert::Converter;
 use super::launch::PiDirs;
-use super::session::{Launch, PiSession};
+use super::launch::{Launch, REQUEST_LIMIT};
 use crate::cache::BinaryCache;
 use crate::context::DriverContext;
+use crate::kernel::ChildSession;
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, SessionConfig,
 };
@@ -59,6 +61,7 @@ impl PiDriver {
             mode: session.permission_mode,
             model: session.model.clone(),
             thinking: session.variant.clone(),
+            session: None,
         })
     }
 
@@ -81,14 +84,17 @@ impl PiDriver {
             mode: PermissionMode::Bypass,
             model: None,
             thinking: None,
+            session: None,
         };
-        let mut pi = PiSession::start(launch, None, None).await?;
-        let answer = pi.request(json!({"type": "get_available_models"})).await;
-        let state = pi.request(json!({"type": "get_state"})).await;
-        pi.stop().await;
+        let cwd = launch.cwd.display().to_string();
+        let (mut pi, state) = ChildSession::start(launch, Converter::new(cwd), None, None).await?;
+        let answer = pi
+            .request("get_available_models", json!({}), REQUEST_LIMIT)
+            .await;
+        pi.shutdown().await;
         Ok(models_of(
             &answer?["data"]["models"],
-            &state?["data"]["model"],
+            &state["data"]["model"],
         ))
     }
 }
@@ -208,11 +214,18 @@ impl AgentDriver for PiDriver {
     ) -> Result<Box<dyn AgentSession>, AgentError> {
         let launch = self.launch(&session).await?;
         let version = self.context.locator.version_of(&launch.program).await;
-        let pi = PiSession::start(launch, Some(sink.clone()), None).await?;
+        let cwd = launch.cwd.display().to_string();
+        let (pi, _) = ChildSession::start(
+            launch,
+            Converter::new(cwd),
+            Some(sink.clone()),
+            session.tap.clone(),
+        )
+        .await?;
         if let Some(id) = pi.native_session_id() {
             sink.set_native_session_id(&id);
         }
-        sink.emit(AgentEvent::native(
+        pi.started(AgentEvent::native(
             EventPayload::SessionStarted(SessionStarted {
                 agent: AgentId::Pi,
                 model: session.model,
@@ -234,11 +247,14 @@ impl AgentDriver for PiDriver {
         native_session_id: Option<String>,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        let launch = self.launch(&session).await?;
-        Ok(Box::new(PiSession::restored(
+        let mut launch = self.launch(&session).await?;
+        launch.session = native_session_id;
+        let cwd = launch.cwd.display().to_string();
+        Ok(Box::new(ChildSession::restored(
             launch,
+            Converter::new(cwd),
             sink,
-            native_session_id,
+            session.tap.clone(),
         )))
     }
 }

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use sandbox_universal::PermissionMode;
 use serde_json::{Value, json};
 
+use super::convert::Converter;
 use crate::ProviderEnv;
+use crate::kernel::{ChildLaunch, Link, Spawn};
 use crate::process::{ProcessSpec, base_env};
 
 /// The title of the extension's permission confirms.
@@ -246,5 +248,77 @@ mod tests {
         );
         assert_eq!(spec.env[ANTHROPIC_KEY_VAR], "sk-own");
         assert_eq!(spec.env["PI_CODING_AGENT_DIR"], "/s/pi-agent");
+    }
+}
+
+/// What a session's Pi processes are started with; each resumes Pi's own session file
+/// (`--session <id>`) once its id is known.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// Pi's executable.
+    pub program: PathBuf,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The session's private files.
+    pub dirs: PiDirs,
+    /// The daemon's provider environment.
+    pub env: ProviderEnv,
+    /// The session's credential override.
+    pub token: Option<String>,
+    /// The permission mode (the extension's rules).
+    pub mode: PermissionMode,
+    /// `provider/model`, when the session names one.
+    pub model: Option<String>,
+    /// Pi's thinking level (the session's `variant`).
+    pub thinking: Option<String>,
+    /// Pi's session id, once known (restored sessions know it up front).
+    pub session: Option<String>,
+}
+
+/// How long a command of the daemon's own (`get_state`, `get_available_models`) may take.
+pub const REQUEST_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+#[async_trait::async_trait]
+impl ChildLaunch for Launch {
+    type Protocol = Converter;
+
+    fn spec(&self, _protocol: &Converter, _spawn: Spawn) -> ProcessSpec {
+        let args = args(
+            &self.dirs,
+            self.mode,
+            self.model.as_deref(),
+            self.thinking.as_deref(),
+            self.session.as_deref(),
+        );
+        spec(
+            self.program.clone(),
+            &self.cwd,
+            &self.dirs,
+            &self.env,
+            self.token.as_deref(),
+            args,
+        )
+    }
+
+    /// Learns Pi's session id (`get_state`) when it is not known yet.
+    async fn handshake(
+        &mut self,
+        link: &Link<'_, Self>,
+        _spawn: Spawn,
+    ) -> Result<Value, sandbox_universal::AgentError> {
+        if self.session.is_some() {
+            return Ok(Value::Null);
+        }
+        let state = link.request("get_state", json!({}), REQUEST_LIMIT).await?;
+        self.session = state["data"]["sessionId"].as_str().map(str::to_string);
+        Ok(state)
+    }
+
+    fn native_id(&self) -> Option<String> {
+        self.session.clone()
+    }
+
+    fn request_timeout(&self) -> std::time::Duration {
+        REQUEST_LIMIT
     }
 }

@@ -14,6 +14,5 @@ pub mod convert;
 pub mod driver;
 pub mod launch;
 pub mod native;
-pub mod session;
 
 pub use driver::PiDriver;

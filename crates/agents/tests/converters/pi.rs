@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use sandbox_agents::kernel::Protocol;
 use sandbox_agents::pi::convert::Converter;
 use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
 use sandbox_universal::{
@@ -42,15 +43,18 @@ impl Replayer for Pi {
         match msg["type"].as_str() {
             Some("prompt") => {
                 self.turns += 1;
-                self.converter.begin_turn(&format!("turn_{}", self.turns));
+                drop(
+                    self.converter
+                        .begin_turn(&format!("turn_{}", self.turns), ""),
+                );
                 Sent {
                     turn: true,
                     resolved: None,
                 }
             }
             Some("abort") => {
-                let lines = self.converter.cancel_requested();
-                assert_eq!(&lines[0], msg);
+                let lines = self.converter.cancel();
+                assert_eq!(lines[0].line(), Some(msg));
                 Sent::default()
             }
             Some("extension_ui_response") => {
@@ -81,7 +85,7 @@ impl Replayer for Pi {
     }
 
     fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        let events = self.converter.event(msg, ids);
+        let events = self.converter.convert(msg, ids).events;
         for event in &events {
             let universal = match &event.payload {
                 EventPayload::PermissionAsked(p) => &p.permission_id,

@@ -31,6 +31,7 @@
 //! with the raw JSON.
 
 mod hitl;
+mod protocol;
 mod stream;
 mod tools;
 mod turn;
@@ -39,7 +40,7 @@ use std::collections::{HashMap, HashSet};
 
 use sandbox_universal::{ContentPart, EventPayload, Item, ItemKind, ItemRole, ItemStatus};
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use hitl::{IGNORED_UI_METHODS, always_scope};
 
@@ -141,41 +142,8 @@ impl Converter {
         }
     }
 
-    /// The daemon started turn `turn_id`; the `prompt` command is about to be written.
-    pub fn begin_turn(&mut self, turn_id: &str) {
-        self.calls.clear();
-        self.turn = Some(Turn {
-            id: turn_id.to_string(),
-            ..Turn::default()
-        });
-    }
-
-    /// Forgets the running turn without ending it (its prompt never reached Pi).
-    pub fn take_turn(&mut self) -> Option<String> {
-        self.turn.take().map(|t| t.id)
-    }
-
-    /// The running turn's id.
-    pub fn current_turn(&self) -> Option<&str> {
-        self.turn.as_ref().map(|t| t.id.as_str())
-    }
-
-    /// The client cancelled: the turn will end `cancelled` (at the aborted run's
-    /// `agent_end`). Returns the lines the driver writes, in order: `{"type":"abort"}`,
-    /// then a cancellation of every dialog Pi waits on (an abort does not close them). The
-    /// universal requests stay pending: the daemon resolves them as cancelled when the
-    /// turn ends.
-    pub fn cancel_requested(&mut self) -> Vec<Value> {
-        if let Some(turn) = &mut self.turn {
-            turn.cancelling = true;
-        }
-        let mut lines = vec![json!({"type": "abort"})];
-        lines.extend(self.cancel_pending());
-        lines
-    }
-
     /// Converts one stdout line. Anything not understood becomes an `unparsed` item.
-    pub fn event(&mut self, raw: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
+    fn event(&mut self, raw: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
         let kind = native::event_type(raw);
         match self.dispatch(kind, raw, ids) {
             Ok(events) => events,

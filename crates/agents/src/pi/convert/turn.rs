@@ -9,7 +9,6 @@ use super::{Converter, event, status_item};
 use crate::pi::native::{
     self, AgentEnd, AgentMessage, AutoRetryStart, CompactionEnd, ExtensionError, Response,
 };
-use crate::process::ExitInfo;
 use crate::{AgentEvent, SessionIds};
 
 impl Converter {
@@ -88,7 +87,7 @@ impl Converter {
     }
 
     /// Completes every open item, as synthetic events.
-    fn close_all(&mut self, status: ItemStatus) -> Vec<AgentEvent> {
+    pub(super) fn close_all(&mut self, status: ItemStatus) -> Vec<AgentEvent> {
         let blocks = std::mem::take(&mut self.blocks).into_iter().map(|b| b.item);
         let running = std::mem::take(&mut self.running)
             .into_iter()
@@ -154,26 +153,6 @@ impl Converter {
             }),
             raw,
         )]
-    }
-
-    /// Pi's process exited: open items fail, an `error` reports the exit, and a running turn
-    /// ends with `error`. Pending dialogs are dropped (the daemon cancels them with the
-    /// turn).
-    pub fn process_exited(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        let mut events = self.close_all(ItemStatus::Failed);
-        events.push(AgentEvent::synthetic(EventPayload::Error(
-            exit.error(format!("pi exited with {}", exit.describe())),
-        )));
-        if let Some(turn) = self.turn.take() {
-            events.push(AgentEvent::synthetic(EventPayload::TurnEnded(TurnEnded {
-                turn_id: turn.id,
-                stop_reason: StopReason::Error,
-                usage: None,
-            })));
-        }
-        self.pending.clear();
-        self.calls.clear();
-        events
     }
 }
 
