@@ -175,6 +175,46 @@ impl TurnLaunch<'_> {
     }
 }
 
+/// What every turn of a session is started with.
+pub struct Launch {
+    /// Amp's executable.
+    pub program: PathBuf,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// The session's private files.
+    pub dirs: AmpDirs,
+    /// `AMP_API_KEY` (kept in memory only).
+    pub key: String,
+    /// `AMP_URL`, when set.
+    pub url: Option<String>,
+    /// Amp's mode (`--mode`).
+    pub mode: Option<String>,
+    /// The session's permission channel (its delegate program's asks).
+    pub channel: super::relay::Channel,
+}
+
+impl crate::kernel::per_turn::TurnLaunch for Launch {
+    type Protocol = super::protocol::AmpProtocol;
+
+    const AGENT: &'static str = "amp";
+
+    fn spec(&self, thread: Option<&str>) -> ProcessSpec {
+        let turn = TurnLaunch {
+            program: &self.program,
+            cwd: &self.cwd,
+            dirs: &self.dirs,
+            key: &self.key,
+            url: self.url.as_deref(),
+            permission_channel: self.channel.env_value(),
+        };
+        turn.spec(args(thread, self.mode.as_deref(), &self.dirs))
+    }
+
+    fn native_id(protocol: &Self::Protocol) -> Option<String> {
+        protocol.thread().map(str::to_string)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

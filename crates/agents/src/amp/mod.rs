@@ -8,8 +8,8 @@
 
 pub mod convert;
 pub mod launch;
+pub mod protocol;
 pub mod relay;
-pub mod session;
 
 use std::sync::Arc;
 
@@ -20,11 +20,15 @@ use sandbox_universal::{
 };
 
 use self::launch::AmpDirs;
-use self::session::{AmpSession, Launch};
+use self::launch::Launch;
+use self::protocol::AmpProtocol;
+use self::relay::Channel;
 use crate::context::DriverContext;
+use crate::kernel::per_turn::{Ask, TurnSession};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, SessionConfig,
 };
+use tokio::sync::mpsc::Receiver;
 
 /// The Amp driver.
 pub struct AmpDriver {
@@ -37,9 +41,10 @@ impl AmpDriver {
         Self { context }
     }
 
-    /// Everything a session's turns are started with; fails fast without a key (Amp would
-    /// start a browser login and wait forever).
-    async fn launch(&self, session: &SessionConfig) -> Result<Launch, AgentError> {
+    /// Everything a session's turns are started with, and the asks of its permission
+    /// channel; fails fast without a key (Amp would start a browser login and wait
+    /// forever).
+    async fn launch(&self, session: &SessionConfig) -> Result<(Launch, Receiver<Ask>), AgentError> {
         let program = self
             .context
             .session_binary(AgentId::Amp, session.agent_version.as_deref())
@@ -57,14 +62,38 @@ impl AmpDriver {
             .map_err(|e| AgentError::SpawnFailed {
                 message: format!("writing Amp's settings: {e}"),
             })?;
-        Ok(Launch {
+        let (channel, asks) = Channel::open().map_err(|e| AgentError::SpawnFailed {
+            message: format!("opening the permission channel for Amp: {e}"),
+        })?;
+        let launch = Launch {
             program,
             cwd: session.cwd.clone(),
             dirs,
             key,
             url: env.get("AMP_URL").map(str::to_string),
             mode: session.agent_mode.clone(),
-        })
+            channel,
+        };
+        Ok((launch, asks))
+    }
+
+    /// A session on `launch` (whose channel's asks are `asks`), continuing `thread`.
+    fn session(
+        &self,
+        (launch, asks): (Launch, Receiver<Ask>),
+        config: &SessionConfig,
+        sink: EventSink,
+        thread: Option<String>,
+    ) -> TurnSession<Launch> {
+        let protocol = AmpProtocol::new(launch.cwd.display().to_string(), thread.clone());
+        TurnSession::new(
+            launch,
+            protocol,
+            sink,
+            thread,
+            Some(asks),
+            config.tap.clone(),
+        )
     }
 }
 
@@ -152,8 +181,8 @@ impl AgentDriver for AmpDriver {
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
         let launch = self.launch(&session).await?;
-        let version = self.context.locator.version_of(&launch.program).await;
-        let amp = AmpSession::new(launch, sink.clone(), None)?;
+        let version = self.context.locator.version_of(&launch.0.program).await;
+        let amp = self.session(launch, &session, sink.clone(), None);
         sink.emit(AgentEvent::native(
             EventPayload::SessionStarted(SessionStarted {
                 agent: AgentId::Amp,
@@ -179,6 +208,11 @@ impl AgentDriver for AmpDriver {
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
         let launch = self.launch(&session).await?;
-        Ok(Box::new(AmpSession::new(launch, sink, native_session_id)?))
+        Ok(Box::new(self.session(
+            launch,
+            &session,
+            sink,
+            native_session_id,
+        )))
     }
 }

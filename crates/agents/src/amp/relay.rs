@@ -14,9 +14,11 @@ use std::os::unix::net::{SocketAddr, UnixListener as StdListener, UnixStream as 
 use std::process::ExitCode;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
+
+use crate::kernel::per_turn::Ask;
 
 /// The variable that names the channel (`<socket name>:<secret>`).
 pub const CHANNEL_ENV: &str = "SANDBOX_AMP_PERMISSION";
@@ -33,34 +35,15 @@ struct Request {
     input: Value,
 }
 
-/// What the daemon answers: one JSON line.
+/// What the daemon answers: one JSON line (`{"allow", "reason"}`), the answer of the
+/// session's protocol to the ask.
 #[derive(Debug, Serialize, Deserialize)]
-struct Answer {
-    allow: bool,
+pub struct Answer {
+    /// Run the tool.
+    pub allow: bool,
+    /// Why not; it reaches the model.
     #[serde(default)]
-    reason: Option<String>,
-}
-
-/// A tool call Amp asks about.
-#[derive(Debug)]
-pub struct Question {
-    /// Amp's tool name.
-    pub tool: String,
-    /// The thread, when Amp knew it.
-    pub thread: Option<String>,
-    /// The tool's input.
-    pub input: Value,
-    /// Where the decision goes (dropping it rejects).
-    pub answer: oneshot::Sender<Decision>,
-}
-
-/// The user's decision on a tool call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    /// Run it.
-    Allow,
-    /// Do not run it; the reason reaches the model.
-    Reject(String),
+    pub reason: Option<String>,
 }
 
 /// A session's permission channel: questions arrive on the receiver while it lives.
@@ -71,7 +54,9 @@ pub struct Channel {
 
 impl Channel {
     /// Opens a channel with a fresh name and secret.
-    pub fn open() -> std::io::Result<(Self, mpsc::Receiver<Question>)> {
+    /// Each ask is `{"tool", "thread", "input"}` (Amp's tool name, its thread, the tool's
+    /// input), answered with an [`Answer`] as JSON.
+    pub fn open() -> std::io::Result<(Self, mpsc::Receiver<Ask>)> {
         let name = format!("sandbox-daemon-amp-{}", uuid::Uuid::new_v4().simple());
         let secret = uuid::Uuid::new_v4().simple().to_string();
         let listener = StdListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes())?)?;
@@ -106,7 +91,7 @@ impl Drop for Channel {
 }
 
 /// One helper connection: a request line, a question, the answer line.
-async fn serve(stream: tokio::net::UnixStream, secret: String, questions: mpsc::Sender<Question>) {
+async fn serve(stream: tokio::net::UnixStream, secret: String, questions: mpsc::Sender<Ask>) {
     let (read, mut write) = stream.into_split();
     let mut line = String::new();
     let mut reader = tokio::io::BufReader::new(read.take(MAX_REQUEST));
@@ -134,12 +119,10 @@ async fn serve(stream: tokio::net::UnixStream, secret: String, questions: mpsc::
     let _ = write.write_all(&text).await;
 }
 
-async fn ask(request: Request, questions: &mpsc::Sender<Question>) -> Answer {
+async fn ask(request: Request, questions: &mpsc::Sender<Ask>) -> Answer {
     let (answer, decision) = oneshot::channel();
-    let question = Question {
-        tool: request.tool,
-        thread: request.thread,
-        input: request.input,
+    let question = Ask {
+        native: json!({"tool": request.tool, "thread": request.thread, "input": request.input}),
         answer,
     };
     if questions.send(question).await.is_err() {
@@ -148,14 +131,11 @@ async fn ask(request: Request, questions: &mpsc::Sender<Question>) -> Answer {
             reason: Some("sandbox-daemon: the session is gone".into()),
         };
     }
-    match decision.await {
-        Ok(Decision::Allow) => Answer {
-            allow: true,
-            reason: None,
-        },
-        Ok(Decision::Reject(reason)) => Answer {
+    match decision.await.map(serde_json::from_value::<Answer>) {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(error)) => Answer {
             allow: false,
-            reason: Some(reason),
+            reason: Some(format!("sandbox-daemon: an unreadable answer: {error}")),
         },
         Err(_) => Answer {
             allow: false,
@@ -241,9 +221,11 @@ mod tests {
             })
         };
         let question = questions.recv().await.unwrap();
-        assert_eq!(question.tool, "shell_command");
-        assert_eq!(question.input["command"], "ls");
-        question.answer.send(Decision::Reject("no".into())).unwrap();
+        assert_eq!(question.native["tool"], "shell_command");
+        assert_eq!(question.native["thread"], "T-1");
+        assert_eq!(question.native["input"]["command"], "ls");
+        let no = serde_json::json!({"allow": false, "reason": "no"});
+        question.answer.send(no).unwrap();
         let answer = asking.await.unwrap();
         assert!(!answer.allow);
         assert_eq!(answer.reason.as_deref(), Some("no"));

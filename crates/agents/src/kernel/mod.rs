@@ -10,6 +10,7 @@
 //! [`tap`] sees every native message a runner exchanges, both ways.
 
 pub mod child;
+pub mod per_turn;
 pub mod protocol;
 pub mod tap;
 
