@@ -12,6 +12,7 @@
 pub mod child;
 pub mod per_turn;
 pub mod protocol;
+pub mod server;
 pub mod tap;
 
 pub use child::{ChildLaunch, ChildSession, LineProtocol, Link, Outgoing, Spawn};

@@ -13,9 +13,13 @@ use sandbox_universal::{
 use super::catalog::{Catalog, split_model};
 use super::launch::{self, Provider};
 use super::pool::{Lease, ServerPool};
-use super::session::{OpenCodeSession, PromptSettings};
+use serde_json::{Value, json};
+
+use super::convert::{Converter, NativeCall, PromptSettings};
 use crate::cache::BinaryCache;
 use crate::context::DriverContext;
+use crate::kernel::Tap;
+use crate::kernel::server::{ServerLease, ServerSession};
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, Credentials, EventSink,
@@ -223,16 +227,15 @@ impl AgentDriver for OpenCodeDriver {
             .clone()
             .or_else(|| catalog.models.default_model.clone());
         let cwd = session.cwd.display().to_string();
-        let opencode = OpenCodeSession::create(
+        let opencode = create_session(
             lease,
-            sink.clone(),
             cwd.clone(),
             launch::permission_rules(session.permission_mode),
             prompt_settings(&session, model.as_deref()),
+            sink.clone(),
+            session.tap.clone(),
         )
         .await?;
-        let native_id = opencode.native_session_id().unwrap_or_default();
-        sink.set_native_session_id(&native_id);
         sink.emit(AgentEvent::native(
             EventPayload::SessionStarted(SessionStarted {
                 agent: AgentId::Opencode,
@@ -264,12 +267,64 @@ impl AgentDriver for OpenCodeDriver {
             .session_binary(AgentId::Opencode, session.agent_version.as_deref())
             .await?;
         let lease = self.pool(&binary).lease(self.providers(&session));
-        Ok(Box::new(OpenCodeSession::restored(
+        let converter = Converter::new(session.cwd.display().to_string())
+            .with_prompt(prompt_settings(&session, session.model.as_deref()));
+        Ok(Box::new(on_server(
             lease,
+            converter,
             sink,
-            session.cwd.display().to_string(),
             native_id,
-            prompt_settings(&session, session.model.as_deref()),
+            session.tap.clone(),
         )))
     }
+}
+
+/// Creates an OpenCode session in `cwd` with `rules` (its permission mode's) on the
+/// lease's server and the universal session on it, whose events go to `sink` (the lease is
+/// let go when it cannot be created).
+pub async fn create_session(
+    lease: Lease,
+    cwd: String,
+    rules: Value,
+    prompt: PromptSettings,
+    sink: EventSink,
+    tap: Option<Tap>,
+) -> Result<ServerSession<Lease>, AgentError> {
+    let created = match lease.peer().await {
+        Ok(peer) => {
+            let call = NativeCall::post("/session".into(), None, &cwd);
+            peer.post_json(&call.path_with_directory(), &json!({"permission": rules}))
+                .await
+                .map_err(|e| e.into_agent_error("creating the OpenCode session"))
+        }
+        Err(error) => Err(error),
+    };
+    let native_id = match created.map(|c| c["id"].as_str().map(str::to_string).ok_or(c)) {
+        Ok(Ok(id)) => id,
+        Ok(Err(created)) => {
+            lease.release().await;
+            return Err(AgentError::protocol(format!(
+                "a session without an id: {created}"
+            )));
+        }
+        Err(error) => {
+            lease.release().await;
+            return Err(error);
+        }
+    };
+    sink.set_native_session_id(&native_id);
+    let converter = Converter::new(cwd).with_prompt(prompt);
+    Ok(on_server(lease, converter, sink, native_id, tap))
+}
+
+/// The universal session on OpenCode session `native_id` of the lease's server.
+fn on_server(
+    lease: Lease,
+    mut converter: Converter,
+    sink: EventSink,
+    native_id: String,
+    tap: Option<Tap>,
+) -> ServerSession<Lease> {
+    converter.set_native_session_id(&native_id);
+    ServerSession::new(lease, converter, sink, native_id, tap)
 }

@@ -16,6 +16,5 @@ pub mod launch;
 pub mod native;
 pub mod pool;
 pub mod server;
-pub mod session;
 
 pub use driver::OpenCodeDriver;

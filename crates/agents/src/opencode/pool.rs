@@ -9,24 +9,14 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
 use sandbox_universal::AgentError;
-use serde_json::Value;
 
 use super::launch::{self, Provider, ServerDirs, ServerKey};
 use super::native::{Scope, classify};
 use super::server::{EventHandler, Server, StreamEnd};
+use crate::kernel::Gone;
+use crate::kernel::server::{Route, ServerLease};
 use crate::process::ExitInfo;
 use crate::transport::{HttpPeer, Line};
-
-/// Where one session's share of a server's events goes.
-pub trait SessionRoute: Send + Sync + 'static {
-    /// An event (`{"type", "properties"}`) of the session or of one of its child sessions.
-    fn event(&self, payload: &Value);
-    /// A data payload of the stream that is not JSON (every session of the server hears it).
-    fn not_json(&self, raw: &str, error: &str);
-    /// The server is gone (`why`; how it exited, when it did); the next [`Lease::peer`]
-    /// starts a new one.
-    fn server_lost(&self, why: &str, exit: Option<&ExitInfo>);
-}
 
 /// Every server of the daemon.
 pub struct ServerPool {
@@ -78,10 +68,15 @@ pub struct Lease {
     slot: Arc<Slot>,
 }
 
-impl Lease {
+#[async_trait::async_trait]
+impl ServerLease for Lease {
+    type Protocol = super::convert::Converter;
+
+    const AGENT: &'static str = "OpenCode";
+
     /// The server's HTTP client, starting the server first if it is not running (never
     /// started, or dead).
-    pub async fn peer(&self) -> Result<HttpPeer, AgentError> {
+    async fn peer(&self) -> Result<HttpPeer, AgentError> {
         let mut server = self.slot.server.lock().await;
         if let Some(running) = server.as_ref()
             && !running.is_dead()
@@ -98,25 +93,20 @@ impl Lease {
     }
 
     /// Sends the events of OpenCode session `native_id` (and of its children) to `route`.
-    pub fn route(&self, native_id: &str, route: Arc<dyn SessionRoute>) {
+    fn route(&self, native_id: &str, route: Arc<dyn Route>) {
         let mut table = self.slot.routes.table.lock().expect("routes lock");
         table.sessions.insert(native_id.to_string(), route);
     }
 
     /// Stops routing `native_id`'s events.
-    pub fn unroute(&self, native_id: &str) {
+    fn unroute(&self, native_id: &str) {
         let mut table = self.slot.routes.table.lock().expect("routes lock");
         table.sessions.remove(native_id);
         table.children.retain(|_, root| root != native_id);
     }
 
-    /// The pid of the running server, if one runs.
-    pub async fn pid(&self) -> Option<u32> {
-        self.slot.server.lock().await.as_ref().map(Server::pid)
-    }
-
     /// Lets go of the server, stopping it now if this was its last session.
-    pub async fn release(self) {
+    async fn release(self) {
         if Arc::strong_count(&self.slot) > 1 {
             return;
         }
@@ -124,6 +114,13 @@ impl Lease {
         if let Some(server) = server {
             drop(server.stop().await);
         }
+    }
+}
+
+impl Lease {
+    /// The pid of the running server, if one runs.
+    pub async fn pid(&self) -> Option<u32> {
+        self.slot.server.lock().await.as_ref().map(Server::pid)
     }
 }
 
@@ -170,7 +167,7 @@ struct Routes {
 #[derive(Default)]
 struct Table {
     /// Root OpenCode session id → its route.
-    sessions: HashMap<String, Arc<dyn SessionRoute>>,
+    sessions: HashMap<String, Arc<dyn Route>>,
     /// Child session id → the root session it belongs to.
     children: HashMap<String, String>,
 }
@@ -227,12 +224,15 @@ impl EventHandler for Routes {
     }
 
     fn ended(&self, end: StreamEnd) {
-        let (why, exit) = match end {
-            StreamEnd::Exited(info) => (
-                format!("opencode serve exited ({})", info.describe()),
-                Some(info),
-            ),
-            StreamEnd::Broken(why) => (format!("opencode's event stream broke: {why}"), None),
+        let gone = match end {
+            StreamEnd::Exited(exit) => Gone {
+                why: format!("opencode serve exited ({})", exit.describe()),
+                exit,
+            },
+            StreamEnd::Broken(why) => Gone {
+                why: format!("opencode's event stream broke: {why}"),
+                exit: ExitInfo::default(),
+            },
         };
         let routes: Vec<_> = {
             let mut table = self.table.lock().expect("routes lock");
@@ -240,7 +240,7 @@ impl EventHandler for Routes {
             table.sessions.values().cloned().collect()
         };
         for route in routes {
-            route.server_lost(&why, exit.as_ref());
+            route.server_lost(&gone);
         }
     }
 }

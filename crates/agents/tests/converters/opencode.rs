@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use sandbox_agents::kernel::Protocol;
 use sandbox_agents::opencode::convert::{Converter, NativeCall};
 use sandbox_agents::opencode::native::{self, Scope};
 use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
@@ -107,14 +108,17 @@ impl Replayer for OpenCode {
             ["session", id, "prompt_async"] => {
                 self.converter.set_native_session_id(id);
                 self.turns += 1;
-                self.converter.begin_turn(&format!("turn_{}", self.turns));
+                drop(
+                    self.converter
+                        .begin_turn(&format!("turn_{}", self.turns), ""),
+                );
                 Sent {
                     turn: true,
                     resolved: None,
                 }
             }
             ["session", _, "abort"] => {
-                let calls = self.converter.cancel_requested();
+                let calls = self.converter.cancel();
                 assert_same(&calls[0], msg);
                 Sent::default()
             }
@@ -173,7 +177,7 @@ impl Replayer for OpenCode {
                 }
             }
         }
-        let events = self.converter.event(payload, ids);
+        let events = self.converter.convert(payload, ids).events;
         for event in &events {
             let (universal, request) = match &event.payload {
                 EventPayload::PermissionAsked(p) => {

@@ -23,6 +23,7 @@
 mod calls;
 mod hitl;
 mod parts;
+mod protocol;
 mod tools;
 mod turn;
 
@@ -42,6 +43,7 @@ use crate::items::{finished_item, unparsed_item};
 use crate::{AgentEvent, SessionIds};
 
 pub use hitl::always_scope;
+pub use protocol::PromptSettings;
 
 /// Session-level events that carry nothing the universal log needs, ignored on purpose:
 /// - `session.updated`: title, summary and cumulative tokens (usage comes from the turn's
@@ -89,7 +91,7 @@ pub struct NativeCall {
 }
 
 impl NativeCall {
-    fn post(path: String, body: Option<Value>, directory: &str) -> Self {
+    pub(crate) fn post(path: String, body: Option<Value>, directory: &str) -> Self {
         Self {
             method: Method::POST,
             path,
@@ -168,6 +170,8 @@ pub struct Converter {
     permissions: Vec<hitl::PendingPermission>,
     questions: Vec<hitl::PendingQuestion>,
     approved: Vec<hitl::Approved>,
+    /// What every prompt carries besides the text.
+    prompt: PromptSettings,
 }
 
 /// An event with the native payload attached.
@@ -206,53 +210,9 @@ impl Converter {
         self.root.as_deref() == Some(id) || self.children.contains_key(id)
     }
 
-    /// The daemon started turn `turn_id`; `prompt_async` is about to be sent.
-    pub fn begin_turn(&mut self, turn_id: &str) {
-        self.generation += 1;
-        let keep = self.generation.saturating_sub(1);
-        self.messages
-            .retain(|_, m| !m.finished || m.generation >= keep);
-        self.done_before = std::mem::take(&mut self.done);
-        self.turn = Some(Turn {
-            id: turn_id.to_string(),
-            ..Turn::default()
-        });
-    }
-
-    /// Forgets the running turn without ending it (`prompt_async` failed: the daemon ends
-    /// the turn itself). Returns its id.
-    pub fn take_turn(&mut self) -> Option<String> {
-        self.turn.take().map(|t| t.id)
-    }
-
-    /// The running turn's id.
-    pub fn current_turn(&self) -> Option<&str> {
-        self.turn.as_ref().map(|t| t.id.as_str())
-    }
-
-    /// The client cancelled: the turn will end `cancelled`. Returns what the driver sends,
-    /// in order: `POST /session/{id}/abort`, then a `reject` of every pending permission
-    /// and question (the abort leaves them pending on the server). The universal requests
-    /// stay pending: the daemon resolves them as cancelled when the turn ends.
-    pub fn cancel_requested(&mut self) -> Vec<NativeCall> {
-        if let Some(turn) = &mut self.turn {
-            turn.cancelling = true;
-        }
-        let mut calls = Vec::new();
-        if let Some(root) = &self.root {
-            calls.push(NativeCall::post(
-                format!("/session/{root}/abort"),
-                None,
-                &self.cwd,
-            ));
-        }
-        calls.extend(self.reject_pending());
-        calls
-    }
-
     /// Converts one event payload (`{id, type, properties}`: the `payload` of a
     /// `/global/event` envelope). Anything not understood becomes an `unparsed` item.
-    pub fn event(&mut self, payload: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
+    fn event(&mut self, payload: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
         let kind = native::event_type(payload);
         match self.dispatch(kind, payload, ids) {
             Ok(events) => events,

@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use super::{Converter, Message, event, status_item};
 use crate::opencode::native::{MessageError, MessageUpdated, SessionError, SessionStatus, Status};
-use crate::process::ExitInfo;
 use crate::{AgentEvent, SessionIds};
 
 impl Converter {
@@ -224,38 +223,6 @@ impl Converter {
                 Some(total.total_cost_usd.unwrap_or(0.0) + message.cost.unwrap_or(0.0));
         }
         usage
-    }
-
-    /// The server's process exited: open items fail, an `error` reports the exit, and a
-    /// running turn ends with `error`. Pending requests are dropped (the daemon cancels
-    /// them with the turn; the server forgot them).
-    pub fn process_exited(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        self.server_lost(exit.error(format!(
-            "opencode serve exited with {}; the next message continues the session on a new server",
-            exit.describe()
-        )))
-    }
-
-    /// The server was lost some other way (its event stream ended, it stopped answering):
-    /// the same as [`Converter::process_exited`], reporting `error`.
-    pub fn server_lost(&mut self, error: AgentError) -> Vec<AgentEvent> {
-        let mut events: Vec<AgentEvent> = self
-            .close_all(ItemStatus::Failed)
-            .into_iter()
-            .map(|e| AgentEvent::synthetic(e.payload))
-            .collect();
-        events.push(AgentEvent::synthetic(EventPayload::Error(error)));
-        if let Some(turn) = self.turn.take() {
-            events.push(AgentEvent::synthetic(EventPayload::TurnEnded(TurnEnded {
-                turn_id: turn.id,
-                stop_reason: StopReason::Error,
-                usage: None,
-            })));
-        }
-        self.permissions.clear();
-        self.questions.clear();
-        self.early.clear();
-        events
     }
 }
 

@@ -7,8 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sandbox_agents::ProviderEnv;
+use sandbox_agents::kernel::Gone;
+use sandbox_agents::kernel::server::{Route as SessionRoute, ServerLease};
 use sandbox_agents::opencode::launch;
-use sandbox_agents::opencode::pool::{Lease, ServerPool, SessionRoute};
+use sandbox_agents::opencode::pool::{Lease, ServerPool};
 use sandbox_agents::transport::HttpPeer;
 use sandbox_testkit::agents::{self, Agent};
 use sandbox_testkit::provider::FakeProvider;
@@ -27,12 +29,12 @@ impl SessionRoute for Route {
     fn not_json(&self, raw: &str, _error: &str) {
         panic!("not JSON: {raw}");
     }
-    fn server_lost(&self, why: &str, exit: Option<&sandbox_agents::process::ExitInfo>) {
-        let signal = exit.and_then(|e| e.signal);
+    fn server_lost(&self, gone: &Gone) {
+        let signal = gone.exit.signal;
         self.lost
             .lock()
             .unwrap()
-            .push(format!("{why} (signal {signal:?})"));
+            .push(format!("{} (signal {signal:?})", gone.why));
     }
 }
 

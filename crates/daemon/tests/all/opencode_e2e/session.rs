@@ -1,13 +1,14 @@
-//! `sandbox_agents::opencode::session` on the real binary, below the daemon: universal
+//! An OpenCode session on the kernel's shared-server runner, on the real binary, below the daemon: universal
 //! events of a text turn and of a tool turn whose permission is answered once, zero
 //! `unparsed`, and the permission mode's rules applied to the OpenCode session.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use sandbox_agents::opencode::convert::PromptSettings;
+use sandbox_agents::opencode::driver::create_session;
 use sandbox_agents::opencode::launch;
 use sandbox_agents::opencode::pool::ServerPool;
-use sandbox_agents::opencode::session::{OpenCodeSession, PromptSettings};
 use sandbox_agents::{AgentEvent, AgentSession, CollectingSink, ProviderEnv};
 use sandbox_testkit::agents::{self, Agent};
 use sandbox_testkit::provider::FakeProvider;
@@ -54,12 +55,13 @@ async fn a_session_converts_a_text_turn_and_a_tool_turn_with_a_permission() {
     std::fs::create_dir_all(&cwd).unwrap();
     let pool = ServerPool::new(binary, root.path().join("servers"));
     let (collected, sink) = CollectingSink::new();
-    let mut session = OpenCodeSession::create(
+    let mut session = create_session(
         pool.lease(launch::providers(&env, None, None)),
-        sink,
         cwd.display().to_string(),
         launch::permission_rules(PermissionMode::Default),
         PromptSettings::default(),
+        sink,
+        None,
     )
     .await
     .unwrap();

@@ -9,11 +9,12 @@ use serde_json::json;
 use super::super::hitl::{kind_of, wildcard};
 use super::{ROOT, Session, completed, started, types};
 use crate::QuestionAnswer;
+use crate::kernel::Protocol;
 
 #[test]
 fn always_is_sent_once_and_covered_requests_get_the_approved_scope() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1");
+    s.converter.begin_turn("turn_1", "");
     let first = s.bash_permission("per_1", "c1", "echo a && cat b", &["echo *", "cat *"]);
     let scope = "opencode:bash:echo *, cat *";
     assert_eq!(first.always_scope.as_deref(), Some(scope));

@@ -7,6 +7,7 @@ use sandbox_universal::{EventPayload, Item, PermissionRequest};
 use serde_json::{Value, json};
 
 use super::Converter;
+use crate::kernel::Protocol;
 use crate::{AgentEvent, CollectingSink, EventSink};
 
 mod hitl;
@@ -32,7 +33,7 @@ impl Session {
 
     fn feed(&mut self, kind: &str, properties: Value) -> Vec<AgentEvent> {
         let payload = json!({"id": "evt_1", "type": kind, "properties": properties});
-        self.converter.event(&payload, &self.ids)
+        self.converter.convert(&payload, &self.ids).events
     }
 
     fn status(&mut self, session: &str, status: &str) -> Vec<AgentEvent> {

@@ -6,18 +6,19 @@ use sandbox_universal::{
 use serde_json::json;
 
 use super::{ROOT, Session, completed, started, types};
+use crate::kernel::{Gone, Protocol};
 use crate::process::ExitInfo;
 
 #[test]
 fn a_cancel_ends_once_after_the_failed_message_between_two_idles() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1");
+    s.converter.begin_turn("turn_1", "");
     s.status(ROOT, "busy");
     s.message(ROOT, "msg_1", false, None);
     s.text(ROOT, "msg_1", "prt_t", "", false);
     s.delta(ROOT, "msg_1", "prt_t", "this ");
     let pending = s.bash_permission("per_1", "c1", "ls", &["ls *"]);
-    let calls = s.converter.cancel_requested();
+    let calls = s.converter.cancel();
     let paths: Vec<_> = calls.iter().map(|c| c.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -64,7 +65,7 @@ fn a_cancel_ends_once_after_the_failed_message_between_two_idles() {
     );
     // The second idle ends nothing; nor does it end the next turn before it runs.
     assert!(s.status(ROOT, "idle").is_empty());
-    s.converter.begin_turn("turn_2");
+    s.converter.begin_turn("turn_2", "");
     assert!(
         s.feed("session.idle", json!({"sessionID": ROOT}))
             .is_empty()
@@ -79,7 +80,7 @@ fn a_cancel_ends_once_after_the_failed_message_between_two_idles() {
 #[test]
 fn child_sessions_report_under_their_task_and_their_idle_does_not_end_the_turn() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1");
+    s.converter.begin_turn("turn_1", "");
     s.status(ROOT, "busy");
     s.message(ROOT, "msg_1", false, None);
     let input = json!({"prompt": "say hi", "description": "child", "subagent_type": "general"});
@@ -153,7 +154,7 @@ fn child_sessions_report_under_their_task_and_their_idle_does_not_end_the_turn()
 #[test]
 fn errors_map_to_universal_kinds_once_per_turn() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1");
+    s.converter.begin_turn("turn_1", "");
     s.status(ROOT, "busy");
     let auth = json!({"sessionID": ROOT, "error": {"name": "APIError",
         "data": {"message": "bad key", "statusCode": 401}}});
@@ -183,22 +184,25 @@ fn errors_map_to_universal_kinds_once_per_turn() {
 }
 
 #[test]
-fn a_lost_server_fails_open_items_and_the_turn() {
+fn a_lost_server_reports_and_ends_the_turn_and_leaves_items_to_the_core() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1");
+    s.converter.begin_turn("turn_1", "");
     s.status(ROOT, "busy");
     s.message(ROOT, "msg_1", false, None);
     s.text(ROOT, "msg_1", "prt_t", "par", false);
-    let events = s.converter.process_exited(&ExitInfo {
+    let exit = ExitInfo {
         code: None,
         signal: Some(9),
         stderr_tail: "killed".into(),
+    };
+    let events = s.converter.gone(&Gone {
+        why: "opencode serve exited (signal 9)".into(),
+        exit,
     });
-    assert_eq!(types(&events), ["itemCompleted", "error", "turnEnded"]);
+    assert_eq!(types(&events), ["error", "turnEnded"]);
     assert!(events.iter().all(|e| e.synthetic));
-    assert_eq!(completed(&events)[0].status, ItemStatus::Failed);
     assert!(matches!(
-        &events[1].payload,
+        &events[0].payload,
         EventPayload::Error(AgentError::ProcessExited {
             signal: Some(9),
             ..
