@@ -1,6 +1,7 @@
-//! Converter cases the recorded transcripts do not cover. The messages are shaped after
-//! the pinned app-server's schema; the real-CLI cases are in `tests/codex_golden.rs` and
-//! the daemon's `codex_e2e.rs`.
+//! Protocol cases the recorded transcripts do not cover, through the protocol's own
+//! methods as the runner calls them. The messages are shaped after the pinned
+//! app-server's schema; the real-CLI cases are the recordings replayed in
+//! `tests/converters/codex.rs` and the daemon's `codex_e2e` and scenario table.
 
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, ItemKind, PermissionKind, PermissionMode,
