@@ -230,8 +230,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// which `request_user_input` needs), told `initialized`, logged in with the session's
 /// key, and then opens the session's thread — `thread/start` on the first process,
 /// `thread/resume` on every later one and on a restored session's. A launch without
-/// settings opens no thread (e.g. only to list models).
-#[derive(Debug, Clone)]
+/// settings opens no thread (e.g. only to list models). Not `Debug`: it holds the key.
 pub struct CodexLaunch {
     spec: ProcessSpec,
     api_key: Option<String>,
