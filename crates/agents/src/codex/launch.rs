@@ -1,15 +1,21 @@
-//! What a Codex session is configured with: the private `CODEX_HOME` and its
-//! `config.toml`, the process environment, and the approval/sandbox policy of each
-//! permission mode.
+//! What a Codex session is configured with and how its app-servers start: the private
+//! `CODEX_HOME` and its `config.toml`, the process environment, the approval/sandbox
+//! policy of each permission mode, the settings every thread and turn carries, and the
+//! handshake of each new process ([`CodexLaunch`]).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use sandbox_universal::PermissionMode;
+use sandbox_universal::{AgentError, PermissionMode};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::convert::Converter;
+use super::native::{InitializeResult, ThreadResult, method};
 use crate::SessionConfig;
+use crate::kernel::{ChildLaunch, Link, Spawn};
 use crate::process::{ProcessSpec, base_env};
 
 /// The id of the model provider the daemon writes into `config.toml`.
@@ -145,6 +151,204 @@ pub fn policy(mode: PermissionMode) -> Policy {
             sandbox: json!({"type": "dangerFullAccess"}),
             auto_accept_edits: false,
         },
+    }
+}
+
+/// What every thread and turn of a session is started with besides the input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnSettings {
+    /// Approval and sandbox policy of the permission mode.
+    pub policy: Policy,
+    /// Reasoning effort (the session's `variant`).
+    pub effort: Option<String>,
+    /// Working directory.
+    pub cwd: String,
+    /// Model override.
+    pub model: Option<String>,
+}
+
+impl TurnSettings {
+    /// The settings of a session: its permission mode's policy, variant, cwd and model.
+    pub fn new(session: &SessionConfig) -> Self {
+        Self {
+            effort: session.variant.clone(),
+            model: session.model.clone(),
+            ..Self::in_mode(session.permission_mode, session.cwd.display().to_string())
+        }
+    }
+
+    /// The settings of permission mode `mode` in `cwd`, with Codex's default model and
+    /// effort.
+    pub fn in_mode(mode: PermissionMode, cwd: impl Into<String>) -> Self {
+        Self {
+            policy: policy(mode),
+            effort: None,
+            cwd: cwd.into(),
+            model: None,
+        }
+    }
+
+    /// `thread/start` params.
+    pub fn thread_start(&self) -> Value {
+        let mut params = json!({"cwd": self.cwd, "approvalPolicy": self.policy.approval});
+        if let Some(model) = &self.model {
+            params["model"] = json!(model);
+        }
+        params
+    }
+
+    /// `thread/resume` params for `thread_id`.
+    pub fn thread_resume(&self, thread_id: &str) -> Value {
+        let mut params = self.thread_start();
+        params["threadId"] = json!(thread_id);
+        params
+    }
+
+    /// `turn/start` params.
+    pub fn turn_start(&self, thread_id: &str, message: &str) -> Value {
+        let mut params = json!({
+            "threadId": thread_id,
+            "input": [{"type": "text", "text": message}],
+            "approvalPolicy": self.policy.approval,
+            "sandboxPolicy": self.policy.sandbox,
+        });
+        if let Some(effort) = &self.effort {
+            params["effort"] = json!(effort);
+        }
+        params
+    }
+}
+
+/// How long each handshake request may take (a cold start of the 290 MB binary on a slow
+/// disk is the slow part).
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long `turn/start` and `turn/interrupt` may take to be acknowledged.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How a session's app-servers start: each is initialized (with the experimental API,
+/// which `request_user_input` needs), told `initialized`, logged in with the session's
+/// key, and then opens the session's thread — `thread/start` on the first process,
+/// `thread/resume` on every later one and on a restored session's. A launch without
+/// settings opens no thread (e.g. only to list models). Not `Debug`: it holds the key.
+pub struct CodexLaunch {
+    spec: ProcessSpec,
+    api_key: Option<String>,
+    settings: Option<TurnSettings>,
+    thread_id: Option<String>,
+    model: Option<String>,
+    version: Option<String>,
+}
+
+impl CodexLaunch {
+    /// The app-servers `spec` of a session with `settings`, logging in with `api_key`;
+    /// `thread_id` is the thread to resume (a restored session), else one is started.
+    pub fn session(
+        spec: ProcessSpec,
+        api_key: Option<String>,
+        settings: TurnSettings,
+        thread_id: Option<String>,
+    ) -> Self {
+        Self {
+            settings: Some(settings),
+            thread_id,
+            ..Self::threadless(spec, api_key)
+        }
+    }
+
+    /// An app-server `spec` that only answers requests: it opens no thread.
+    pub fn threadless(spec: ProcessSpec, api_key: Option<String>) -> Self {
+        Self {
+            spec,
+            api_key,
+            settings: None,
+            thread_id: None,
+            model: None,
+            version: None,
+        }
+    }
+
+    /// The session's thread, once one was started (or the restored one).
+    pub fn thread_id(&self) -> Option<&str> {
+        self.thread_id.as_deref()
+    }
+
+    /// The model Codex reported for the thread when the last process opened it.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    /// Codex's version, from the last process's `initialize` answer.
+    pub fn version(&self) -> Option<&str> {
+        self.version.as_deref()
+    }
+}
+
+#[async_trait::async_trait]
+impl ChildLaunch for CodexLaunch {
+    type Protocol = Converter;
+
+    fn spec(&self, _protocol: &Converter, _spawn: Spawn) -> ProcessSpec {
+        self.spec.clone()
+    }
+
+    /// Returns the `thread/start` or `thread/resume` result (`null` without a thread).
+    /// Whether to resume follows from the thread id: only a first process of a new
+    /// session has none.
+    async fn handshake(
+        &mut self,
+        link: &Link<'_, Self>,
+        _spawn: Spawn,
+    ) -> Result<Value, AgentError> {
+        let client = json!({
+            "clientInfo": {
+                "name": "sandbox-daemon",
+                "title": "sandbox-daemon",
+                "version": env!("CARGO_PKG_VERSION"),
+            },
+            "capabilities": {"experimentalApi": true},
+        });
+        let init = link
+            .request(method::INITIALIZE, client, HANDSHAKE_TIMEOUT)
+            .await?;
+        self.version = InitializeResult::deserialize(&init)
+            .ok()
+            .and_then(|i| i.version());
+        link.send(json!({"method": method::INITIALIZED})).await?;
+        if let Some(key) = &self.api_key {
+            let login = json!({"type": "apiKey", "apiKey": key});
+            link.request(method::LOGIN, login, HANDSHAKE_TIMEOUT)
+                .await
+                .map_err(|e| AgentError::TokenError {
+                    message: format!("codex did not accept the API key: {}", e.message()),
+                })?;
+        }
+        let Some(settings) = &self.settings else {
+            return Ok(Value::Null);
+        };
+        let (method, params) = match &self.thread_id {
+            Some(id) => (method::THREAD_RESUME, settings.thread_resume(id)),
+            None => (method::THREAD_START, settings.thread_start()),
+        };
+        let result = link.request(method, params, HANDSHAKE_TIMEOUT).await?;
+        let thread = ThreadResult::deserialize(&result)
+            .map_err(|e| AgentError::protocol(format!("unexpected `{method}` result: {e}")))?;
+        match &self.thread_id {
+            Some(id) => {
+                tracing::info!(target: "codex", thread = %id, "resumed the thread in a new app-server")
+            }
+            None => self.thread_id = Some(thread.thread.id),
+        }
+        self.model = thread.model;
+        Ok(result)
+    }
+
+    fn native_id(&self) -> Option<String> {
+        self.thread_id.clone()
+    }
+
+    fn request_timeout(&self) -> Duration {
+        REQUEST_TIMEOUT
     }
 }
 

@@ -1,17 +1,19 @@
 //! OpenAI's Codex, driven through `codex app-server` (JSON-RPC over stdio), one process
-//! per session with a private `CODEX_HOME`.
+//! per session with a private `CODEX_HOME`, run by the kernel's stdio runner
+//! ([`crate::kernel::ChildSession`]), which resumes the thread in a new app-server after
+//! one died.
 //!
 //! - [`native`]: the app-server's wire types.
-//! - [`convert`]: pure native → universal conversion and universal replies → native.
-//! - [`config`]: `config.toml`, environment, permission-mode policies.
-//! - [`rpc`], [`connection`], [`session`]: process I/O, handshake, turns and resume.
+//! - [`convert`]: Codex's protocol: pure native → universal conversion, and each command
+//!   as JSON-RPC.
+//! - [`launch`]: `config.toml`, environment, permission-mode policies, turn settings, and
+//!   the handshake of each process (initialize, log in, start or resume the thread).
 //! - [`models`]: `model/list` for `GET /agents/codex/models`.
 
 pub mod convert;
 pub mod launch;
 pub mod models;
 pub mod native;
-pub mod session;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,10 +25,10 @@ use sandbox_universal::{
 };
 
 use self::convert::Converter;
+use self::launch::{CodexLaunch, TurnSettings};
 use self::models::ModelCache;
-use self::session::connection::{Connection, Launch, Shared, ThreadChoice};
-use self::session::{CodexSession, TurnSettings};
 use crate::context::DriverContext;
+use crate::kernel::ChildSession;
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, Credentials, EventSink, SessionConfig,
@@ -133,31 +135,28 @@ impl AgentDriver for CodexDriver {
             .context
             .session_binary(AgentId::Codex, session.agent_version.as_deref())
             .await?;
-        let prepared = self.prepare(&session, binary, sink.clone(), false)?;
-        let connection = Connection::open(
-            &prepared.launch,
-            Some(prepared.shared.clone()),
-            ThreadChoice::Start(prepared.settings.thread_start()),
-        )
-        .await?;
-        sink.set_native_session_id(&connection.thread_id);
-        prepared.shared.started(AgentEvent::native(
+        let (launch, converter) = self.prepare(&session, binary, None)?;
+        let (child, _) =
+            ChildSession::start(launch, converter, Some(sink.clone()), session.tap.clone()).await?;
+        let launch = child.launch();
+        let thread_id = launch
+            .thread_id()
+            .ok_or_else(|| AgentError::protocol("codex started no thread"))?
+            .to_string();
+        child.with_protocol(|converter| converter.set_thread(&thread_id));
+        sink.set_native_session_id(&thread_id);
+        child.started(AgentEvent::native(
             EventPayload::SessionStarted(SessionStarted {
                 agent: AgentId::Codex,
-                model: connection.model.clone().or(session.model),
+                model: launch.model().map(str::to_string).or(session.model),
                 agent_mode: session.agent_mode,
                 permission_mode: Some(session.permission_mode),
-                cwd: Some(prepared.settings.cwd.clone()),
-                agent_version: connection.version.clone(),
+                cwd: Some(session.cwd.display().to_string()),
+                agent_version: launch.version().map(str::to_string),
             }),
             None,
         ));
-        Ok(Box::new(CodexSession::new(
-            prepared.shared,
-            prepared.launch,
-            prepared.settings,
-            connection,
-        )))
+        Ok(Box::new(child))
     }
 
     /// The thread lives on in the session's `CODEX_HOME`: the next message starts an
@@ -175,51 +174,42 @@ impl AgentDriver for CodexDriver {
             .context
             .session_binary(AgentId::Codex, session.agent_version.as_deref())
             .await?;
-        let prepared = self.prepare(&session, binary, sink, true)?;
-        Ok(Box::new(CodexSession::restored(
-            prepared.shared,
-            prepared.launch,
-            prepared.settings,
-            thread_id,
+        let (launch, converter) = self.prepare(&session, binary, Some(thread_id))?;
+        Ok(Box::new(ChildSession::restored(
+            launch,
+            converter,
+            sink,
+            session.tap.clone(),
         )))
     }
 }
 
-/// What starting and restoring a session share.
-struct Prepared {
-    shared: Arc<Shared>,
-    launch: Launch,
-    settings: TurnSettings,
-}
-
 impl CodexDriver {
     /// Writes `CODEX_HOME` (again, so a restored session follows the daemon's current
-    /// provider settings) and builds the launch and turn settings.
+    /// provider settings) and builds the launch and the protocol of a session on the
+    /// thread `thread_id` (a restored one), else on the thread its first process starts.
     fn prepare(
         &self,
         session: &SessionConfig,
         binary: PathBuf,
-        sink: EventSink,
-        restored: bool,
-    ) -> Result<Prepared, AgentError> {
+        thread_id: Option<String>,
+    ) -> Result<(CodexLaunch, Converter), AgentError> {
         launch::write_codex_home(&session.state_dir, &self.base_url()).map_err(|e| {
             AgentError::SpawnFailed {
                 message: format!("writing CODEX_HOME: {e}"),
             }
         })?;
-        let policy = launch::policy(session.permission_mode);
         let api_key = match self.credentials(session.token.as_deref()) {
             Credentials::ApiKey(key) | Credentials::OAuthToken(key) => Some(key),
             Credentials::None => None,
         };
-        let converter = Converter::new(session.cwd.display().to_string(), policy.auto_accept_edits);
-        Ok(Prepared {
-            shared: Arc::new(Shared::new(sink, converter, restored)),
-            launch: Launch {
-                spec: launch::app_server(binary, session),
-                api_key,
-            },
-            settings: TurnSettings::new(session),
-        })
+        let settings = TurnSettings::new(session);
+        let mut converter = Converter::new(settings.clone());
+        if let Some(thread_id) = &thread_id {
+            converter.set_thread(thread_id);
+        }
+        let spec = launch::app_server(binary, session);
+        let launch = CodexLaunch::session(spec, api_key, settings, thread_id);
+        Ok((launch, converter))
     }
 }

@@ -4,14 +4,16 @@
 use std::path::Path;
 use std::time::Duration;
 
-use sandbox_universal::{AgentError, ModelInfo, ModelsResponse};
+use sandbox_universal::{AgentError, ModelInfo, ModelsResponse, PermissionMode};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::launch;
+use super::convert::Converter;
+use super::launch::{self, CodexLaunch, TurnSettings};
 use super::native::{Model, ModelList, method};
-use super::session::connection::{Connection, Launch, ThreadChoice};
+use crate::AgentSession;
 use crate::cache::BinaryCache;
+use crate::kernel::ChildSession;
 use crate::process::ProcessSpec;
 
 /// How long listing may take in all.
@@ -45,24 +47,27 @@ async fn list(binary: &Path, base_url: &str) -> Result<ModelsResponse, AgentErro
     launch::write_codex_home(dir.path(), base_url).map_err(|e| AgentError::SpawnFailed {
         message: format!("writing a temporary CODEX_HOME: {e}"),
     })?;
-    let launch = Launch {
-        spec: ProcessSpec {
-            program: binary.to_path_buf(),
-            args: vec!["app-server".into()],
-            cwd: dir.path().to_path_buf(),
-            env: launch::environment(dir.path()),
-        },
-        api_key: None,
+    let spec = ProcessSpec {
+        program: binary.to_path_buf(),
+        args: vec!["app-server".into()],
+        cwd: dir.path().to_path_buf(),
+        env: launch::environment(dir.path()),
     };
-    // No session: only the responses of this throwaway process are read.
-    let mut connection = Connection::open(&launch, None, ThreadChoice::None).await?;
+    // No sink and no thread: only the answers of this throwaway process are read.
+    let settings = TurnSettings::in_mode(PermissionMode::Default, dir.path().display().to_string());
+    let (mut session, _) = ChildSession::start(
+        CodexLaunch::threadless(spec, None),
+        Converter::new(settings),
+        None,
+        None,
+    )
+    .await?;
     let mut models = Vec::new();
     let mut cursor: Option<String> = None;
     let result = loop {
         let params = json!({"cursor": cursor, "includeHidden": false});
-        let page = match connection
-            .rpc()
-            .call(method::MODEL_LIST, params, LIST_TIMEOUT)
+        let page = match session
+            .request(method::MODEL_LIST, params, LIST_TIMEOUT)
             .await
             .and_then(|v| {
                 ModelList::deserialize(&v)
@@ -77,7 +82,7 @@ async fn list(binary: &Path, base_url: &str) -> Result<ModelsResponse, AgentErro
             _ => break Ok(models_response(models)),
         }
     };
-    connection.stop().await;
+    session.shutdown().await;
     result
 }
 

@@ -1,14 +1,16 @@
 //! Codex: the conformance kit on the test kit's recordings (`fixtures/codex/`), then the
-//! facts each fixture shows. Every reply the recorder sent to a server request is
-//! rebuilt from the universal answer and must match byte for byte.
+//! facts each fixture shows. The recorder drives Codex as the daemon does (`default`
+//! mode): every `turn/start` and `turn/interrupt` it sent, and every reply to a server
+//! request (rebuilt from the universal answer), must be what the protocol sends.
 
 use std::collections::HashMap;
 
 use sandbox_agents::codex::convert::Converter;
-use sandbox_agents::codex::native::Incoming;
+use sandbox_agents::codex::launch::TurnSettings;
+use sandbox_agents::kernel::{LineProtocol, Outgoing, Protocol};
 use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
 use sandbox_universal::{
-    AgentError, EventPayload, ItemKind, ItemStatus, PermissionReply, StopReason,
+    AgentError, EventPayload, ItemKind, ItemStatus, PermissionMode, PermissionReply, StopReason,
 };
 use serde_json::Value;
 
@@ -18,8 +20,8 @@ use crate::kit::{self, Replay, Replayer, Sent};
 pub struct Codex {
     converter: Converter,
     turns: usize,
-    /// Ids of our `turn/start` requests.
-    turn_requests: Vec<String>,
+    /// Our requests awaiting their answer: id → method.
+    requests: HashMap<String, String>,
     /// Server request id → (universal id, the request).
     asked: HashMap<String, (String, Value)>,
 }
@@ -51,9 +53,9 @@ fn universal_reply(recorded: &Value, request: &Value) -> Result<PermissionReply,
 impl Replayer for Codex {
     fn new(cwd: &str) -> Self {
         Self {
-            converter: Converter::new(cwd, false),
+            converter: Converter::new(TurnSettings::in_mode(PermissionMode::Default, cwd)),
             turns: 0,
-            turn_requests: Vec::new(),
+            requests: HashMap::new(),
             asked: HashMap::new(),
         }
     }
@@ -67,27 +69,48 @@ impl Replayer for Codex {
     }
 
     fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
-        if msg["method"] == "turn/start" {
-            self.turns += 1;
-            self.converter.begin_turn(&format!("turn_{}", self.turns));
-            self.turn_requests.push(msg["id"].to_string());
+        if let Some(method) = msg["method"].as_str() {
+            if msg.get("id").is_some() {
+                self.requests.insert(msg["id"].to_string(), method.into());
+            }
+            let sent = match method {
+                "turn/start" => {
+                    self.turns += 1;
+                    let text = msg["params"]["input"][0]["text"].as_str().unwrap();
+                    self.converter
+                        .begin_turn(&format!("turn_{}", self.turns), text)
+                }
+                "turn/interrupt" => self.converter.cancel(),
+                _ => return Sent::default(),
+            };
+            let [
+                Outgoing::Request {
+                    method: ours,
+                    params,
+                },
+            ] = sent.as_slice()
+            else {
+                panic!("the protocol sends {sent:?} for {msg}")
+            };
+            assert_eq!((*ours, params), (method, &msg["params"]), "{method}");
             return Sent {
-                turn: true,
+                turn: method == "turn/start",
                 resolved: None,
             };
-        }
-        if msg.get("method").is_some() {
-            return Sent::default();
         }
         let Some((universal, request)) = self.asked.remove(&msg["id"].to_string()) else {
             return Sent::default();
         };
         let rebuilt = match universal_reply(msg, &request) {
-            Ok(reply) => self.converter.permission_reply(&universal, reply),
-            Err(answer) => self.converter.question_reply(&universal, answer),
+            Ok(reply) => self.converter.reply_permission(&universal, reply),
+            Err(answer) => self.converter.reply_question(&universal, answer),
         }
         .unwrap();
-        assert_eq!(&rebuilt, msg, "the reply differs from the recorded one");
+        assert_eq!(
+            rebuilt,
+            [Outgoing::Line(msg.clone())],
+            "the reply differs from the recorded one"
+        );
         Sent {
             turn: false,
             resolved: Some(universal),
@@ -95,40 +118,44 @@ impl Replayer for Codex {
     }
 
     fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        match Incoming::classify(msg).unwrap() {
-            Incoming::Response { id, outcome } => {
-                if self.turn_requests.contains(&id.to_string()) {
-                    self.converter.turn_accepted(&outcome.unwrap());
+        if let Some((key, answer)) = self.converter.answer(msg) {
+            match self.requests.remove(&key).as_deref() {
+                Some("thread/start") => {
+                    let thread = answer.unwrap()["thread"]["id"].clone();
+                    self.converter.set_thread(thread.as_str().unwrap());
                 }
-                Vec::new()
+                Some("turn/start") => self.converter.turn_delivered(Some(&answer.unwrap())),
+                _ => {}
             }
-            Incoming::Notification { method, params } => {
-                self.converter.notification(ids, &method, &params, msg)
-            }
-            Incoming::Request { id, method, params } => {
-                let outcome = self
-                    .converter
-                    .server_request(ids, &id, &method, &params, msg);
-                assert!(outcome.reply.is_none(), "answered {method} by itself");
-                for event in &outcome.events {
-                    let universal = match &event.payload {
-                        EventPayload::PermissionAsked(p) => &p.permission_id,
-                        EventPayload::QuestionAsked(q) => &q.question_id,
-                        _ => continue,
-                    };
-                    self.asked
-                        .insert(id.to_string(), (universal.clone(), msg.clone()));
-                }
-                outcome.events
-            }
+            return Vec::new();
         }
+        let converted = self.converter.convert(msg, ids);
+        assert!(
+            converted.replies.is_empty(),
+            "answered {} by itself",
+            msg["method"]
+        );
+        for event in &converted.events {
+            let universal = match &event.payload {
+                EventPayload::PermissionAsked(p) => &p.permission_id,
+                EventPayload::QuestionAsked(q) => &q.question_id,
+                _ => continue,
+            };
+            self.asked
+                .insert(msg["id"].to_string(), (universal.clone(), msg.clone()));
+        }
+        converted.events
     }
 }
 
 impl Codex {
     /// The daemon's native answer to the question `universal`.
     pub fn reply_to_question(&mut self, universal: &str, answer: QuestionAnswer) -> Value {
-        self.converter.question_reply(universal, answer).unwrap()
+        let reply = self.converter.reply_question(universal, answer).unwrap();
+        let [Outgoing::Line(line)] = reply.as_slice() else {
+            panic!("{reply:?}")
+        };
+        line.clone()
     }
 }
 

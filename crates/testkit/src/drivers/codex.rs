@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
+use sandbox_agents::codex::launch::TurnSettings;
 use sandbox_agents::codex::launch::policy;
-use sandbox_agents::codex::session::TurnSettings;
 use sandbox_universal::PermissionMode;
 use serde_json::{Value, json};
 

@@ -10,12 +10,13 @@ use sandbox_universal::{
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::{Converter, event};
+use super::{Converted, Converter, event};
 use crate::codex::native::{
     CommandApproval, FileChangeApproval, PermissionsApproval, UserInputRequest, method,
 };
 use crate::items::{finished_item, unparsed_item};
-use crate::{AgentEvent, QuestionAnswer, SessionIds};
+use crate::kernel::Outgoing;
+use crate::{QuestionAnswer, SessionIds};
 
 /// JSON-RPC "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -61,16 +62,6 @@ impl Pending {
     }
 }
 
-/// What a server request produced: events for the client, and a response to send to Codex
-/// right away (requests answered without asking, or not supported).
-#[derive(Debug, Default)]
-pub struct RequestOutcome {
-    /// Universal events.
-    pub events: Vec<AgentEvent>,
-    /// A complete JSON-RPC response message.
-    pub reply: Option<Value>,
-}
-
 fn parse<T: DeserializeOwned>(params: &Value) -> Result<T, String> {
     T::deserialize(params).map_err(|e| e.to_string())
 }
@@ -87,14 +78,14 @@ pub const USER_INPUT_TOOL: &str = "request_user_input";
 
 impl Converter {
     /// Converts a request Codex makes of the client. `raw` is the whole message.
-    pub fn server_request(
+    pub(super) fn server_request(
         &mut self,
         ids: &dyn SessionIds,
         id: &Value,
         method: &str,
         params: &Value,
         raw: &Value,
-    ) -> RequestOutcome {
+    ) -> Converted {
         let converted = match method {
             method::COMMAND_APPROVAL => {
                 parse(params).map(|p| self.command(ids, id, &p, params, raw))
@@ -110,18 +101,17 @@ impl Converter {
                 "sandbox-daemon does not handle the Codex request `{other}`"
             )),
         };
-        converted.unwrap_or_else(|error| RequestOutcome {
+        converted.unwrap_or_else(|error| Converted {
             events: unparsed_item(ids, raw, &error),
-            reply: Some(json!({"id": id, "error": {"code": METHOD_NOT_FOUND, "message": error}})),
+            replies: vec![Outgoing::Line(
+                json!({"id": id, "error": {"code": METHOD_NOT_FOUND, "message": error}}),
+            )],
         })
     }
 
-    fn ask(&mut self, request: PermissionRequest, pending: Pending, raw: &Value) -> RequestOutcome {
+    fn ask(&mut self, request: PermissionRequest, pending: Pending, raw: &Value) -> Converted {
         self.pending.insert(request.permission_id.clone(), pending);
-        RequestOutcome {
-            events: vec![event(EventPayload::PermissionAsked(request), raw)],
-            reply: None,
-        }
+        Converted::events(vec![event(EventPayload::PermissionAsked(request), raw)])
     }
 
     /// The universal id of the open item with this native id.
@@ -136,7 +126,7 @@ impl Converter {
         params: &CommandApproval,
         input: &Value,
         raw: &Value,
-    ) -> RequestOutcome {
+    ) -> Converted {
         let command = params.command.clone().or_else(|| {
             self.open_item(&params.item_id).and_then(|item| {
                 item.content.iter().find_map(|part| match part {
@@ -179,7 +169,7 @@ impl Converter {
         params: &FileChangeApproval,
         input: &Value,
         raw: &Value,
-    ) -> RequestOutcome {
+    ) -> Converted {
         let mut paths: Vec<String> = self
             .open_item(&params.item_id)
             .map(|item| {
@@ -197,11 +187,11 @@ impl Converter {
         let inside_cwd = !paths.is_empty()
             && paths
                 .iter()
-                .all(|p| Path::new(p).starts_with(Path::new(&self.cwd)));
-        if self.auto_accept_edits && params.grant_root.is_none() && inside_cwd {
-            return RequestOutcome {
+                .all(|p| Path::new(p).starts_with(Path::new(&self.settings.cwd)));
+        if self.settings.policy.auto_accept_edits && params.grant_root.is_none() && inside_cwd {
+            return Converted {
                 events: Vec::new(),
-                reply: Some(response(id, json!({"decision": "accept"}))),
+                replies: vec![Outgoing::Line(response(id, json!({"decision": "accept"})))],
             };
         }
         let title = match (paths.as_slice(), &params.grant_root) {
@@ -239,7 +229,7 @@ impl Converter {
         params: &PermissionsApproval,
         input: &Value,
         raw: &Value,
-    ) -> RequestOutcome {
+    ) -> Converted {
         let requested = &params.permissions;
         let network = requested.pointer("/network/enabled") == Some(&Value::Bool(true));
         let writes = requested
@@ -283,7 +273,7 @@ impl Converter {
         id: &Value,
         params: &UserInputRequest,
         raw: &Value,
-    ) -> RequestOutcome {
+    ) -> Converted {
         let questions = params
             .questions
             .iter()
@@ -345,15 +335,12 @@ impl Converter {
             },
         );
         events.push(event(EventPayload::QuestionAsked(request), raw));
-        RequestOutcome {
-            events,
-            reply: None,
-        }
+        Converted::events(events)
     }
 
     /// The response to a pending permission request: `once` → `accept`, `always` →
     /// `acceptForSession`, `reject` → `decline`.
-    pub fn permission_reply(
+    pub(super) fn permission_reply(
         &mut self,
         permission_id: &str,
         reply: PermissionReply,
@@ -388,7 +375,7 @@ impl Converter {
 
     /// The response to a pending question: `{answers: {<questionId>: {answers: [..]}}}`;
     /// a rejection answers nothing.
-    pub fn question_reply(
+    pub(super) fn question_reply(
         &mut self,
         question_id: &str,
         answer: QuestionAnswer,

@@ -1,32 +1,40 @@
 //! Codex app-server messages → universal events, and universal replies → Codex responses.
 //!
-//! [`Converter`] is pure: it holds the state a conversion needs (the running turn, open
-//! items, token totals, pending server requests) and turns one native message at a time
-//! into universal events. It never does I/O; ids come from the session ([`crate::SessionIds`]).
+//! [`Converter`] is Codex's [`crate::kernel::Protocol`] (`protocol.rs`): pure, it holds
+//! the state a conversion needs (the session's turn settings and thread, the running
+//! turn, open items, token totals, pending server requests) and turns one native message
+//! at a time into universal events, and each command into the JSON-RPC messages that
+//! carry it. It never does I/O; ids come from the session ([`crate::SessionIds`]).
 
 pub mod hitl;
 mod items;
+mod protocol;
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, Item, ItemEvent, ItemKind, ItemStatus, PlanEntry,
     PlanEntryStatus, StopReason, TurnEnded, Usage,
 };
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-pub use hitl::{Pending, RequestOutcome};
+pub use hitl::Pending;
 
+use super::launch::TurnSettings;
 use super::native::{
     self, DeltaNotification, ErrorNotification, ItemNotification, ModelRerouted, PatchUpdated,
     PlanUpdated, ServerRequestResolved, SummaryPartAdded, TokenUsageBreakdown,
     TokenUsageNotification, TurnResult, TurnStatus, WarningNotification,
 };
 use crate::items::{finished_item, unparsed_item};
-use crate::process::ExitInfo;
+use crate::kernel::Outgoing;
 use crate::{AgentEvent, SessionIds};
+
+/// What one native message turned into: universal events, and JSON-RPC responses to send
+/// at once (server requests answered without asking, or not supported).
+type Converted = crate::kernel::Converted<Outgoing>;
 
 /// Notifications that carry nothing for clients, ignored on purpose:
 /// - `thread/started`, `thread/status/changed`, `thread/readState/changed`,
@@ -78,6 +86,10 @@ struct TurnState {
     turn_id: String,
     /// Codex turn id, once known.
     codex_turn_id: Option<String>,
+    /// Codex accepted the turn: from now on its app-server going away ends it.
+    delivered: bool,
+    /// An interrupt was asked for: the turn ends `cancelled`.
+    cancelling: bool,
     /// Thread token totals before this turn.
     baseline: TokenUsageBreakdown,
     /// Whether Codex reported usage during this turn.
@@ -94,14 +106,18 @@ struct OpenItem {
 }
 
 /// The conversion state of one Codex session.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Converter {
-    cwd: String,
-    auto_accept_edits: bool,
+    settings: TurnSettings,
+    /// The session's thread (empty until the first app-server started it).
+    thread_id: String,
     turn: Option<TurnState>,
     open: Vec<OpenItem>,
     usage_total: TokenUsageBreakdown,
     pending: HashMap<String, Pending>,
+    /// The daemon's requests awaiting their answer, by id: their method, named when
+    /// Codex refuses one.
+    requests: Mutex<HashMap<String, String>>,
 }
 
 /// An event with the native message attached.
@@ -114,49 +130,28 @@ fn parse<T: DeserializeOwned>(params: &Value) -> Result<T, String> {
 }
 
 impl Converter {
-    /// A converter for a session working in `cwd`. With `auto_accept_edits` (permission
-    /// mode `acceptEdits`), patches inside `cwd` are approved without asking.
-    pub fn new(cwd: impl Into<String>, auto_accept_edits: bool) -> Self {
+    /// A converter for a session whose turns carry `settings` (in permission mode
+    /// `acceptEdits`, patches inside its working directory are approved without asking).
+    pub fn new(settings: TurnSettings) -> Self {
         Self {
-            cwd: cwd.into(),
-            auto_accept_edits,
-            ..Self::default()
+            settings,
+            thread_id: String::new(),
+            turn: None,
+            open: Vec::new(),
+            usage_total: TokenUsageBreakdown::default(),
+            pending: HashMap::new(),
+            requests: Mutex::default(),
         }
     }
 
-    /// The daemon started turn `turn_id`; `turn/start` is about to be sent.
-    pub fn begin_turn(&mut self, turn_id: &str) {
-        self.turn = Some(TurnState {
-            turn_id: turn_id.to_string(),
-            codex_turn_id: None,
-            baseline: self.usage_total,
-            usage_seen: false,
-            error_reported: false,
-        });
-    }
-
-    /// `turn/start` answered: records the Codex turn id.
-    pub fn turn_accepted(&mut self, result: &Value) {
-        if let (Some(turn), Ok(accepted)) = (&mut self.turn, TurnResult::deserialize(result)) {
-            turn.codex_turn_id = Some(accepted.turn.id);
-        }
-    }
-
-    /// `turn/start` failed: the daemon ends the turn itself.
-    pub fn abort_turn(&mut self) {
-        self.turn = None;
-    }
-
-    /// The running turn: (daemon turn id, Codex turn id once known).
-    pub fn running_turn(&self) -> Option<(String, Option<String>)> {
-        self.turn
-            .as_ref()
-            .map(|t| (t.turn_id.clone(), t.codex_turn_id.clone()))
+    /// The session's thread is `thread_id`: turns start and are interrupted there.
+    pub fn set_thread(&mut self, thread_id: &str) {
+        self.thread_id = thread_id.to_string();
     }
 
     /// Converts one notification. `raw` is the whole JSON-RPC message. Anything not
     /// understood becomes an `unparsed` item.
-    pub fn notification(
+    fn notification(
         &mut self,
         ids: &dyn SessionIds,
         method: &str,
@@ -206,10 +201,7 @@ impl Converter {
                 Vec::new()
             }
             "turn/started" => {
-                if let (Some(turn), Ok(started)) = (&mut self.turn, TurnResult::deserialize(params))
-                {
-                    turn.codex_turn_id = Some(started.turn.id);
-                }
+                self.turn_started(params);
                 Vec::new()
             }
             "turn/completed" => self.turn_completed(&parse::<TurnResult>(params)?, raw),
@@ -314,32 +306,6 @@ impl Converter {
             EventPayload::Error(agent_error(&notification.error)),
             raw,
         )]
-    }
-
-    /// The agent process exited: open items fail, an `error` reports the exit, and a
-    /// running turn ends with `error`. Pending requests are dropped (the daemon cancels
-    /// them with the turn).
-    pub fn process_exited(&mut self, exit: &ExitInfo) -> Vec<AgentEvent> {
-        let mut events: Vec<AgentEvent> = self
-            .close_open_items(ItemStatus::Failed)
-            .into_iter()
-            .map(|e| AgentEvent::synthetic(e.payload))
-            .collect();
-        events.push(AgentEvent::synthetic(EventPayload::Error(exit.error(
-            format!(
-                "codex app-server exited with {}; the next message resumes the thread",
-                exit.describe()
-            ),
-        ))));
-        if let Some(turn) = self.turn.take() {
-            events.push(AgentEvent::synthetic(EventPayload::TurnEnded(TurnEnded {
-                turn_id: turn.turn_id,
-                stop_reason: StopReason::Error,
-                usage: None,
-            })));
-        }
-        self.pending.clear();
-        events
     }
 
     fn close_open_items(&mut self, status: ItemStatus) -> Vec<AgentEvent> {

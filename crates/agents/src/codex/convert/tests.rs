@@ -1,20 +1,28 @@
-//! Converter cases the recorded transcripts do not cover. The messages are shaped after
-//! the pinned app-server's schema; the real-CLI cases are in `tests/codex_golden.rs` and
-//! the daemon's `codex_e2e.rs`.
+//! Protocol cases the recorded transcripts do not cover, through the protocol's own
+//! methods as the runner calls them. The messages are shaped after the pinned
+//! app-server's schema; the real-CLI cases are the recordings replayed in
+//! `tests/converters/codex.rs` and the daemon's `codex_e2e` and scenario table.
 
 use sandbox_universal::{
-    AgentError, ContentPart, EventPayload, ItemKind, ItemStatus, PermissionKind, PermissionReply,
-    StopReason,
+    AgentError, ContentPart, EventPayload, ItemKind, PermissionKind, PermissionMode,
+    PermissionReply, StopReason,
 };
 use serde_json::{Value, json};
 
 use super::Converter;
 use super::hitl::DECLINED;
+use crate::codex::launch::TurnSettings;
+use crate::kernel::{Converted, Gone, LineProtocol, Outgoing, Protocol};
 use crate::process::ExitInfo;
 use crate::{AgentEvent, CollectingSink, EventSink, QuestionAnswer};
 
 fn sink() -> EventSink {
     CollectingSink::new().1
+}
+
+/// A converter of a session in `mode` working in `/w`.
+fn converter(mode: PermissionMode) -> Converter {
+    Converter::new(TurnSettings::in_mode(mode, "/w"))
 }
 
 fn note(
@@ -23,8 +31,31 @@ fn note(
     method: &str,
     params: Value,
 ) -> Vec<AgentEvent> {
-    let raw = json!({"method": method, "params": params});
-    converter.notification(ids, method, &params, &raw)
+    converter
+        .convert(&json!({"method": method, "params": params}), ids)
+        .events
+}
+
+/// Codex asks request `id` of the client.
+fn ask(
+    converter: &mut Converter,
+    ids: &EventSink,
+    id: Value,
+    method: &str,
+    params: &Value,
+) -> Converted<Outgoing> {
+    converter.convert(&json!({"id": id, "method": method, "params": params}), ids)
+}
+
+fn line(value: Value) -> Vec<Outgoing> {
+    vec![Outgoing::Line(value)]
+}
+
+fn gone(exit: ExitInfo) -> Gone {
+    Gone {
+        why: exit.describe(),
+        exit,
+    }
 }
 
 fn types(events: &[AgentEvent]) -> Vec<&'static str> {
@@ -43,7 +74,7 @@ fn usage(input: u64, output: u64) -> Value {
 #[test]
 fn unknown_notifications_become_unparsed_and_ignored_ones_vanish() {
     let ids = sink();
-    let mut converter = Converter::new("/w", false);
+    let mut converter = converter(PermissionMode::Default);
     let events = note(&mut converter, &ids, "thread/hologram", json!({"x": 1}));
     assert_eq!(types(&events), ["itemStarted", "itemCompleted"]);
     let EventPayload::ItemCompleted(done) = &events[1].payload else {
@@ -77,8 +108,8 @@ fn unknown_notifications_become_unparsed_and_ignored_ones_vanish() {
 #[test]
 fn usage_after_a_resume_counts_only_the_new_turn() {
     let ids = sink();
-    let mut converter = Converter::new("/w", false);
-    converter.begin_turn("turn_5");
+    let mut converter = converter(PermissionMode::Default);
+    drop(converter.begin_turn("turn_5", "hi"));
     // Totals restated by `thread/resume` (earlier turn) become the baseline.
     note(
         &mut converter,
@@ -110,38 +141,121 @@ fn usage_after_a_resume_counts_only_the_new_turn() {
 }
 
 #[test]
-fn a_dead_process_fails_open_items_and_the_turn() {
+fn a_dead_process_reports_and_ends_the_turn_and_leaves_items_to_the_core() {
     let ids = sink();
-    let mut converter = Converter::new("/w", false);
-    converter.begin_turn("turn_1");
+    let mut converter = converter(PermissionMode::Default);
+    drop(converter.begin_turn("turn_1", "hi"));
+    converter.turn_delivered(Some(&json!({"turn": {"id": "t1"}})));
     note(
         &mut converter,
         &ids,
         "item/started",
         json!({"item": {"type": "agentMessage", "id": "m1", "text": ""}}),
     );
-    let events = converter.process_exited(&ExitInfo {
+    let events = converter.gone(&gone(ExitInfo {
         code: None,
         signal: Some(9),
         stderr_tail: "boom".into(),
-    });
-    assert_eq!(types(&events), ["itemCompleted", "error", "turnEnded"]);
+    }));
+    assert_eq!(types(&events), ["error", "turnEnded"]);
     assert!(events.iter().all(|e| e.synthetic));
-    let EventPayload::ItemCompleted(item) = &events[0].payload else {
-        unreachable!()
-    };
-    assert_eq!(item.item.status, ItemStatus::Failed);
     assert!(matches!(
-        &events[1].payload,
+        &events[0].payload,
         EventPayload::Error(AgentError::ProcessExited { signal: Some(9), stderr_tail: Some(t), .. }) if t == "boom"
     ));
-    let EventPayload::TurnEnded(ended) = &events[2].payload else {
+    let EventPayload::TurnEnded(ended) = &events[1].payload else {
         unreachable!()
     };
     assert_eq!(ended.stop_reason, StopReason::Error);
+    assert_eq!(converter.current_turn(), None);
     // Idle: only the error.
-    let events = converter.process_exited(&ExitInfo::default());
+    let events = converter.gone(&gone(ExitInfo::default()));
     assert_eq!(types(&events), ["error"]);
+}
+
+#[test]
+fn a_turn_codex_never_accepted_survives_its_process_and_a_cancelled_one_ends_cancelled() {
+    let mut converter = converter(PermissionMode::Default);
+    drop(converter.begin_turn("turn_1", "hi"));
+    assert_eq!(
+        types(&converter.gone(&gone(ExitInfo::default()))),
+        ["error"]
+    );
+    assert_eq!(converter.current_turn(), Some("turn_1"), "delivered again");
+    converter.turn_delivered(None);
+    // Codex had not named its turn: nothing to interrupt; the watchdog kills the process.
+    assert!(converter.cancel().is_empty());
+    let events = converter.gone(&gone(ExitInfo::default()));
+    let [event] = events.as_slice() else {
+        panic!("{events:?}")
+    };
+    assert!(matches!(&event.payload,
+        EventPayload::TurnEnded(ended) if ended.stop_reason == StopReason::Cancelled));
+}
+
+#[test]
+fn turns_start_on_the_thread_with_the_settings_and_are_interrupted_by_codex_turn_id() {
+    let ids = sink();
+    let mut converter = converter(PermissionMode::Plan);
+    assert!(converter.cancel().is_empty(), "no turn, nothing to cancel");
+    converter.set_thread("th");
+    assert_eq!(
+        converter.begin_turn("turn_1", "hi"),
+        [Outgoing::Request {
+            method: "turn/start",
+            params: json!({"threadId": "th", "input": [{"type": "text", "text": "hi"}],
+                "approvalPolicy": "never", "sandboxPolicy": {"type": "readOnly"}}),
+        }]
+    );
+    note(
+        &mut converter,
+        &ids,
+        "turn/started",
+        json!({"turn": {"id": "t1"}}),
+    );
+    assert_eq!(
+        converter.cancel(),
+        [Outgoing::Request {
+            method: "turn/interrupt",
+            params: json!({"threadId": "th", "turnId": "t1"}),
+        }]
+    );
+    let events = note(
+        &mut converter,
+        &ids,
+        "turn/completed",
+        json!({"turn": {"id": "t1", "status": "interrupted", "items": []}}),
+    );
+    assert!(matches!(&events[0].payload,
+        EventPayload::TurnEnded(ended) if ended.stop_reason == StopReason::Cancelled));
+    assert_eq!(converter.current_turn(), None);
+}
+
+#[test]
+fn requests_are_json_rpc_and_a_refusal_names_the_method() {
+    let converter = converter(PermissionMode::Default);
+    let (key, line) = converter.frame(3, "turn/start", json!({"x": 1}));
+    assert_eq!(
+        line,
+        json!({"id": 3, "method": "turn/start", "params": {"x": 1}})
+    );
+    let refused = json!({"id": 3, "error": {"code": -32600, "message": "no such thread"}});
+    let (answered, result) = converter.answer(&refused).unwrap();
+    assert_eq!(answered, key);
+    assert_eq!(
+        result.unwrap_err(),
+        AgentError::AgentReported {
+            message: "codex rejected `turn/start`: no such thread".into(),
+            code: Some("-32600".into()),
+        }
+    );
+    assert_eq!(
+        converter.answer(&json!({"id": 4, "result": {"ok": true}})),
+        Some(("4".into(), Ok(json!({"ok": true}))))
+    );
+    // Codex's own requests and notifications are converted, not answers.
+    assert_eq!(converter.answer(&json!({"id": 5, "method": "x"})), None);
+    assert_eq!(converter.answer(&json!({"method": "x"})), None);
 }
 
 fn patch_item(path: &str) -> Value {
@@ -152,7 +266,7 @@ fn patch_item(path: &str) -> Value {
 #[test]
 fn accept_edits_approves_patches_inside_the_working_directory_only() {
     let ids = sink();
-    let mut converter = Converter::new("/w", true);
+    let mut converter = converter(PermissionMode::AcceptEdits);
     let params = json!({"threadId": "t", "turnId": "u", "itemId": "p1", "startedAtMs": 0});
     note(
         &mut converter,
@@ -160,18 +274,17 @@ fn accept_edits_approves_patches_inside_the_working_directory_only() {
         "item/started",
         patch_item("/w/src/a.rs"),
     );
-    let raw = json!({"id": 7});
-    let inside = converter.server_request(
+    let inside = ask(
+        &mut converter,
         &ids,
-        &json!(7),
+        json!(7),
         "item/fileChange/requestApproval",
         &params,
-        &raw,
     );
     assert!(inside.events.is_empty());
     assert_eq!(
-        inside.reply,
-        Some(json!({"id": 7, "result": {"decision": "accept"}}))
+        inside.replies,
+        line(json!({"id": 7, "result": {"decision": "accept"}}))
     );
 
     note(
@@ -186,14 +299,14 @@ fn accept_edits_approves_patches_inside_the_working_directory_only() {
         "item/started",
         patch_item("/etc/passwd"),
     );
-    let outside = converter.server_request(
+    let outside = ask(
+        &mut converter,
         &ids,
-        &json!(8),
+        json!(8),
         "item/fileChange/requestApproval",
         &params,
-        &raw,
     );
-    assert!(outside.reply.is_none());
+    assert!(outside.replies.is_empty());
     let EventPayload::PermissionAsked(asked) = &outside.events[0].payload else {
         panic!("{outside:?}")
     };
@@ -201,27 +314,26 @@ fn accept_edits_approves_patches_inside_the_working_directory_only() {
     assert_eq!(asked.paths, ["/etc/passwd"]);
     assert_eq!(
         converter
-            .permission_reply(&asked.permission_id, PermissionReply::Always)
+            .reply_permission(&asked.permission_id, PermissionReply::Always)
             .unwrap(),
-        json!({"id": 8, "result": {"decision": "acceptForSession"}})
+        line(json!({"id": 8, "result": {"decision": "acceptForSession"}}))
     );
 }
 
 #[test]
 fn permission_profiles_are_granted_for_the_turn_or_the_session() {
     let ids = sink();
-    let mut converter = Converter::new("/w", false);
+    let mut converter = converter(PermissionMode::Default);
     let requested = json!({"network": {"enabled": true}});
     let params = json!({"threadId": "t", "turnId": "u", "itemId": "c1", "cwd": "/w",
         "startedAtMs": 0, "reason": "needs the network", "permissions": requested});
-    let raw = json!({});
     let ask = |converter: &mut Converter, id: i64| {
-        let outcome = converter.server_request(
+        let outcome = ask(
+            converter,
             &ids,
-            &json!(id),
+            json!(id),
             "item/permissions/requestApproval",
             &params,
-            &raw,
         );
         let EventPayload::PermissionAsked(asked) = &outcome.events[0].payload else {
             panic!("{outcome:?}")
@@ -233,27 +345,29 @@ fn permission_profiles_are_granted_for_the_turn_or_the_session() {
     let once = ask(&mut converter, 1);
     assert_eq!(
         converter
-            .permission_reply(&once, PermissionReply::Once)
+            .reply_permission(&once, PermissionReply::Once)
             .unwrap(),
-        json!({"id": 1, "result": {"permissions": requested, "scope": "turn"}})
+        line(json!({"id": 1, "result": {"permissions": requested, "scope": "turn"}}))
     );
     let always = ask(&mut converter, 2);
     assert_eq!(
         converter
-            .permission_reply(&always, PermissionReply::Always)
+            .reply_permission(&always, PermissionReply::Always)
+            .unwrap()[0]
+            .line()
             .unwrap()["result"]["scope"],
         "session"
     );
     let rejected = ask(&mut converter, 3);
     assert_eq!(
         converter
-            .permission_reply(&rejected, PermissionReply::Reject)
+            .reply_permission(&rejected, PermissionReply::Reject)
             .unwrap(),
-        json!({"id": 3, "result": {"permissions": {}}})
+        line(json!({"id": 3, "result": {"permissions": {}}}))
     );
     assert!(
         converter
-            .permission_reply(&rejected, PermissionReply::Once)
+            .reply_permission(&rejected, PermissionReply::Once)
             .is_err()
     );
 }
@@ -261,25 +375,30 @@ fn permission_profiles_are_granted_for_the_turn_or_the_session() {
 #[test]
 fn unsupported_server_requests_get_an_error_and_an_unparsed_item() {
     let ids = sink();
-    let mut converter = Converter::new("/w", false);
-    let raw = json!({"id": "x", "method": "item/tool/call", "params": {}});
-    let outcome = converter.server_request(&ids, &json!("x"), "item/tool/call", &json!({}), &raw);
-    assert_eq!(outcome.reply.unwrap()["error"]["code"], -32601);
+    let mut converter = converter(PermissionMode::Default);
+    let outcome = ask(
+        &mut converter,
+        &ids,
+        json!("x"),
+        "item/tool/call",
+        &json!({}),
+    );
+    assert_eq!(outcome.replies[0].line().unwrap()["error"]["code"], -32601);
     assert_eq!(types(&outcome.events), ["itemStarted", "itemCompleted"]);
 }
 
 #[test]
 fn rejected_questions_answer_nothing_and_codex_can_withdraw_requests() {
     let ids = sink();
-    let mut converter = Converter::new("/w", false);
+    let mut converter = converter(PermissionMode::Default);
     let params = json!({"threadId": "t", "turnId": "u", "itemId": "c", "isBlocking": true,
         "questions": [{"id": "name", "header": "", "question": "Your name?", "options": null}]});
-    let outcome = converter.server_request(
+    let outcome = ask(
+        &mut converter,
         &ids,
-        &json!(4),
+        json!(4),
         "item/tool/requestUserInput",
         &params,
-        &json!({}),
     );
     assert_eq!(
         types(&outcome.events),
@@ -299,18 +418,18 @@ fn rejected_questions_answer_nothing_and_codex_can_withdraw_requests() {
     assert_eq!(asked.questions[0].header, None);
     assert_eq!(
         converter
-            .question_reply(&asked.question_id, QuestionAnswer::Rejected)
+            .reply_question(&asked.question_id, QuestionAnswer::Rejected)
             .unwrap(),
-        json!({"id": 4, "result": {"answers": {"name": {"answers": [DECLINED]}}}}),
+        line(json!({"id": 4, "result": {"answers": {"name": {"answers": [DECLINED]}}}})),
         "a rejection is a refusal the model can read"
     );
     // Codex settles a request by itself: the reply has nobody to go to.
-    let outcome = converter.server_request(
+    let outcome = ask(
+        &mut converter,
         &ids,
-        &json!(5),
+        json!(5),
         "item/tool/requestUserInput",
         &params,
-        &json!({}),
     );
     let EventPayload::QuestionAsked(asked) = &outcome.events[2].payload else {
         panic!()
@@ -323,7 +442,7 @@ fn rejected_questions_answer_nothing_and_codex_can_withdraw_requests() {
     );
     assert!(
         converter
-            .question_reply(
+            .reply_question(
                 &asked.question_id,
                 QuestionAnswer::Answered(vec![vec!["Ann".into()]])
             )
@@ -334,7 +453,7 @@ fn rejected_questions_answer_nothing_and_codex_can_withdraw_requests() {
 #[test]
 fn mcp_calls_become_tool_call_and_result_and_plans_become_plan_items() {
     let ids = sink();
-    let mut converter = Converter::new("/w", false);
+    let mut converter = converter(PermissionMode::Default);
     let call = |status: &str, result: Value| {
         json!({"item": {"type": "mcpToolCall", "id": "m", "server": "docs", "tool": "search",
             "status": status, "arguments": {"q": "x"}, "result": result, "error": null}})
@@ -390,7 +509,7 @@ fn mcp_calls_become_tool_call_and_result_and_plans_become_plan_items() {
 #[test]
 fn errors_map_to_universal_kinds() {
     let ids = sink();
-    let mut converter = Converter::new("/w", false);
+    let mut converter = converter(PermissionMode::Default);
     let error = |info: Value| {
         json!({"threadId": "t", "turnId": "u", "willRetry": false,
             "error": {"message": "nope", "codexErrorInfo": info}})
