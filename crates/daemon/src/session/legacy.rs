@@ -19,7 +19,7 @@ use super::files;
 use super::manager::SessionManager;
 use super::record::{RECORD_VERSION, SessionRecord};
 use super::state::CoreState;
-use crate::store::{EVENT_VERSION, EventRow, NewSession, Store, StoreError};
+use crate::store::{EVENT_VERSION, EventRow, NewSession, Store, StoreError, Stored};
 
 /// The legacy record file.
 const RECORD_FILE: &str = "session.json";
@@ -182,12 +182,15 @@ fn read_record(id: String, dir: PathBuf) -> Legacy {
                 session_id: id.clone(),
                 record_version: RECORD_VERSION,
                 record: text,
-                agent: value
-                    .as_ref()
-                    .and_then(|v| v.get("agent"))
-                    .and_then(|a| a.as_str())
-                    .unwrap_or_default()
-                    .to_string(),
+                // Kept as found: an agent this build does not know stays readable.
+                agent: Stored::parse(
+                    value
+                        .as_ref()
+                        .and_then(|v| v.get("agent"))
+                        .and_then(|a| a.as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                ),
                 created_ms: mtime.timestamp_millis(),
             }
         }

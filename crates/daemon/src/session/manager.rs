@@ -244,7 +244,8 @@ impl SessionManager {
             .session(id)
             .await?
             .ok_or_else(|| SessionError::NotFound(id.to_string()))?;
-        if row.status == "running" && self.may_own(&row) && self.store.check_writable().is_ok() {
+        let running = row.status.known() == Some(SessionStatus::Running);
+        if running && self.may_own(&row) && self.store.check_writable().is_ok() {
             match self.open(id).await {
                 Ok(handle) => return Ok(View::Live(handle)),
                 // The store failed meanwhile: the read is served from the row.
@@ -301,7 +302,7 @@ impl SessionManager {
             .sessions(&ListQuery {
                 after_sid,
                 limit: limit + 1,
-                status: status.map(|s| super::state::status_name(s).to_string()),
+                status,
             })
             .await?;
         let next_cursor = (rows.len() > limit).then(|| rows[limit - 1].sid.to_string());
@@ -355,7 +356,7 @@ impl SessionManager {
                     events,
                     durable_sequence: row.last_sequence,
                     last_sequence: row.last_sequence,
-                    ended: row.status == "ended",
+                    ended: row.status.known() == Some(SessionStatus::Ended),
                 })
             }
         }
