@@ -164,7 +164,7 @@ impl AgentInstalls {
             )
             .await
             .map(|done| done.response())
-            .map_err(install_error)
+            .map_err(|e| install_failure(e).into())
     }
 
     /// Before a session of `agent` starts: its binary (at `version`, when given) is here,
@@ -175,7 +175,7 @@ impl AgentInstalls {
         &self,
         agent: AgentId,
         version: Option<&str>,
-    ) -> Result<Option<String>, ApiError> {
+    ) -> Result<Option<String>, InstallFailure> {
         let exact = exact_version(agent, version);
         if agent == AgentId::Mock || self.context.locator.overridden(agent) {
             return Ok(exact.map(str::to_string));
@@ -191,13 +191,13 @@ impl AgentInstalls {
             .installer(agent)?
             .install(agent, version, false, &|_| {})
             .await
-            .map_err(install_error)?;
+            .map_err(install_failure)?;
         Ok(version.map(|_| done.version))
     }
 
-    fn installer(&self, agent: AgentId) -> Result<&Installer, ApiError> {
+    fn installer(&self, agent: AgentId) -> Result<&Installer, InstallFailure> {
         self.installer.as_ref().ok_or_else(|| {
-            ApiError::InstallUnavailable(format!(
+            InstallFailure::Unavailable(format!(
                 "this daemon does not install agents (it was started without an install configuration); provide the {} binary with {} or on PATH",
                 display_name(agent),
                 sandbox_agents::locate::override_var(agent),
@@ -216,11 +216,37 @@ fn exact_version(agent: AgentId, requested: Option<&str>) -> Option<&str> {
     }
 }
 
-/// An install failure as a problem: a bad version is the caller's; anything else is the
-/// download's (502, `installFailed`).
-pub fn install_error(error: InstallError) -> ApiError {
+/// Why an agent could not be installed: what [`AgentInstalls::ensure`] answers a
+/// session, and what `POST /agents/{agent}/install` turns into a problem.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum InstallFailure {
+    /// Installing is not available: this daemon does not install agents, or an override
+    /// names the binary it uses.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The requested version is not one the installer understands (the caller's error).
+    #[error("{0}")]
+    BadVersion(String),
+    /// The download or the install failed (`installFailed`).
+    #[error("the agent failed: {0}")]
+    Failed(AgentError),
+}
+
+/// What an installer error means for the caller.
+fn install_failure(error: InstallError) -> InstallFailure {
     match error {
-        InstallError::BadVersion(_) => ApiError::InvalidParameter(error.to_string()),
-        other => ApiError::Agent(AgentError::from(other)),
+        InstallError::BadVersion(_) => InstallFailure::BadVersion(error.to_string()),
+        other => InstallFailure::Failed(AgentError::from(other)),
+    }
+}
+
+impl From<InstallFailure> for ApiError {
+    /// Not available is a 409, a bad version a 400, a failed install a 502.
+    fn from(failure: InstallFailure) -> Self {
+        match failure {
+            InstallFailure::Unavailable(detail) => Self::InstallUnavailable(detail),
+            InstallFailure::BadVersion(detail) => Self::InvalidParameter(detail),
+            InstallFailure::Failed(error) => Self::Agent(error),
+        }
     }
 }

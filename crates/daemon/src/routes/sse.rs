@@ -13,8 +13,7 @@ use sandbox_universal::{EventType, StoreBackend, StoreStatus};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::error::ApiError;
-use crate::session::SessionManager;
+use crate::session::{SessionError, SessionManager};
 use crate::store::{Health, StoredEvent};
 
 /// Events read per batch (one response chunk).
@@ -100,7 +99,7 @@ impl Follower {
                 }
                 Ok(page) if page.ended && self.cursor >= page.last_sequence => return None,
                 Ok(_) => self.poll,
-                Err(ApiError::SessionNotFound(_)) => return None,
+                Err(SessionError::NotFound(_)) => return None,
                 Err(error) => {
                     tracing::debug!(session = %self.session_id, %error, "an SSE read failed; retrying");
                     Some(RETRY)

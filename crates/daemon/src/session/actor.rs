@@ -9,12 +9,12 @@ use sandbox_agents::{AgentSession, QuestionAnswer};
 use sandbox_universal::{AgentError, PermissionReply, SessionEndReason, SessionEnded};
 use tokio::sync::{mpsc, oneshot};
 
+use super::SessionError;
 use super::core::{CoreSignal, EventMeta, SessionCore};
-use crate::error::ApiError;
 use crate::store::StoreError;
 
 /// A reply channel for a command's result.
-pub type Respond<T> = oneshot::Sender<Result<T, ApiError>>;
+pub type Respond<T> = oneshot::Sender<Result<T, SessionError>>;
 
 /// What a client can ask of a session.
 #[derive(Debug)]
@@ -148,7 +148,7 @@ async fn terminate(core: &SessionCore, agent: &mut dyn AgentSession) {
 /// Waits until the reply logged at `sequence` is durable before the agent acts on it. A
 /// store outage does not stop the turn (the writer stores it later, the session's `error`
 /// event says why it waits); a session another daemon took over does.
-async fn settle(core: &SessionCore, sequence: u64) -> Result<(), ApiError> {
+async fn settle(core: &SessionCore, sequence: u64) -> Result<(), SessionError> {
     match core.log().wait_durable(sequence).await {
         Ok(()) => Ok(()),
         Err(error @ StoreError::OwnedElsewhere(_)) => Err(error.into()),
@@ -173,12 +173,12 @@ async fn handle(
                 // on is never lost, nor acted on by two daemons.
                 if let Err(error) = core.log().flush().await {
                     core.fail_turn(&turn_id);
-                    return Err(ApiError::from(error));
+                    return Err(SessionError::from(error));
                 }
                 if let Err(error) = agent.send_message(&turn_id, &message).await {
                     core.record_error(error.clone());
                     core.fail_turn(&turn_id);
-                    return Err(ApiError::Agent(error));
+                    return Err(SessionError::AgentCommand(error));
                 }
                 Ok(turn_id)
             }
@@ -189,7 +189,7 @@ async fn handle(
             let result = async {
                 let turn_id = core.running_turn()?;
                 core.interrupt();
-                agent.cancel().await.map_err(ApiError::Agent)?;
+                agent.cancel().await.map_err(SessionError::AgentCommand)?;
                 Ok(turn_id)
             }
             .await;
@@ -203,7 +203,7 @@ async fn handle(
                     .reply_permission(&id, reply)
                     .await
                     .inspect_err(|error| record_reply_error(core, error))
-                    .map_err(ApiError::Agent)
+                    .map_err(SessionError::AgentCommand)
             }
             .await;
             let _ = respond.send(result);
@@ -224,7 +224,7 @@ async fn handle(
                     .reply_question(&id, answer)
                     .await
                     .inspect_err(|error| record_reply_error(core, error))
-                    .map_err(ApiError::Agent)
+                    .map_err(SessionError::AgentCommand)
             }
             .await;
             let _ = respond.send(result);

@@ -2,16 +2,16 @@
 
 use sandbox_universal::QuestionRequest;
 
-use crate::error::ApiError;
+use super::SessionError;
 
 /// Answers must fit the questions: one array per question, one label unless multi-select,
 /// and only offered labels unless custom answers are allowed.
 pub(super) fn validate_answers(
     request: &QuestionRequest,
     answers: &[Vec<String>],
-) -> Result<(), ApiError> {
+) -> Result<(), SessionError> {
     if answers.len() != request.questions.len() {
-        return Err(ApiError::InvalidAnswers(format!(
+        return Err(SessionError::InvalidAnswers(format!(
             "question request `{}` has {} question(s) but {} answer array(s) were sent",
             request.question_id,
             request.questions.len(),
@@ -20,7 +20,7 @@ pub(super) fn validate_answers(
     }
     for (index, (question, selected)) in request.questions.iter().zip(answers).enumerate() {
         if !question.multi_select && selected.len() > 1 {
-            return Err(ApiError::InvalidAnswers(format!(
+            return Err(SessionError::InvalidAnswers(format!(
                 "question {index} (`{}`) takes one answer, got {}",
                 question.question,
                 selected.len()
@@ -34,7 +34,7 @@ pub(super) fn validate_answers(
             .find(|label| !question.options.iter().any(|o| &o.label == *label))
         {
             let labels: Vec<&str> = question.options.iter().map(|o| o.label.as_str()).collect();
-            return Err(ApiError::InvalidAnswers(format!(
+            return Err(SessionError::InvalidAnswers(format!(
                 "`{unknown}` is not an option of question {index} (`{}`); options: {}",
                 question.question,
                 labels.join(", ")

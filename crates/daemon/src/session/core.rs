@@ -20,9 +20,9 @@ use sandbox_universal::{
 };
 use tokio::sync::mpsc;
 
+use super::SessionError;
 use super::answers::validate_answers;
 use super::state::CoreState;
-use crate::error::ApiError;
 use crate::log::SessionLog;
 
 /// A state snapshot is stored at least every this many events, so reopening a session
@@ -190,14 +190,14 @@ impl SessionCore {
     /// Starts a turn for a user message: checks the session can take it, marks it running
     /// and logs `turnStarted` and the user's message item. Returns the turn id (its events
     /// are the last ones logged).
-    pub fn begin_turn(&self, message: &str) -> Result<String, ApiError> {
+    pub fn begin_turn(&self, message: &str) -> Result<String, SessionError> {
         let mut live = self.lock();
         match (live.state.status(), &live.state.current_turn) {
             (SessionStatus::Ended, _) => {
-                return Err(ApiError::SessionEnded(self.session_id.clone()));
+                return Err(SessionError::Ended(self.session_id.clone()));
             }
             (_, Some(turn)) => {
-                return Err(ApiError::TurnInProgress {
+                return Err(SessionError::TurnRunning {
                     session: self.session_id.clone(),
                     turn: turn.clone(),
                 });
@@ -242,21 +242,21 @@ impl SessionCore {
     }
 
     /// The running turn, or an error saying why there is none.
-    pub fn running_turn(&self) -> Result<String, ApiError> {
+    pub fn running_turn(&self) -> Result<String, SessionError> {
         let live = self.lock();
         if live.state.status() == SessionStatus::Ended {
-            return Err(ApiError::SessionEnded(self.session_id.clone()));
+            return Err(SessionError::Ended(self.session_id.clone()));
         }
         live.state
             .current_turn
             .clone()
-            .ok_or_else(|| ApiError::NoActiveTurn(self.session_id.clone()))
+            .ok_or_else(|| SessionError::NotRunning(self.session_id.clone()))
     }
 
     /// Fails if the session has ended.
-    pub fn ensure_open(&self) -> Result<(), ApiError> {
+    pub fn ensure_open(&self) -> Result<(), SessionError> {
         if self.is_ended() {
-            return Err(ApiError::SessionEnded(self.session_id.clone()));
+            return Err(SessionError::Ended(self.session_id.clone()));
         }
         Ok(())
     }
@@ -279,11 +279,15 @@ impl SessionCore {
 
     /// Records the client's answer to a pending permission request and logs
     /// `permissionResolved`; answers its sequence.
-    pub fn resolve_permission(&self, id: &str, reply: PermissionReply) -> Result<u64, ApiError> {
+    pub fn resolve_permission(
+        &self,
+        id: &str,
+        reply: PermissionReply,
+    ) -> Result<u64, SessionError> {
         let mut live = self.lock();
         let state = &live.state;
         if state.status() == SessionStatus::Ended {
-            return Err(ApiError::SessionEnded(self.session_id.clone()));
+            return Err(SessionError::Ended(self.session_id.clone()));
         }
         if !state
             .pending_permissions
@@ -291,9 +295,9 @@ impl SessionCore {
             .any(|p| p.permission_id == id)
         {
             return Err(if state.resolved_permissions.contains(id) {
-                ApiError::PermissionResolved(id.to_string())
+                SessionError::PermissionAnswered(id.to_string())
             } else {
-                ApiError::PermissionNotFound {
+                SessionError::PermissionNotFound {
                     session: self.session_id.clone(),
                     id: id.to_string(),
                 }
@@ -318,17 +322,17 @@ impl SessionCore {
         &self,
         id: &str,
         answers: Option<&[Vec<String>]>,
-    ) -> Result<u64, ApiError> {
+    ) -> Result<u64, SessionError> {
         let mut live = self.lock();
         let state = &live.state;
         if state.status() == SessionStatus::Ended {
-            return Err(ApiError::SessionEnded(self.session_id.clone()));
+            return Err(SessionError::Ended(self.session_id.clone()));
         }
         let Some(request) = state.pending_questions.iter().find(|q| q.question_id == id) else {
             return Err(if state.resolved_questions.contains(id) {
-                ApiError::QuestionResolved(id.to_string())
+                SessionError::QuestionAnswered(id.to_string())
             } else {
-                ApiError::QuestionNotFound {
+                SessionError::QuestionNotFound {
                     session: self.session_id.clone(),
                     id: id.to_string(),
                 }

@@ -13,8 +13,7 @@ use super::manager::SessionManager;
 use super::record::SessionRecord;
 use super::state::CoreState;
 use super::validate::{resolve_cwd, resolve_permission_mode, validate_choices};
-use super::{SessionCore, files, validate_session_id};
-use crate::error::ApiError;
+use super::{SessionCore, SessionError, files, validate_session_id};
 use crate::log::SessionLog;
 
 impl SessionManager {
@@ -24,15 +23,9 @@ impl SessionManager {
         &self,
         id: &str,
         request: CreateSessionRequest,
-    ) -> Result<CreateSessionResponse, ApiError> {
+    ) -> Result<CreateSessionResponse, SessionError> {
         validate_session_id(id)?;
-        let agent: AgentId =
-            request
-                .agent
-                .parse()
-                .map_err(|e: sandbox_universal::UnknownAgentName| {
-                    ApiError::UnknownAgent(e.to_string())
-                })?;
+        let agent: AgentId = request.agent.parse()?;
         let permission_mode = resolve_permission_mode(&request)?;
         // The agent is installed (or being installed) before its modes and models can be
         // asked of it.
@@ -47,7 +40,7 @@ impl SessionManager {
         self.imports.wait(id).await?;
         let _reservation = self.reserve(id)?;
         if self.store.session(id).await?.is_some() {
-            return Err(ApiError::SessionExists(id.to_string()));
+            return Err(SessionError::AlreadyExists(id.to_string()));
         }
         // Loads of this id wait on the slot until the session exists (or failed to).
         let slot = self.slot(id);
@@ -81,9 +74,8 @@ impl SessionManager {
                     native_session_id,
                 })
             }
-            (Ok(_), None) => Err(ApiError::SessionExists(id.to_string())),
-            (Err(StartFailure::Agent(error)), _) => Err(ApiError::from(error)),
-            (Err(StartFailure::Api(error)), _) => Err(error),
+            (Ok(_), None) => Err(SessionError::AlreadyExists(id.to_string())),
+            (Err(error), _) => Err(error),
         }
     }
 
@@ -94,16 +86,16 @@ impl SessionManager {
         record: SessionRecord,
         request: &CreateSessionRequest,
         outcome: &mut Option<Started>,
-    ) -> Result<Arc<SessionHandle>, StartFailure> {
+    ) -> Result<Arc<SessionHandle>, SessionError> {
         let id = record.session_id.clone();
         let dir = self.sessions_dir().join(&id);
         let io = |e: std::io::Error| {
             let detail = format!("preparing {}: {e}", dir.display());
-            StartFailure::Api(if e.kind() == std::io::ErrorKind::StorageFull {
-                ApiError::StoreFull(detail)
+            if e.kind() == std::io::ErrorKind::StorageFull {
+                SessionError::StoreFull(detail)
             } else {
-                ApiError::Internal(detail)
-            })
+                SessionError::Internal(detail)
+            }
         };
         files::create_dir(&dir, self.settings.agent_user.as_ref()).map_err(io)?;
         if let Some(token) = request.token.as_deref().filter(|t| !t.is_empty()) {
@@ -113,7 +105,7 @@ impl SessionManager {
             Ok(sid) => sid,
             Err(error) => {
                 let _ = files::remove_dir(&dir);
-                return Err(StartFailure::Api(error.into()));
+                return Err(error.into());
             }
         };
         let log = SessionLog::new(&id, sid, 0, self.store.clone(), self.heads.sender(sid));
@@ -130,7 +122,7 @@ impl SessionManager {
                     tracing::warn!(session = %id, error = %purge, "could not remove a session whose agent failed to start");
                 }
                 let _ = files::remove_dir(&dir);
-                return Err(StartFailure::Agent(error));
+                return Err(SessionError::Agent(error));
             }
         };
         *outcome = Some(Started {
@@ -151,10 +143,10 @@ impl SessionManager {
         Ok(handle)
     }
 
-    fn reserve(&self, id: &str) -> Result<Reservation<'_>, ApiError> {
+    fn reserve(&self, id: &str) -> Result<Reservation<'_>, SessionError> {
         let mut creating = self.creating.lock().expect("creating lock");
         if creating.contains(id) || self.loaded_handle(id).is_some() {
-            return Err(ApiError::SessionExists(id.to_string()));
+            return Err(SessionError::AlreadyExists(id.to_string()));
         }
         creating.insert(id.to_string());
         Ok(Reservation {
@@ -167,14 +159,6 @@ impl SessionManager {
 /// A session whose agent started.
 struct Started {
     native_session_id: Option<String>,
-}
-
-/// Why a session could not be created.
-enum StartFailure {
-    /// A request or daemon error.
-    Api(ApiError),
-    /// The agent failed to start (a problem response; nothing is kept).
-    Agent(sandbox_universal::AgentError),
 }
 
 /// Holds a session id while its agent starts, so a concurrent create with the same id

@@ -10,12 +10,12 @@ use sandbox_agents::{AgentDriver, EventSink, QuestionAnswer};
 use sandbox_universal::{PermissionReply, SessionEndReason, SessionEnded, SessionInfo};
 use tokio::sync::{mpsc, oneshot};
 
+use super::SessionError;
 use super::SessionSettings;
 use super::actor::{ActorSlot, Command, Respond, run_actor};
 use super::core::{EventMeta, SessionCore};
 use super::files;
 use super::record::SessionRecord;
-use crate::error::ApiError;
 use crate::installs::AgentInstalls;
 use crate::store::StoreError;
 
@@ -97,10 +97,10 @@ impl SessionHandle {
 
     /// Brings the agent back through the driver's `restore`. When it cannot come back the
     /// session ends with the error.
-    async fn restore_agent(&self) -> Result<mpsc::UnboundedSender<Command>, ApiError> {
+    async fn restore_agent(&self) -> Result<mpsc::UnboundedSender<Command>, SessionError> {
         // Checked again exactly as at creation: the daemon may have been down while its
         // files or the cwd changed.
-        let unusable = |detail: String| ApiError::SessionUnusable {
+        let unusable = |detail: String| SessionError::Unusable {
             session: self.id().to_string(),
             detail,
         };
@@ -121,7 +121,7 @@ impl SessionHandle {
             .ensure(self.record.agent, self.record.agent_version.as_deref())
             .await?;
         let token = files::load_token(&self.dir).map_err(|e| {
-            ApiError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
+            SessionError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
         })?;
         let config = self.record.config(&self.dir, token);
         let native_id = self.core.snapshot().native_session_id;
@@ -138,19 +138,22 @@ impl SessionHandle {
                     },
                     EventMeta::daemon(true),
                 );
-                Err(ApiError::from(error))
+                Err(SessionError::Agent(error))
             }
         }
     }
 
     /// Sends a command to the actor, starting the agent first if it is not running.
-    async fn request<T>(&self, make: impl FnOnce(Respond<T>) -> Command) -> Result<T, ApiError> {
+    async fn request<T>(
+        &self,
+        make: impl FnOnce(Respond<T>) -> Command,
+    ) -> Result<T, SessionError> {
         self.touch();
         let answer = {
             let mut slot = self.actor.lock().await;
             self.core.ensure_open()?;
             if self.core.log().is_lost() {
-                return Err(ApiError::SessionOwnedElsewhere(self.id().to_string()));
+                return Err(SessionError::TakenOver(self.id().to_string()));
             }
             let commands = match slot.as_ref().filter(|c| !c.is_closed()) {
                 Some(commands) => commands.clone(),
@@ -163,12 +166,12 @@ impl SessionHandle {
             let (respond, answer) = oneshot::channel();
             commands
                 .send(make(respond))
-                .map_err(|_| ApiError::SessionEnded(self.id().to_string()))?;
+                .map_err(|_| SessionError::Ended(self.id().to_string()))?;
             answer
         };
         answer
             .await
-            .map_err(|_| ApiError::SessionEnded(self.id().to_string()))?
+            .map_err(|_| SessionError::Ended(self.id().to_string()))?
     }
 
     /// Whether the agent is running (an actor is alive).
@@ -183,10 +186,10 @@ impl SessionHandle {
     /// Waits until what the command logged is durable. A store outage does not fail the
     /// command (the writer retries; the session's `error` event reports it); a session
     /// another daemon took over does: what it logged will never be stored.
-    async fn settle(&self) -> Result<(), ApiError> {
+    async fn settle(&self) -> Result<(), SessionError> {
         match self.core.log().flush().await {
             Err(StoreError::OwnedElsewhere(_)) => {
-                Err(ApiError::SessionOwnedElsewhere(self.id().to_string()))
+                Err(SessionError::TakenOver(self.id().to_string()))
             }
             Err(error) => {
                 tracing::debug!(session = %self.id(), %error, "answering before the events are durable");
@@ -198,7 +201,7 @@ impl SessionHandle {
 
     /// Starts a turn; answers its id once the message is durable (the actor hands it to
     /// the agent only then).
-    pub async fn send_message(&self, message: String) -> Result<String, ApiError> {
+    pub async fn send_message(&self, message: String) -> Result<String, SessionError> {
         self.core.ensure_open()?;
         self.core.log().store().check_writable()?;
         self.request(|respond| Command::SendMessage { message, respond })
@@ -206,7 +209,7 @@ impl SessionHandle {
     }
 
     /// Cancels the running turn; answers its id.
-    pub async fn cancel(&self) -> Result<String, ApiError> {
+    pub async fn cancel(&self) -> Result<String, SessionError> {
         self.core.running_turn()?;
         self.request(|respond| Command::Cancel { respond }).await
     }
@@ -217,7 +220,7 @@ impl SessionHandle {
         &self,
         id: String,
         reply: PermissionReply,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), SessionError> {
         self.core.ensure_open()?;
         self.core.log().store().check_writable()?;
         self.request(|respond| Command::ReplyPermission { id, reply, respond })
@@ -225,7 +228,11 @@ impl SessionHandle {
     }
 
     /// Answers or rejects a question request (507/503 while the store cannot write).
-    pub async fn reply_question(&self, id: String, answer: QuestionAnswer) -> Result<(), ApiError> {
+    pub async fn reply_question(
+        &self,
+        id: String,
+        answer: QuestionAnswer,
+    ) -> Result<(), SessionError> {
         self.core.ensure_open()?;
         self.core.log().store().check_writable()?;
         self.request(|respond| Command::ReplyQuestion {
@@ -238,7 +245,7 @@ impl SessionHandle {
 
     /// Stops the agent but keeps the session, to be restored by the next command or daemon
     /// start (daemon shutdown). Nothing to do when the agent is not running.
-    pub async fn suspend(&self) -> Result<(), ApiError> {
+    pub async fn suspend(&self) -> Result<(), SessionError> {
         let commands = self.actor.lock().await.clone();
         let Some(commands) = commands.filter(|c| !c.is_closed()) else {
             return Ok(());
@@ -252,7 +259,7 @@ impl SessionHandle {
     }
 
     /// Stops the agent (if it runs) and ends the session.
-    pub async fn end(&self) -> Result<(), ApiError> {
+    pub async fn end(&self) -> Result<(), SessionError> {
         self.core.ensure_open()?;
         self.touch();
         let running = {

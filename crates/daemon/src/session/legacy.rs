@@ -14,12 +14,12 @@ use chrono::Utc;
 use sandbox_universal::UniversalEvent;
 use tokio::sync::watch;
 
+use super::SessionError;
 use super::files;
 use super::manager::SessionManager;
 use super::record::{RECORD_VERSION, SessionRecord};
 use super::state::CoreState;
-use crate::error::ApiError;
-use crate::store::{EVENT_VERSION, EventRow, NewSession, Store, StoreError};
+use crate::store::{EVENT_VERSION, EventRow, NewSession, Store, StoreError, Stored};
 
 /// The legacy record file.
 const RECORD_FILE: &str = "session.json";
@@ -54,7 +54,7 @@ impl Imports {
     }
 
     /// Waits until session `id` is not waiting to be imported; a 503 after a while.
-    pub async fn wait(&self, id: &str) -> Result<(), ApiError> {
+    pub async fn wait(&self, id: &str) -> Result<(), SessionError> {
         let mut changed = self.changed.subscribe();
         let deadline = tokio::time::Instant::now() + WAIT;
         while self.is_waiting(id) {
@@ -62,7 +62,7 @@ impl Imports {
                 .await
                 .is_err()
             {
-                return Err(ApiError::SessionRestoring(id.to_string()));
+                return Err(SessionError::Restoring(id.to_string()));
             }
         }
         Ok(())
@@ -182,12 +182,15 @@ fn read_record(id: String, dir: PathBuf) -> Legacy {
                 session_id: id.clone(),
                 record_version: RECORD_VERSION,
                 record: text,
-                agent: value
-                    .as_ref()
-                    .and_then(|v| v.get("agent"))
-                    .and_then(|a| a.as_str())
-                    .unwrap_or_default()
-                    .to_string(),
+                // Kept as found: an agent this build does not know stays readable.
+                agent: Stored::parse(
+                    value
+                        .as_ref()
+                        .and_then(|v| v.get("agent"))
+                        .and_then(|a| a.as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                ),
                 created_ms: mtime.timestamp_millis(),
             }
         }

@@ -15,11 +15,11 @@ use sandbox_universal::constraints::SEQUENCE;
 use sandbox_universal::{SessionInfo, SessionListResponse, SessionStatus};
 use tokio::sync::OnceCell;
 
+use super::SessionError;
 use super::handle::SessionHandle;
 use super::legacy::Imports;
 use super::record::{SessionRecord, stored_info};
 use super::{SessionCore, SessionSettings, files};
-use crate::error::ApiError;
 use crate::installs::AgentInstalls;
 use crate::log::{Heads, SessionLog};
 use crate::store::{ListQuery, SessionRow, Store, StoreError, StoredEvent};
@@ -162,16 +162,16 @@ impl SessionManager {
     }
 
     /// Makes this daemon the owner of stored session `id` (key `sid`).
-    async fn claim(&self, id: &str, sid: i64) -> Result<(), ApiError> {
+    async fn claim(&self, id: &str, sid: i64) -> Result<(), SessionError> {
         self.store.claim(sid).await.map_err(|e| match e {
-            StoreError::NotFound(_) => ApiError::SessionNotFound(id.to_string()),
-            StoreError::OwnedElsewhere(_) => ApiError::SessionOwnedElsewhere(id.to_string()),
+            StoreError::NotFound(_) => SessionError::NotFound(id.to_string()),
+            StoreError::OwnedElsewhere(_) => SessionError::TakenOver(id.to_string()),
             other => other.into(),
         })
     }
 
     /// A session ready for commands: loaded (and claimed for this daemon) if it was not.
-    pub async fn open(&self, id: &str) -> Result<Arc<SessionHandle>, ApiError> {
+    pub async fn open(&self, id: &str) -> Result<Arc<SessionHandle>, SessionError> {
         self.imports.wait(id).await?;
         let slot = self.slot(id);
         let result = slot.get_or_try_init(|| self.load(id)).await.cloned();
@@ -189,17 +189,16 @@ impl SessionManager {
 
     /// Loads a stored session: claims it, rebuilds its state, and closes what a dead
     /// daemon left open.
-    async fn load(&self, id: &str) -> Result<Arc<SessionHandle>, ApiError> {
+    async fn load(&self, id: &str) -> Result<Arc<SessionHandle>, SessionError> {
         let row = self
             .store
             .session(id)
             .await?
-            .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
-        let record =
-            SessionRecord::from_row(&row).map_err(|detail| ApiError::SessionUnreadable {
-                session: id.to_string(),
-                detail,
-            })?;
+            .ok_or_else(|| SessionError::NotFound(id.to_string()))?;
+        let record = SessionRecord::from_row(&row).map_err(|detail| SessionError::Unreadable {
+            session: id.to_string(),
+            detail,
+        })?;
         self.claim(id, row.sid).await?;
         let mut state = super::replay::restore_state(&self.store, &row).await?;
         state.sequence = state.sequence.max(self.store.last_sequence(row.sid).await?);
@@ -235,7 +234,7 @@ impl SessionManager {
     /// stored session this daemon may own that a crash left running is loaded first, so
     /// its turn is closed before anyone reads it; while the store cannot write (closing
     /// it would have to be written) the read is answered from the stored row at once.
-    pub async fn view(&self, id: &str) -> Result<View, ApiError> {
+    pub async fn view(&self, id: &str) -> Result<View, SessionError> {
         self.imports.wait(id).await?;
         if let Some(handle) = self.loaded_handle(id) {
             return Ok(View::Live(handle));
@@ -244,12 +243,13 @@ impl SessionManager {
             .store
             .session(id)
             .await?
-            .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
-        if row.status == "running" && self.may_own(&row) && self.store.check_writable().is_ok() {
+            .ok_or_else(|| SessionError::NotFound(id.to_string()))?;
+        let running = row.status.known() == Some(SessionStatus::Running);
+        if running && self.may_own(&row) && self.store.check_writable().is_ok() {
             match self.open(id).await {
                 Ok(handle) => return Ok(View::Live(handle)),
                 // The store failed meanwhile: the read is served from the row.
-                Err(ApiError::StoreFull(_) | ApiError::StoreUnavailable(_)) => {}
+                Err(error) if error.is_store_outage() => {}
                 Err(error) => return Err(error),
             }
         }
@@ -264,10 +264,10 @@ impl SessionManager {
     }
 
     /// One session as the API shows it.
-    pub async fn info(&self, id: &str) -> Result<SessionInfo, ApiError> {
+    pub async fn info(&self, id: &str) -> Result<SessionInfo, SessionError> {
         match self.view(id).await? {
             View::Live(handle) => Ok(handle.info()),
-            View::Stored(row) => stored_info(&row).map_err(|u| ApiError::SessionUnreadable {
+            View::Stored(row) => stored_info(&row).map_err(|u| SessionError::Unreadable {
                 session: id.to_string(),
                 detail: u.error,
             }),
@@ -280,21 +280,17 @@ impl SessionManager {
         cursor: Option<&str>,
         limit: Option<usize>,
         status: Option<SessionStatus>,
-    ) -> Result<SessionListResponse, ApiError> {
+    ) -> Result<SessionListResponse, SessionError> {
         let limit = limit.unwrap_or(DEFAULT_LIST_LIMIT);
         if !(1..=MAX_LIST_LIMIT).contains(&limit) {
-            return Err(ApiError::InvalidParameter(format!(
-                "limit must be between 1 and {MAX_LIST_LIMIT}, got {limit}"
-            )));
+            return Err(SessionError::InvalidListLimit(limit));
         }
         let after_sid = cursor
             .map(|c| {
                 let number = SEQUENCE.matches(c).then(|| c.parse::<i64>().ok());
-                number.flatten().ok_or_else(|| {
-                    ApiError::InvalidParameter(format!(
-                        "cursor `{c}` is not one this daemon gave (use `nextCursor` of the previous page)"
-                    ))
-                })
+                number
+                    .flatten()
+                    .ok_or_else(|| SessionError::InvalidCursor(c.to_string()))
             })
             .transpose()?;
         if status.is_some() && self.store.check_writable().is_ok() {
@@ -306,7 +302,7 @@ impl SessionManager {
             .sessions(&ListQuery {
                 after_sid,
                 limit: limit + 1,
-                status: status.map(|s| super::state::status_name(s).to_string()),
+                status,
             })
             .await?;
         let next_cursor = (rows.len() > limit).then(|| rows[limit - 1].sid.to_string());
@@ -336,7 +332,7 @@ impl SessionManager {
         after: u64,
         limit: usize,
         include_raw: bool,
-    ) -> Result<EventPage, ApiError> {
+    ) -> Result<EventPage, SessionError> {
         match self.view(id).await? {
             View::Live(handle) => {
                 let log = handle.core.log();
@@ -360,31 +356,31 @@ impl SessionManager {
                     events,
                     durable_sequence: row.last_sequence,
                     last_sequence: row.last_sequence,
-                    ended: row.status == "ended",
+                    ended: row.status.known() == Some(SessionStatus::Ended),
                 })
             }
         }
     }
 
     /// Ends a session (its events stay readable); answers it as it ended.
-    pub async fn end(&self, id: &str) -> Result<SessionInfo, ApiError> {
+    pub async fn end(&self, id: &str) -> Result<SessionInfo, SessionError> {
         let handle = self.open(id).await?;
         // Ending is idempotent: a session that has ended (before, or concurrently) is
         // simply answered as it is.
         match handle.end().await {
-            Ok(()) | Err(ApiError::SessionEnded(_)) => Ok(handle.info()),
+            Ok(()) | Err(SessionError::Ended(_)) => Ok(handle.info()),
             Err(error) => Err(error),
         }
     }
 
     /// Removes a session and its events (ending it first if needed).
-    pub async fn purge(&self, id: &str) -> Result<(), ApiError> {
+    pub async fn purge(&self, id: &str) -> Result<(), SessionError> {
         self.imports.wait(id).await?;
         let row = self
             .store
             .session(id)
             .await?
-            .ok_or_else(|| ApiError::SessionNotFound(id.to_string()))?;
+            .ok_or_else(|| SessionError::NotFound(id.to_string()))?;
         self.claim(id, row.sid).await?;
         let slot = self.loaded.lock().expect("sessions lock").remove(id);
         if let Some(handle) = slot.and_then(|s| s.get().cloned()) {
@@ -395,19 +391,7 @@ impl SessionManager {
         }
         self.store.purge(row.sid).await?;
         files::remove_dir(&self.sessions_dir().join(id))
-            .map_err(|e| ApiError::Internal(format!("removing the files of `{id}`: {e}")))?;
+            .map_err(|e| SessionError::Internal(format!("removing the files of `{id}`: {e}")))?;
         Ok(())
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Full(detail) => Self::StoreFull(detail),
-            StoreError::Unavailable(detail) => Self::StoreUnavailable(detail),
-            StoreError::Exists(id) => Self::SessionExists(id),
-            StoreError::OwnedElsewhere(id) => Self::SessionOwnedElsewhere(id),
-            StoreError::NotFound(detail) => Self::SessionNotFound(detail),
-        }
     }
 }

@@ -5,6 +5,7 @@ pub mod actor;
 mod answers;
 pub mod core;
 mod create;
+mod error;
 pub mod files;
 mod handle;
 pub mod legacy;
@@ -20,6 +21,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use self::core::SessionCore;
+pub use error::{ConfigField, SessionError};
 pub use handle::SessionHandle;
 pub use manager::{DEFAULT_LIST_LIMIT, EventPage, MAX_LIST_LIMIT, SessionManager, View};
 pub use state::STATE_VERSION;

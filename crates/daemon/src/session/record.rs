@@ -70,7 +70,7 @@ impl SessionRecord {
             session_id: self.session_id.clone(),
             record_version: RECORD_VERSION,
             record: serde_json::to_string(self).expect("records serialise"),
-            agent: self.agent.as_str().to_string(),
+            agent: self.agent.into(),
             created_ms: self.created_at.timestamp_millis(),
         }
     }
@@ -129,11 +129,8 @@ pub fn stored_info(row: &SessionRow) -> Result<SessionInfo, UnreadableSession> {
         None => CoreSnapshot::of(&CoreState::default()),
     };
     if state.is_none() {
-        snapshot.status = match row.status.as_str() {
-            "running" => SessionStatus::Running,
-            "ended" => SessionStatus::Ended,
-            _ => SessionStatus::Idle,
-        };
+        // A status this build does not know (a newer build's) is shown as idle.
+        snapshot.status = row.status.known().unwrap_or(SessionStatus::Idle);
     }
     snapshot.event_count = row.last_sequence;
     Ok(record.info(&snapshot))

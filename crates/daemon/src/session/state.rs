@@ -165,7 +165,7 @@ impl CoreState {
     pub(crate) fn snapshot(&self) -> StateSnapshot {
         StateSnapshot {
             sequence: self.sequence,
-            status: status_name(self.status()),
+            status: self.status(),
             ended_ms: self.ended_at.map(|t| t.timestamp_millis()),
             version: STATE_VERSION,
             json: serde_json::to_string(self).expect("the session state serialises"),
@@ -178,15 +178,6 @@ impl CoreState {
             return None;
         }
         serde_json::from_str(json).ok()
-    }
-}
-
-/// The stored name of a status.
-pub(crate) fn status_name(status: SessionStatus) -> &'static str {
-    match status {
-        SessionStatus::Idle => "idle",
-        SessionStatus::Running => "running",
-        SessionStatus::Ended => "ended",
     }
 }
 
@@ -299,7 +290,7 @@ mod tests {
         assert!(state.has_open_work());
 
         let snapshot = state.snapshot();
-        assert_eq!(snapshot.status, "running");
+        assert_eq!(snapshot.status, SessionStatus::Running);
         let restored = CoreState::from_snapshot(snapshot.version, &snapshot.json).unwrap();
         assert_eq!(restored, state);
         assert!(CoreState::from_snapshot(STATE_VERSION + 1, &snapshot.json).is_none());

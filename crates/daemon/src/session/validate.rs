@@ -6,19 +6,15 @@ use sandbox_agents::{AgentDriver, ConfigError};
 use sandbox_universal::constraints::SESSION_ID;
 use sandbox_universal::{Constrained, CreateSessionRequest, PermissionMode};
 
-use super::SessionSettings;
-use crate::error::ApiError;
+use super::{ConfigField, SessionError, SessionSettings};
 
 /// Checks a client-chosen session id: 1–128 characters of `A-Z a-z 0-9 . _ -`, not starting
 /// with a dot (`constraints::SESSION_ID`, which the OpenAPI document states).
-pub fn validate_session_id(id: &str) -> Result<(), ApiError> {
+pub fn validate_session_id(id: &str) -> Result<(), SessionError> {
     if SESSION_ID.matches(id) {
         Ok(())
     } else {
-        Err(ApiError::InvalidParameter(format!(
-            "invalid session id `{id}`: use {}",
-            SESSION_ID.meaning
-        )))
+        Err(SessionError::InvalidId(id.to_string()))
     }
 }
 
@@ -28,17 +24,13 @@ pub(super) async fn validate_choices(
     driver: &dyn AgentDriver,
     request: &CreateSessionRequest,
     permission_mode: PermissionMode,
-) -> Result<(), ApiError> {
+) -> Result<(), SessionError> {
     if !driver.supported() {
         // Starting it answers `unsupportedAgent`.
         return Ok(());
     }
     if request.validate_token == Some(true) && !driver.capabilities().validate_token {
-        return Err(ApiError::InvalidBody(format!(
-            "validateToken: {} cannot check a key before its first turn (its capabilities say \
-             `validateToken: false`); leave the field out",
-            driver.id()
-        )));
+        return Err(SessionError::TokenCheckUnsupported(driver.id()));
     }
     // Every agent supports the default permission mode; the modes are only asked for (an
     // agent may list them live) when there is something to check.
@@ -49,8 +41,8 @@ pub(super) async fn validate_choices(
         .check_model(request.model.as_deref(), request.variant.as_deref())
         .await
         .map_err(|error| match error {
-            ConfigError::Invalid(message) => ApiError::InvalidSessionConfig(message),
-            ConfigError::Agent(error) => ApiError::from(error),
+            ConfigError::Invalid(message) => SessionError::config(ConfigField::Model, message),
+            ConfigError::Agent(error) => SessionError::Agent(error),
         })
 }
 
@@ -58,23 +50,29 @@ async fn check_modes(
     driver: &dyn AgentDriver,
     agent_mode: Option<&str>,
     permission_mode: PermissionMode,
-) -> Result<(), ApiError> {
+) -> Result<(), SessionError> {
     let agent = driver.id();
-    let modes = driver.modes().await?;
+    let modes = driver.modes().await.map_err(SessionError::Agent)?;
     if let Some(mode) = agent_mode
         && !modes.modes.iter().any(|m| m.id == mode)
     {
         let known: Vec<&str> = modes.modes.iter().map(|m| m.id.as_str()).collect();
-        return Err(ApiError::InvalidSessionConfig(format!(
-            "{agent} has no agent mode `{mode}`; modes: {}",
-            known.join(", ")
-        )));
+        return Err(SessionError::config(
+            ConfigField::AgentMode,
+            format!(
+                "{agent} has no agent mode `{mode}`; modes: {}",
+                known.join(", ")
+            ),
+        ));
     }
     if !modes.permission_modes.contains(&permission_mode) {
-        return Err(ApiError::InvalidSessionConfig(format!(
-            "{agent} does not support permission mode `{}`",
-            serde_json::to_value(permission_mode).expect("serializes")
-        )));
+        return Err(SessionError::config(
+            ConfigField::PermissionMode,
+            format!(
+                "{agent} does not support permission mode `{}`",
+                serde_json::to_value(permission_mode).expect("serializes")
+            ),
+        ));
     }
     Ok(())
 }
@@ -84,24 +82,28 @@ async fn check_modes(
 pub(super) fn resolve_cwd(
     settings: &SessionSettings,
     cwd: Option<&str>,
-) -> Result<PathBuf, ApiError> {
+) -> Result<PathBuf, SessionError> {
     let requested = match cwd {
         None => settings.default_cwd.clone(),
         Some(path) if Path::new(path).is_absolute() => PathBuf::from(path),
         Some(path) => {
-            return Err(ApiError::InvalidSessionConfig(format!(
-                "cwd `{path}` must be an absolute path"
-            )));
+            return Err(SessionError::config(
+                ConfigField::Cwd,
+                format!("cwd `{path}` must be an absolute path"),
+            ));
         }
     };
     let canonical = requested.canonicalize().map_err(|e| {
-        ApiError::InvalidSessionConfig(format!("cwd `{}` is not usable: {e}", requested.display()))
+        SessionError::config(
+            ConfigField::Cwd,
+            format!("cwd `{}` is not usable: {e}", requested.display()),
+        )
     })?;
     if !canonical.is_dir() {
-        return Err(ApiError::InvalidSessionConfig(format!(
-            "cwd `{}` is not a directory",
-            requested.display()
-        )));
+        return Err(SessionError::config(
+            ConfigField::Cwd,
+            format!("cwd `{}` is not a directory", requested.display()),
+        ));
     }
     let root = settings
         .workspace_root
@@ -110,11 +112,14 @@ pub(super) fn resolve_cwd(
     if let Some(root) = &root
         && !canonical.starts_with(root)
     {
-        return Err(ApiError::InvalidSessionConfig(format!(
-            "cwd `{}` is outside the workspace root `{}`",
-            requested.display(),
-            root.display()
-        )));
+        return Err(SessionError::config(
+            ConfigField::Cwd,
+            format!(
+                "cwd `{}` is outside the workspace root `{}`",
+                requested.display(),
+                root.display()
+            ),
+        ));
     }
     if let Some(user) = &settings.agent_user
         && !user.can_write(&canonical)
@@ -123,7 +128,7 @@ pub(super) fn resolve_cwd(
         match &root {
             Some(root) if canonical.starts_with(root) => {
                 user.own_tree(&canonical).map_err(|e| {
-                    ApiError::Internal(format!(
+                    SessionError::Internal(format!(
                         "giving `{}` to the agent user `{}`: {e}",
                         canonical.display(),
                         user.name
@@ -131,13 +136,16 @@ pub(super) fn resolve_cwd(
                 })?;
             }
             _ => {
-                return Err(ApiError::InvalidSessionConfig(format!(
-                    "cwd `{}` is not writable by the agent user `{}`: give it to that user (e.g. `chown -R {} {}`), or use a directory under --workspace-root, which the daemon hands over itself",
-                    canonical.display(),
-                    user.name,
-                    user.name,
-                    canonical.display()
-                )));
+                return Err(SessionError::config(
+                    ConfigField::Cwd,
+                    format!(
+                        "cwd `{}` is not writable by the agent user `{}`: give it to that user (e.g. `chown -R {} {}`), or use a directory under --workspace-root, which the daemon hands over itself",
+                        canonical.display(),
+                        user.name,
+                        user.name,
+                        canonical.display()
+                    ),
+                ));
             }
         }
     }
@@ -161,13 +169,13 @@ pub(super) fn recheck_cwd(settings: &SessionSettings, stored: &Path) -> Result<(
 }
 
 /// The permission mode a request asks for: `dangerouslySkipPermissions` means `bypass`.
-/// A request whose two fields disagree breaks a constraint of its schema (422, as
-/// `ApiJson` answers it).
+/// A request whose two fields disagree breaks a constraint of its schema (answered as
+/// `ApiJson` answers a broken constraint).
 pub(super) fn resolve_permission_mode(
     request: &CreateSessionRequest,
-) -> Result<PermissionMode, ApiError> {
+) -> Result<PermissionMode, SessionError> {
     if let Some(broken) = request.broken_relation() {
-        return Err(ApiError::InvalidBody(broken));
+        return Err(SessionError::ContradictoryRequest(broken));
     }
     Ok(if request.dangerously_skip_permissions == Some(true) {
         PermissionMode::Bypass

@@ -3,7 +3,8 @@
 //!
 //! Writes go through one writer thread that group-commits (see [`writer`]); reads go to
 //! the backend directly, from any daemon. Contracts that must stay stable: the tables
-//! ([`migrations`]), the event rows ([`record`]) and the session rows ([`SessionRow`]).
+//! ([`migrations`]), the event rows ([`record`]) and the session rows ([`SessionRow`], with
+//! the one mapping of their status and agent names in `rows.rs`).
 //!
 //! Invariants:
 //! - a stored event is never dropped, truncated or renumbered; sequences are contiguous per
@@ -19,6 +20,7 @@ pub mod migrations;
 mod postgres;
 mod queue;
 pub mod record;
+mod rows;
 mod sqlite;
 mod writer;
 
@@ -31,6 +33,7 @@ use sandbox_universal::{StoreBackend, StoreStatus};
 use tokio::sync::{oneshot, watch};
 
 pub use record::{EVENT_VERSION, EventRow, StoredEvent};
+pub use rows::{ListQuery, NewSession, SessionRow, Stored, StoredAgent, StoredName, StoredStatus};
 pub use writer::{StateSnapshot, Unwritten, WriteListener};
 
 use queue::WriteQueue;
@@ -151,65 +154,6 @@ impl StoreError {
             _ => StoreStatus::Unavailable,
         }
     }
-}
-
-/// A session as stored.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionRow {
-    /// Store-internal key (never reused; orders sessions by creation).
-    pub sid: i64,
-    /// The client's session id.
-    pub session_id: String,
-    /// Schema version of `record`.
-    pub record_version: u32,
-    /// How the session was created (JSON).
-    pub record: String,
-    /// The agent id.
-    pub agent: String,
-    /// `idle`, `running` or `ended`, as of the last state snapshot.
-    pub status: String,
-    /// Creation time, ms since the Unix epoch.
-    pub created_ms: i64,
-    /// When it ended.
-    pub ended_ms: Option<i64>,
-    /// The last stored sequence.
-    pub last_sequence: u64,
-    /// Schema version of `state`.
-    pub state_version: Option<u32>,
-    /// The sequence `state` reflects.
-    pub state_sequence: Option<u64>,
-    /// The state snapshot (JSON).
-    pub state: Option<String>,
-    /// The daemon that owns it.
-    pub owner: Option<String>,
-    /// Whether that owner's heartbeat is fresh.
-    pub owner_alive: bool,
-}
-
-/// A session to create.
-#[derive(Debug, Clone)]
-pub struct NewSession {
-    /// The client's session id.
-    pub session_id: String,
-    /// Schema version of `record`.
-    pub record_version: u32,
-    /// How it was created (JSON).
-    pub record: String,
-    /// The agent id.
-    pub agent: String,
-    /// Creation time, ms since the Unix epoch.
-    pub created_ms: i64,
-}
-
-/// A page request of `GET /sessions`.
-#[derive(Debug, Clone, Default)]
-pub struct ListQuery {
-    /// Sessions after this key.
-    pub after_sid: Option<i64>,
-    /// Page size.
-    pub limit: usize,
-    /// Only sessions with this status.
-    pub status: Option<String>,
 }
 
 /// Reading the store: any daemon, any session.

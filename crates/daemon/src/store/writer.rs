@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sandbox_universal::StoreStatus;
+use sandbox_universal::{SessionStatus, StoreStatus};
 use tokio::sync::oneshot;
 
 use super::queue::{SessionWrites, WriteQueue};
@@ -30,8 +30,8 @@ const REAP_CHUNK: usize = 5_000;
 pub struct StateSnapshot {
     /// The last sequence the state reflects.
     pub sequence: u64,
-    /// `idle`, `running` or `ended`.
-    pub status: &'static str,
+    /// Idle, running or ended.
+    pub status: SessionStatus,
     /// When the session ended.
     pub ended_ms: Option<i64>,
     /// Schema version of `json`.

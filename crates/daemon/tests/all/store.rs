@@ -367,6 +367,40 @@ async fn an_unreadable_record_is_listed_and_its_id_stays_taken() {
 }
 
 #[tokio::test]
+async fn a_status_and_agent_this_build_does_not_know_stay_readable() {
+    let daemon = TestDaemon::start().await;
+    daemon.mock_session("n").await;
+    let stopped = daemon.stop().await;
+    // What a newer build might write (with a snapshot this build cannot read either).
+    stopped
+        .execute_sql(
+            "UPDATE sessions SET status = 'hibernating', agent = 'telepath', state_version = 99
+             WHERE session_id = 'n'",
+        )
+        .await;
+    let daemon = stopped.start().await;
+    let listed = |status| {
+        let query = SessionsQuery {
+            status,
+            ..Default::default()
+        };
+        let client = &daemon.client;
+        async move { client.list_sessions(&query).await.unwrap() }
+    };
+    let all = listed(None).await;
+    assert_eq!((ids(&all.sessions), all.unreadable.len()), (vec!["n"], 0));
+    let info = daemon.client.get_session("n").await.unwrap();
+    assert_eq!(info.status, SessionStatus::Idle, "shown as idle");
+    let idle = listed(Some(SessionStatus::Idle)).await;
+    assert!(idle.sessions.is_empty(), "not stored as idle");
+    daemon.client.send_message("n", "hello").await.unwrap();
+    daemon.wait_turn_ended("n", 1).await;
+    daemon.client.end_session("n").await.unwrap();
+    let ended = listed(Some(SessionStatus::Ended)).await;
+    assert_eq!(ids(&ended.sessions), ["n"], "its status is known again");
+}
+
+#[tokio::test]
 async fn an_unreadable_state_snapshot_is_rebuilt_from_the_events() {
     let daemon = TestDaemon::start().await;
     daemon.mock_session("x").await;

@@ -2,11 +2,12 @@
 
 use async_trait::async_trait;
 use deadpool_postgres::Pool;
+use sandbox_universal::SessionStatus;
 use tokio::sync::{broadcast, oneshot};
 use tokio_postgres::Row;
 
 use super::{outage, pool_outage};
-use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError};
+use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError, Stored, StoredName};
 
 /// Session ids this daemon may take over: unowned, its own, or owned by a daemon whose
 /// heartbeat is older than the lease (owner `$1`, lease cut-off `$2`). Callers add
@@ -26,8 +27,8 @@ fn session_row(row: &Row) -> SessionRow {
         session_id: row.get(1),
         record_version: row.get::<_, i32>(2) as u32,
         record: row.get(3),
-        agent: row.get(4),
-        status: row.get(5),
+        agent: Stored::parse(row.get(4)),
+        status: Stored::parse(row.get(5)),
         created_ms: row.get(6),
         ended_ms: row.get(7),
         last_sequence: row.get::<_, i64>(8) as u64,
@@ -103,7 +104,7 @@ impl ReadBackend for PgReads {
                 &[
                     &alive_after_ms,
                     &query.after_sid.unwrap_or(0),
-                    &query.status,
+                    &query.status.map(StoredName::stored_name),
                     &(query.limit as i64),
                 ],
             )
@@ -167,10 +168,15 @@ impl ReadBackend for PgReads {
         let rows = self
             .query(
                 &format!(
-                    "{CLAIMABLE} AND s.status = 'ended' AND s.ended_ms < $3
+                    "{CLAIMABLE} AND s.status = $4 AND s.ended_ms < $3
                      ORDER BY s.ended_ms LIMIT 1000"
                 ),
-                &[&owner, &alive_after_ms, &ended_before_ms],
+                &[
+                    &owner,
+                    &alive_after_ms,
+                    &ended_before_ms,
+                    &SessionStatus::Ended.stored_name(),
+                ],
             )
             .await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
@@ -183,8 +189,12 @@ impl ReadBackend for PgReads {
     ) -> Result<Vec<String>, StoreError> {
         let rows = self
             .query(
-                &format!("{CLAIMABLE} AND s.status = 'running' ORDER BY s.sid"),
-                &[&owner, &alive_after_ms],
+                &format!("{CLAIMABLE} AND s.status = $3 ORDER BY s.sid"),
+                &[
+                    &owner,
+                    &alive_after_ms,
+                    &SessionStatus::Running.stored_name(),
+                ],
             )
             .await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())

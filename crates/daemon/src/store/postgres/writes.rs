@@ -1,12 +1,13 @@
 //! The PostgreSQL write side: one connection on the writer thread's own runtime, one
 //! statement per session per commit.
 
+use sandbox_universal::SessionStatus;
 use tokio_postgres::Client;
 
 use super::{CHANNEL, INSERT_CHUNK, connect, outage};
 use crate::store::queue::SessionWrites;
 use crate::store::writer::WriteBackend;
-use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError};
+use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError, StoredName};
 
 /// The write side: one connection on the writer thread's own runtime.
 pub(crate) struct PgWrites {
@@ -115,7 +116,7 @@ async fn save_state(
                 &[
                     &sid,
                     &(last as i64),
-                    &state.status,
+                    &state.status.stored_name(),
                     &state.ended_ms,
                     &(state.version as i32),
                     &(state.sequence as i64),
@@ -188,7 +189,7 @@ impl<'a> SessionEvents<'a> {
             last: events.last().map_or(0, |e| e.sequence as i64),
             state: writes.state.as_ref().map(|s| {
                 (
-                    s.status,
+                    s.status.stored_name(),
                     s.ended_ms,
                     s.version as i32,
                     s.sequence as i64,
@@ -231,7 +232,7 @@ const NO_BIGINT_VALUE: Option<i64> = None;
 
 const INSERT_SESSION: &str = "INSERT INTO sessions
     (session_id, record_version, record, agent, status, created_ms, owner)
-    VALUES ($1, $2, $3, $4, 'idle', $5, $6) ON CONFLICT (session_id) DO NOTHING RETURNING sid";
+    VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (session_id) DO NOTHING RETURNING sid";
 
 impl WriteBackend for PgWrites {
     fn commit(&mut self, batch: &[SessionWrites], owner: &str) -> Result<Vec<i64>, StoreError> {
@@ -285,7 +286,8 @@ impl WriteBackend for PgWrites {
                         &session.session_id,
                         &(session.record_version as i32),
                         &session.record,
-                        &session.agent,
+                        &session.agent.name(),
+                        &SessionStatus::Idle.stored_name(),
                         &session.created_ms,
                         &owner,
                     ],
@@ -395,7 +397,8 @@ impl WriteBackend for PgWrites {
                         &session.session_id,
                         &(session.record_version as i32),
                         &session.record,
-                        &session.agent,
+                        &session.agent.name(),
+                        &SessionStatus::Idle.stored_name(),
                         &session.created_ms,
                         &owner,
                     ],

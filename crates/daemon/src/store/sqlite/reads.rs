@@ -4,10 +4,11 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
+use sandbox_universal::SessionStatus;
 use tokio::sync::Semaphore;
 
 use super::outage;
-use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError};
+use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError, Stored, StoredName};
 
 /// The columns of a [`SessionRow`], joined with the owner's heartbeat.
 /// Session ids this daemon may take over: unowned, its own, or owned by a daemon whose
@@ -28,8 +29,8 @@ fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
         session_id: row.get(1)?,
         record_version: row.get(2)?,
         record: row.get(3)?,
-        agent: row.get(4)?,
-        status: row.get(5)?,
+        agent: Stored::parse(row.get(4)?),
+        status: Stored::parse(row.get(5)?),
         created_ms: row.get(6)?,
         ended_ms: row.get(7)?,
         last_sequence: row.get::<_, i64>(8)? as u64,
@@ -120,7 +121,7 @@ impl ReadBackend for SqliteReads {
             let rows = statement.query_map(
                 rusqlite::named_params! {
                     ":after": query.after_sid.unwrap_or(0),
-                    ":status": query.status,
+                    ":status": query.status.map(StoredName::stored_name),
                     ":limit": query.limit as i64,
                     ":alive": alive_after_ms,
                 },
@@ -189,13 +190,14 @@ impl ReadBackend for SqliteReads {
         let owner = owner.to_string();
         self.with(move |conn| {
             let mut statement = conn.prepare_cached(&format!(
-                "{CLAIMABLE} AND s.status = 'ended' AND s.ended_ms < ?3
+                "{CLAIMABLE} AND s.status = ?4 AND s.ended_ms < ?3
                  ORDER BY s.ended_ms LIMIT 1000"
             ))?;
-            let rows = statement
-                .query_map(params![owner, alive_after_ms, ended_before_ms], |r| {
-                    r.get(0)
-                })?;
+            let ended = SessionStatus::Ended.stored_name();
+            let rows = statement.query_map(
+                params![owner, alive_after_ms, ended_before_ms, ended],
+                |r| r.get(0),
+            )?;
             rows.collect()
         })
         .await
@@ -208,10 +210,11 @@ impl ReadBackend for SqliteReads {
     ) -> Result<Vec<String>, StoreError> {
         let owner = owner.to_string();
         self.with(move |conn| {
-            let mut statement = conn.prepare_cached(&format!(
-                "{CLAIMABLE} AND s.status = 'running' ORDER BY s.sid"
-            ))?;
-            let rows = statement.query_map(params![owner, alive_after_ms], |r| r.get(0))?;
+            let mut statement =
+                conn.prepare_cached(&format!("{CLAIMABLE} AND s.status = ?3 ORDER BY s.sid"))?;
+            let running = SessionStatus::Running.stored_name();
+            let rows =
+                statement.query_map(params![owner, alive_after_ms, running], |r| r.get(0))?;
             rows.collect()
         })
         .await

@@ -1,11 +1,12 @@
 //! The SQLite write side, owned by the writer thread.
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use sandbox_universal::SessionStatus;
 
 use super::{Checkpointer, is_unique_violation, outage};
 use crate::store::queue::SessionWrites;
 use crate::store::writer::WriteBackend;
-use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError};
+use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError, StoredName};
 
 /// The write side, owned by the writer thread.
 pub(crate) struct SqliteWrites {
@@ -52,7 +53,7 @@ fn save_state(
     .execute(params![
         sid,
         last_sequence as i64,
-        state.status,
+        state.status.stored_name(),
         state.ended_ms,
         state.version,
         state.sequence as i64,
@@ -120,12 +121,13 @@ impl WriteBackend for SqliteWrites {
         self.checkpointer.wrote(1);
         let result = self.conn.execute(
             "INSERT INTO sessions (session_id, record_version, record, agent, status, created_ms, owner)
-             VALUES (?1, ?2, ?3, ?4, 'idle', ?5, ?6)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 session.session_id,
                 session.record_version,
                 session.record,
-                session.agent,
+                session.agent.name(),
+                SessionStatus::Idle.stored_name(),
                 session.created_ms,
                 owner
             ],
@@ -227,12 +229,13 @@ impl WriteBackend for SqliteWrites {
             .map_err(outage)?;
         let created = tx.execute(
             "INSERT INTO sessions (session_id, record_version, record, agent, status, created_ms, owner)
-             VALUES (?1, ?2, ?3, ?4, 'idle', ?5, ?6)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 session.session_id,
                 session.record_version,
                 session.record,
-                session.agent,
+                session.agent.name(),
+                SessionStatus::Idle.stored_name(),
                 session.created_ms,
                 owner
             ],

@@ -4,6 +4,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sandbox_universal::{AgentError, ProblemDetails};
 
+mod session;
+
 /// Prefix of every problem `type` URI.
 pub const PROBLEM_TYPE_PREFIX: &str = "urn:sandbox-daemon:problem:";
 
