@@ -8,30 +8,20 @@
 //! delivered at once) or `{"cancel": true}` (the daemon kills the process group); its
 //! `exit` lines are each process's end.
 
-use sandbox_agents::amp::convert::converter;
-use sandbox_agents::claude::convert::Converter;
-use sandbox_agents::kernel::{Gone, Protocol};
-use sandbox_agents::process::ExitInfo;
-use sandbox_agents::{AgentEvent, SessionIds};
+use std::collections::HashMap;
+
+use sandbox_agents::amp::protocol::AmpProtocol;
+use sandbox_agents::kernel::per_turn::TurnOut;
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, FileChangeKind, ItemKind, ItemStatus, StopReason,
 };
 use serde_json::Value;
 
-use crate::kit::{self, Replay, Replayer, Sent};
+use crate::kit::{self, Fixture, Replay, Sent};
 
-/// The Amp driver's view of a transcript.
-pub struct Amp {
-    converter: Converter,
-    turns: usize,
-}
-
-impl Replayer for Amp {
+impl Fixture for AmpProtocol {
     fn new(cwd: &str) -> Self {
-        Self {
-            converter: converter(cwd),
-            turns: 0,
-        }
+        AmpProtocol::new(cwd, None)
     }
 
     fn cwd(transcript: &[Value]) -> Option<String> {
@@ -42,61 +32,42 @@ impl Replayer for Amp {
             .map(String::from)
     }
 
-    fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
-        if msg["prompt"].is_string() {
+    fn sent(&mut self, msg: &Value, _asked: &HashMap<String, Value>) -> Sent {
+        if let Some(text) = msg["prompt"].as_str() {
             // A new process: the prompt is written to its stdin, which is then closed.
-            self.turns += 1;
-            drop(
-                self.converter
-                    .begin_turn(&format!("turn_{}", self.turns), ""),
-            );
-            self.converter.turn_delivered(None);
-            return Sent {
-                turn: true,
-                resolved: None,
+            return Sent::Turn {
+                text: text.into(),
+                key: None,
             };
         }
         assert_eq!(msg["cancel"], true, "an unknown input line: {msg}");
-        drop(self.converter.cancel());
-        Sent::default()
+        Sent::Cancel
     }
 
-    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        let converted = self.converter.convert(msg, ids);
-        assert!(
-            converted.replies.is_empty(),
-            "Amp reads nothing after the prompt, yet the converter answered {msg}"
-        );
-        converted.events
+    fn asked_key(native: &Value) -> String {
+        native["ask"].as_str().expect("an ask").into()
     }
 
-    /// Each turn's process ends; the driver expects the exit once the turn's `result`
-    /// arrived (the turn is over), so only an exit before it is news.
-    fn exited(&mut self, exit: &Value, _ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        let code = |key: &str| exit[key].as_i64().map(|n| i32::try_from(n).unwrap());
-        let info = ExitInfo {
-            code: code("code"),
-            signal: code("signal"),
-            stderr_tail: exit["stderr_tail"].as_str().unwrap_or_default().into(),
-        };
-        // A process that exits after its turn's `result` is no news.
-        if self.converter.current_turn().is_none() {
-            return Vec::new();
+    fn answer(&self, _native: &Value) -> Option<(String, Value)> {
+        None
+    }
+
+    fn assert_same(ours: &TurnOut, recorded: &Value) {
+        match ours {
+            TurnOut::Prompt(text) => assert_eq!(recorded["prompt"], *text),
+            TurnOut::Stop => assert_eq!(recorded["cancel"], true),
+            TurnOut::Answer { answer, .. } => assert_eq!(answer, recorded),
         }
-        self.converter.gone(&Gone {
-            why: info.describe(),
-            exit: info,
-        })
     }
 }
 
 fn replay(name: &str) -> Replay {
-    kit::conform::<Amp>("amp", &kit::fixture("amp", name))
+    kit::conform::<AmpProtocol>("amp", &kit::fixture("amp", name))
 }
 
 #[test]
 fn every_fixture_conforms() {
-    let replays = kit::conform_all::<Amp>("amp");
+    let replays = kit::conform_all::<AmpProtocol>("amp");
     assert!(replays.len() >= 8, "fixtures missing: {:?}", replays.keys());
 }
 

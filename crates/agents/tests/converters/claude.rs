@@ -5,33 +5,20 @@
 
 use std::collections::HashMap;
 
+use sandbox_agents::QuestionAnswer;
 use sandbox_agents::claude::convert::Converter;
-use sandbox_agents::claude::convert::hitl::{PendingKind, permission_response, question_response};
-use sandbox_agents::kernel::Protocol;
-use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
+use sandbox_agents::kernel::{LineProtocol, Outgoing};
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, FileChangeKind, ItemKind, ItemStatus, PermissionKind,
     PermissionReply, StopReason,
 };
 use serde_json::Value;
 
-use crate::kit::{self, Replay, Replayer, Sent};
+use crate::kit::{self, Fixture, Replay, Reply, Sent};
 
-/// The Claude driver's view of a transcript.
-pub struct Claude {
-    converter: Converter,
-    turns: usize,
-    /// CLI request id → universal id of what it asked.
-    asked: HashMap<String, String>,
-}
-
-impl Replayer for Claude {
+impl Fixture for Converter {
     fn new(cwd: &str) -> Self {
-        Self {
-            converter: Converter::new(cwd),
-            turns: 0,
-            asked: HashMap::new(),
-        }
+        Converter::new(cwd)
     }
 
     fn cwd(transcript: &[Value]) -> Option<String> {
@@ -42,110 +29,100 @@ impl Replayer for Claude {
             .map(String::from)
     }
 
-    fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
-        match msg["type"].as_str() {
-            Some("user") => {
-                self.turns += 1;
-                drop(
-                    self.converter
-                        .begin_turn(&format!("turn_{}", self.turns), ""),
-                );
-                Sent {
-                    turn: true,
-                    resolved: None,
+    fn sent(&mut self, msg: &Value, asked: &HashMap<String, Value>) -> Sent {
+        match (msg["type"].as_str(), msg["request"]["subtype"].as_str()) {
+            (Some("user"), _) => Sent::Turn {
+                text: msg["message"]["content"][0]["text"]
+                    .as_str()
+                    .expect("a text")
+                    .into(),
+                key: None,
+            },
+            (Some("control_request"), Some("interrupt")) => Sent::Cancel,
+            (Some("control_request"), Some(method)) => Sent::Request {
+                key: msg["request_id"].as_str().expect("an id").into(),
+                method: method.into(),
+            },
+            (Some("control_response"), _) => {
+                let key = msg["response"]["request_id"].as_str().expect("an id");
+                let request = &asked[key]["request"];
+                Sent::Reply {
+                    key: key.into(),
+                    reply: reply(request, &msg["response"]["response"]),
                 }
             }
-            Some("control_request") if msg["request"]["subtype"] == "interrupt" => {
-                drop(self.converter.cancel());
-                Sent::default()
-            }
-            Some("control_response") => Sent {
-                turn: false,
-                resolved: self.answered(msg),
-            },
-            _ => Sent::default(),
+            _ => Sent::Nothing,
         }
     }
 
-    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        let converted = self.converter.convert(msg, ids);
-        assert!(
-            converted.replies.is_empty(),
-            "unexpected auto-reply to {msg}"
-        );
-        for event in &converted.events {
-            let universal = match &event.payload {
-                EventPayload::PermissionAsked(p) => &p.permission_id,
-                EventPayload::QuestionAsked(q) => &q.question_id,
-                _ => continue,
-            };
-            let request_id = msg["request_id"].as_str().expect("a control request id");
-            self.asked.insert(request_id.into(), universal.clone());
+    fn asked_key(native: &Value) -> String {
+        native["request_id"].as_str().expect("a request id").into()
+    }
+
+    fn answer(&self, native: &Value) -> Option<(String, Value)> {
+        LineProtocol::answer(self, native).map(|(key, answer)| (key, answer.unwrap_or_default()))
+    }
+
+    /// The user's line and the interrupt as sent; an answer says the same as the recorded
+    /// one (the wording of a denial may differ).
+    fn assert_same(ours: &Outgoing, recorded: &Value) {
+        match ours {
+            Outgoing::Request { method, .. } => {
+                assert_eq!(recorded["request"]["subtype"], *method, "{recorded}")
+            }
+            Outgoing::Line(line) if line["type"] == "user" => {
+                assert_eq!(line["message"], recorded["message"], "{recorded}")
+            }
+            Outgoing::Line(line) => {
+                let (ours, recorded) = (
+                    &line["response"]["response"],
+                    &recorded["response"]["response"],
+                );
+                assert_eq!(ours["behavior"], recorded["behavior"], "{recorded}");
+                if recorded["behavior"] == "allow" {
+                    assert_eq!(ours["updatedInput"], recorded["updatedInput"], "{recorded}");
+                }
+            }
         }
-        converted.events
     }
 }
 
-impl Claude {
-    /// The daemon's native answer to the question `universal`.
-    pub fn reply_to_question(&mut self, universal: &str, answer: QuestionAnswer) -> Value {
-        let pending = self.converter.take_pending(universal).expect("pending");
-        question_response(&pending, &answer)
+/// The universal answer the recorded `response` to the `can_use_tool` `request` stands
+/// for.
+fn reply(request: &Value, response: &Value) -> Reply {
+    let allowed = response["behavior"] == "allow";
+    if request["tool_name"] != "AskUserQuestion" {
+        return Reply::Permission(match (allowed, response.get("updatedPermissions")) {
+            (false, _) => PermissionReply::Reject,
+            (true, Some(_)) => PermissionReply::Always,
+            (true, None) => PermissionReply::Once,
+        });
     }
-
-    /// Rebuilds the daemon's answer from the universal reply the recorded answer stands
-    /// for, and checks it says the same (the wording of a denial may differ).
-    fn answered(&mut self, msg: &Value) -> Option<String> {
-        let response = &msg["response"];
-        let request_id = response["request_id"].as_str()?;
-        let universal = self.asked.remove(request_id)?;
-        let pending = self
-            .converter
-            .take_pending(&universal)
-            .expect("the request is pending");
-        let recorded = &response["response"];
-        let allowed = recorded["behavior"] == "allow";
-        let rebuilt = match pending.kind {
-            PendingKind::Question if allowed => {
-                let answers = &recorded["updatedInput"]["answers"];
-                let per_question = pending
-                    .questions
-                    .iter()
-                    .map(|q| {
-                        answers[q]
-                            .as_str()
-                            .map(|a| a.split(", ").map(String::from).collect())
-                            .unwrap_or_default()
-                    })
-                    .collect();
-                question_response(&pending, &QuestionAnswer::Answered(per_question))
-            }
-            PendingKind::Question => question_response(&pending, &QuestionAnswer::Rejected),
-            _ => {
-                let reply = match (allowed, recorded.get("updatedPermissions")) {
-                    (false, _) => PermissionReply::Reject,
-                    (true, Some(_)) => PermissionReply::Always,
-                    (true, None) => PermissionReply::Once,
-                };
-                permission_response(&pending, reply)
-            }
-        };
-        let rebuilt = &rebuilt["response"]["response"];
-        assert_eq!(rebuilt["behavior"], recorded["behavior"], "{msg}");
-        if allowed {
-            assert_eq!(rebuilt["updatedInput"], recorded["updatedInput"], "{msg}");
-        }
-        Some(universal)
+    if !allowed {
+        return Reply::Question(QuestionAnswer::Rejected);
     }
+    let answers = &response["updatedInput"]["answers"];
+    let per_question = request["input"]["questions"]
+        .as_array()
+        .expect("questions")
+        .iter()
+        .map(|q| {
+            answers[q["question"].as_str().expect("a question")]
+                .as_str()
+                .map(|a| a.split(", ").map(String::from).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    Reply::Question(QuestionAnswer::Answered(per_question))
 }
 
 fn replay(name: &str) -> Replay {
-    kit::conform::<Claude>("claude", &kit::fixture("claude", name))
+    kit::conform::<Converter>("claude", &kit::fixture("claude", name))
 }
 
 #[test]
 fn every_fixture_conforms() {
-    let replays = kit::conform_all::<Claude>("claude");
+    let replays = kit::conform_all::<Converter>("claude");
     assert!(
         replays.len() >= 19,
         "fixtures missing: {:?}",

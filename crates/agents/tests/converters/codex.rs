@@ -5,33 +5,23 @@
 
 use std::collections::HashMap;
 
+use sandbox_agents::QuestionAnswer;
 use sandbox_agents::codex::convert::Converter;
 use sandbox_agents::codex::launch::TurnSettings;
-use sandbox_agents::kernel::{LineProtocol, Outgoing, Protocol};
-use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
+use sandbox_agents::kernel::{LineProtocol, Outgoing};
 use sandbox_universal::{
     AgentError, EventPayload, ItemKind, ItemStatus, PermissionMode, PermissionReply, StopReason,
 };
 use serde_json::Value;
 
-use crate::kit::{self, Replay, Replayer, Sent};
-
-/// The Codex driver's view of a transcript.
-pub struct Codex {
-    converter: Converter,
-    turns: usize,
-    /// Our requests awaiting their answer: id → method.
-    requests: HashMap<String, String>,
-    /// Server request id → (universal id, the request).
-    asked: HashMap<String, (String, Value)>,
-}
+use crate::kit::{self, Fixture, Replay, Reply, Sent};
 
 /// The universal answer that produces the recorded reply to a server request.
-fn universal_reply(recorded: &Value, request: &Value) -> Result<PermissionReply, QuestionAnswer> {
+fn universal_reply(recorded: &Value, request: &Value) -> Reply {
     match recorded["result"]["decision"].as_str() {
-        Some("accept") => Ok(PermissionReply::Once),
-        Some("acceptForSession") => Ok(PermissionReply::Always),
-        Some("decline") => Ok(PermissionReply::Reject),
+        Some("accept") => Reply::Permission(PermissionReply::Once),
+        Some("acceptForSession") => Reply::Permission(PermissionReply::Always),
+        Some("decline") => Reply::Permission(PermissionReply::Reject),
         _ => {
             let answers = &recorded["result"]["answers"];
             let per_question = request["params"]["questions"]
@@ -45,19 +35,15 @@ fn universal_reply(recorded: &Value, request: &Value) -> Result<PermissionReply,
                         .unwrap_or_default()
                 })
                 .collect();
-            Err(QuestionAnswer::Answered(per_question))
+            Reply::Question(QuestionAnswer::Answered(per_question))
         }
     }
 }
 
-impl Replayer for Codex {
+/// The recorder drives Codex as the daemon does (`default` mode).
+impl Fixture for Converter {
     fn new(cwd: &str) -> Self {
-        Self {
-            converter: Converter::new(TurnSettings::in_mode(PermissionMode::Default, cwd)),
-            turns: 0,
-            requests: HashMap::new(),
-            asked: HashMap::new(),
-        }
+        Converter::new(TurnSettings::in_mode(PermissionMode::Default, cwd))
     }
 
     fn cwd(transcript: &[Value]) -> Option<String> {
@@ -68,104 +54,67 @@ impl Replayer for Codex {
             .map(String::from)
     }
 
-    fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
-        if let Some(method) = msg["method"].as_str() {
-            if msg.get("id").is_some() {
-                self.requests.insert(msg["id"].to_string(), method.into());
-            }
-            let sent = match method {
-                "turn/start" => {
-                    self.turns += 1;
-                    let text = msg["params"]["input"][0]["text"].as_str().unwrap();
-                    self.converter
-                        .begin_turn(&format!("turn_{}", self.turns), text)
-                }
-                "turn/interrupt" => self.converter.cancel(),
-                _ => return Sent::default(),
-            };
-            let [
-                Outgoing::Request {
-                    method: ours,
-                    params,
+    fn sent(&mut self, msg: &Value, asked: &HashMap<String, Value>) -> Sent {
+        let key = msg["id"].to_string();
+        match msg["method"].as_str() {
+            Some("turn/start") => Sent::Turn {
+                text: msg["params"]["input"][0]["text"]
+                    .as_str()
+                    .expect("a text")
+                    .into(),
+                key: Some(key),
+            },
+            Some("turn/interrupt") => Sent::Cancel,
+            Some(method) if msg.get("id").is_some() => Sent::Request {
+                key,
+                method: method.into(),
+            },
+            Some(_) => Sent::Nothing,
+            None => match asked.get(&key) {
+                Some(request) => Sent::Reply {
+                    reply: universal_reply(msg, request),
+                    key,
                 },
-            ] = sent.as_slice()
-            else {
-                panic!("the protocol sends {sent:?} for {msg}")
-            };
-            assert_eq!((*ours, params), (method, &msg["params"]), "{method}");
-            return Sent {
-                turn: method == "turn/start",
-                resolved: None,
-            };
-        }
-        let Some((universal, request)) = self.asked.remove(&msg["id"].to_string()) else {
-            return Sent::default();
-        };
-        let rebuilt = match universal_reply(msg, &request) {
-            Ok(reply) => self.converter.reply_permission(&universal, reply),
-            Err(answer) => self.converter.reply_question(&universal, answer),
-        }
-        .unwrap();
-        assert_eq!(
-            rebuilt,
-            [Outgoing::Line(msg.clone())],
-            "the reply differs from the recorded one"
-        );
-        Sent {
-            turn: false,
-            resolved: Some(universal),
+                None => Sent::Nothing,
+            },
         }
     }
 
-    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        if let Some((key, answer)) = self.converter.answer(msg) {
-            match self.requests.remove(&key).as_deref() {
-                Some("thread/start") => {
-                    let thread = answer.unwrap()["thread"]["id"].clone();
-                    self.converter.set_thread(thread.as_str().unwrap());
-                }
-                Some("turn/start") => self.converter.turn_delivered(Some(&answer.unwrap())),
-                _ => {}
+    fn asked_key(native: &Value) -> String {
+        native["id"].to_string()
+    }
+
+    fn answer(&self, native: &Value) -> Option<(String, Value)> {
+        LineProtocol::answer(self, native).map(|(key, answer)| (key, answer.unwrap_or_default()))
+    }
+
+    fn answered(&mut self, method: &str, answer: &Value) {
+        if method == "thread/start" {
+            self.set_thread(answer["thread"]["id"].as_str().expect("a thread id"));
+        }
+    }
+
+    /// Requests by method and params; replies exactly.
+    fn assert_same(ours: &Outgoing, recorded: &Value) {
+        match ours {
+            Outgoing::Request { method, params } => {
+                assert_eq!(recorded["method"], *method, "{recorded}");
+                assert_eq!(&recorded["params"], params, "{method}");
             }
-            return Vec::new();
+            Outgoing::Line(line) => {
+                assert_eq!(line, recorded, "the reply differs from the recorded one")
+            }
         }
-        let converted = self.converter.convert(msg, ids);
-        assert!(
-            converted.replies.is_empty(),
-            "answered {} by itself",
-            msg["method"]
-        );
-        for event in &converted.events {
-            let universal = match &event.payload {
-                EventPayload::PermissionAsked(p) => &p.permission_id,
-                EventPayload::QuestionAsked(q) => &q.question_id,
-                _ => continue,
-            };
-            self.asked
-                .insert(msg["id"].to_string(), (universal.clone(), msg.clone()));
-        }
-        converted.events
-    }
-}
-
-impl Codex {
-    /// The daemon's native answer to the question `universal`.
-    pub fn reply_to_question(&mut self, universal: &str, answer: QuestionAnswer) -> Value {
-        let reply = self.converter.reply_question(universal, answer).unwrap();
-        let [Outgoing::Line(line)] = reply.as_slice() else {
-            panic!("{reply:?}")
-        };
-        line.clone()
     }
 }
 
 fn replay(name: &str) -> Replay {
-    kit::conform::<Codex>("codex", &kit::fixture("codex", name))
+    kit::conform::<Converter>("codex", &kit::fixture("codex", name))
 }
 
 #[test]
 fn every_fixture_conforms() {
-    let replays = kit::conform_all::<Codex>("codex");
+    let replays = kit::conform_all::<Converter>("codex");
     assert_eq!(replays.len(), 10, "{:?}", replays.keys());
     for name in [
         "command-approval",

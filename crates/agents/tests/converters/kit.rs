@@ -4,9 +4,10 @@
 //! from the real pinned CLI, launched with the daemon's own configuration (`testkit
 //! record`); Amp's, which cannot run offline, are written by hand from its documented
 //! shapes. An agent that runs one process per turn also has `{"dir":"exit","msg":{"code",
-//! "signal","stderr_tail"}}` lines where a process ended. [`replay`] feeds it to an
-//! agent's converter through that agent's [`Replayer`] the way its driver would;
-//! [`conform`] then checks the one set of invariants below and compares the full
+//! "signal","stderr_tail"}}` lines where a process ended. [`replay`] feeds it to the
+//! agent's protocol the way the session runners drive it (`replay.rs`; the agent only
+//! says what a native line means, its [`Fixture`]), closing what is open when a turn ends
+//! as the daemon's core does; [`conform`] then checks the one set of invariants below and compares the full
 //! universal payloads with `tests/golden/<agent>/<fixture>.jsonl` (`UPDATE_GOLDEN=1`
 //! rewrites them; review the diff).
 //!
@@ -23,43 +24,17 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use sandbox_agents::{AgentEvent, CollectingSink, SessionIds};
+use sandbox_agents::AgentEvent;
 use sandbox_universal::{EventPayload, ItemKind, StopReason};
-use serde_json::{Value, json};
+use serde_json::json;
 
-/// What a line we sent to the agent meant.
-#[derive(Debug, Default)]
-pub struct Sent {
-    /// It started a turn.
-    pub turn: bool,
-    /// It answered the request with this universal id.
-    pub resolved: Option<String>,
-}
-
-/// One agent's side of a replay: what its driver does with each line.
-pub trait Replayer {
-    /// Prepares for a fixture whose agent worked in `cwd`.
-    fn new(cwd: &str) -> Self;
-    /// A line the daemon (or recorder) sent: may start a turn, cancel, or answer a
-    /// request (the replayer rebuilds the answer from the universal reply and checks it
-    /// against the recorded one).
-    fn sent(&mut self, msg: &Value, ids: &dyn SessionIds) -> Sent;
-    /// A line the agent sent, converted.
-    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent>;
-    /// The agent's working directory as the transcript shows it.
-    fn cwd(transcript: &[Value]) -> Option<String>;
-    /// The agent's process ended (an `exit` line: `code`, `signal`, `stderr_tail`), for
-    /// agents that run a process per turn. Only their fixtures have such lines.
-    fn exited(&mut self, exit: &Value, _ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        panic!("a process exit in a fixture of an agent that does not model one: {exit}")
-    }
-}
+pub use crate::replay::{Fixture, Reply, Sent, replay};
 
 /// What the daemon's core keeps open in a replay, to close it the way the core does when
 /// a turn ends (`sandbox_universal::lifecycle`): converters report facts and never close
 /// what their agent left open.
 #[derive(Default)]
-struct Core {
+pub struct Core {
     items: Vec<sandbox_universal::Item>,
     permissions: Vec<sandbox_universal::PermissionRequest>,
     questions: Vec<sandbox_universal::QuestionRequest>,
@@ -67,14 +42,14 @@ struct Core {
 
 impl Core {
     /// A recorded reply answered the request `id`.
-    fn answered(&mut self, id: Option<&str>) {
+    pub fn answered(&mut self, id: Option<&str>) {
         let Some(id) = id else { return };
         self.permissions.retain(|p| p.permission_id != id);
         self.questions.retain(|q| q.question_id != id);
     }
 
     /// Notes `event` and returns what the core logs before it.
-    fn before(&mut self, event: &AgentEvent) -> Vec<AgentEvent> {
+    pub fn before(&mut self, event: &AgentEvent) -> Vec<AgentEvent> {
         match &event.payload {
             EventPayload::ItemStarted(e) => self.items.push(e.item.clone()),
             EventPayload::ItemCompleted(e) => self.items.retain(|i| i.item_id != e.item.item_id),
@@ -106,7 +81,7 @@ pub struct Replay {
     /// Requests answered by a recorded reply.
     pub replies: usize,
     /// Ids of the requests answered by recorded replies.
-    resolved: Vec<String>,
+    pub resolved: Vec<String>,
 }
 
 impl Replay {
@@ -208,60 +183,20 @@ pub fn fixture(agent: &str, name: &str) -> PathBuf {
     }
 }
 
-/// Replays a fixture through `R`.
-pub fn replay<R: Replayer>(path: &Path) -> Replay {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-    let lines: Vec<Value> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path:?}: {e}: {l}")))
-        .collect();
-    let msgs: Vec<Value> = lines.iter().map(|l| l["msg"].clone()).collect();
-    let cwd = R::cwd(&msgs).unwrap_or_else(|| "/work".into());
-    let mut replayer = R::new(&cwd);
-    let (collected, sink) = CollectingSink::new();
-    let (mut turns, mut resolved) = (0, Vec::new());
-    let mut core = Core::default();
-    for line in &lines {
-        let events = match line["dir"].as_str() {
-            Some("in") => {
-                let sent = replayer.sent(&line["msg"], &sink);
-                turns += usize::from(sent.turn);
-                core.answered(sent.resolved.as_deref());
-                resolved.extend(sent.resolved);
-                continue;
-            }
-            Some("exit") => replayer.exited(&line["msg"], &sink),
-            _ => replayer.received(&line["msg"], &sink),
-        };
-        for event in events {
-            sink.emit_all(core.before(&event));
-            sink.emit(event);
-        }
-    }
-    Replay {
-        name: path.file_stem().unwrap().to_string_lossy().into(),
-        events: collected.events(),
-        turns,
-        replies: resolved.len(),
-        resolved,
-    }
-}
-
 /// Replays a fixture, checks the invariants and compares it with its golden file.
-pub fn conform<R: Replayer>(agent: &str, path: &Path) -> Replay {
-    let replay = replay::<R>(path);
+pub fn conform<F: Fixture>(agent: &str, path: &Path) -> Replay {
+    let replay = replay::<F>(path);
     check_invariants(&replay);
     check_golden(agent, &replay);
     replay
 }
 
 /// Every fixture of `agent` conforms; returns them by name.
-pub fn conform_all<R: Replayer>(agent: &str) -> HashMap<String, Replay> {
+pub fn conform_all<F: Fixture>(agent: &str) -> HashMap<String, Replay> {
     let replays: HashMap<String, Replay> = fixtures(agent)
         .iter()
         .map(|path| {
-            let replay = conform::<R>(agent, path);
+            let replay = conform::<F>(agent, path);
             (replay.name.clone(), replay)
         })
         .collect();

@@ -10,3 +10,4 @@ mod kit;
 mod meaning;
 mod opencode;
 mod pi;
+mod replay;

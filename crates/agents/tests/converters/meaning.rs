@@ -1,16 +1,17 @@
 //! One meaning across agents: the same situation reads the same in the universal schema
 //! whichever agent produced it.
 
-use sandbox_agents::{CollectingSink, QuestionAnswer};
+use sandbox_agents::QuestionAnswer;
+use sandbox_agents::amp::protocol::AmpProtocol as Amp;
+use sandbox_agents::claude::convert::Converter as Claude;
+use sandbox_agents::codex::convert::Converter as Codex;
+use sandbox_agents::kernel::Protocol;
+use sandbox_agents::opencode::convert::Converter as OpenCode;
+use sandbox_agents::pi::convert::Converter as Pi;
 use sandbox_universal::{EventPayload, ItemKind, ItemStatus, StopReason};
-use serde_json::Value;
 
-use crate::amp::Amp;
-use crate::claude::Claude;
-use crate::codex::Codex;
-use crate::kit::{self, Replay, Replayer};
-use crate::opencode::OpenCode;
-use crate::pi::Pi;
+use crate::kit::{self, Replay};
+use crate::replay::first_question;
 
 /// Every agent's replays of every fixture (Amp's hold no permission or question: its
 /// delegate helper asks the daemon outside the stream; nor do Pi's: Pi asks only through
@@ -96,30 +97,13 @@ fn every_permission_and_question_points_at_the_tool_item_it_is_about() {
     assert!(checked >= 10, "only {checked} requests seen");
 }
 
-/// The first question a fixture asks, with the replayer that asked it.
-fn asked<R: Replayer>(agent: &str, name: &str) -> (R, String) {
-    let text = std::fs::read_to_string(kit::fixture(agent, name)).unwrap();
-    let (_, ids) = CollectingSink::new();
-    let mut replayer = R::new("/work");
-    for line in text.lines() {
-        let line: Value = serde_json::from_str(line).unwrap();
-        if line["dir"] == "in" {
-            replayer.sent(&line["msg"], &ids);
-            continue;
-        }
-        for event in replayer.received(&line["msg"], &ids) {
-            if let EventPayload::QuestionAsked(q) = event.payload {
-                return (replayer, q.question_id);
-            }
-        }
-    }
-    panic!("{agent}/{name} asks no question")
-}
-
 #[test]
 fn a_rejected_question_reaches_the_agent_as_a_refusal() {
-    let (mut claude, id) = asked::<Claude>("claude", "question");
-    let reply = claude.reply_to_question(&id, QuestionAnswer::Rejected);
+    let (mut claude, id) = first_question::<Claude>("claude", "question");
+    let reply = claude
+        .reply_question(&id, QuestionAnswer::Rejected)
+        .unwrap();
+    let reply = reply[0].line().unwrap();
     let body = &reply["response"]["response"];
     assert_eq!(
         body["behavior"], "deny",
@@ -127,8 +111,9 @@ fn a_rejected_question_reaches_the_agent_as_a_refusal() {
     );
     assert!(body["message"].as_str().unwrap().contains("declined"));
 
-    let (mut codex, id) = asked::<Codex>("codex", "question");
-    let reply = codex.reply_to_question(&id, QuestionAnswer::Rejected);
+    let (mut codex, id) = first_question::<Codex>("codex", "question");
+    let reply = codex.reply_question(&id, QuestionAnswer::Rejected).unwrap();
+    let reply = reply[0].line().unwrap();
     let answers = reply["result"]["answers"].as_object().unwrap();
     assert_eq!(answers.len(), 2, "every question is answered: {reply}");
     for answer in answers.values() {
@@ -141,8 +126,10 @@ fn a_rejected_question_reaches_the_agent_as_a_refusal() {
 
     // OpenCode has a route for it: the tool call fails with "The user dismissed this
     // question" and the turn ends.
-    let (mut opencode, id) = asked::<OpenCode>("opencode", "question");
-    let reply = opencode.reply_to_question(&id, QuestionAnswer::Rejected);
+    let (mut opencode, id) = first_question::<OpenCode>("opencode", "question");
+    let reply = &opencode
+        .reply_question(&id, QuestionAnswer::Rejected)
+        .unwrap()[0];
     assert!(
         reply.path.starts_with("/question/que_") && reply.path.ends_with("/reject"),
         "{reply:?}"

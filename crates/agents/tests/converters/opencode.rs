@@ -8,34 +8,39 @@
 
 use std::collections::HashMap;
 
-use sandbox_agents::kernel::Protocol;
+use sandbox_agents::QuestionAnswer;
 use sandbox_agents::opencode::convert::{Converter, NativeCall};
 use sandbox_agents::opencode::native::{self, Scope};
-use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, ItemKind, ItemStatus, PermissionKind, PermissionReply,
     StopReason,
 };
 use serde_json::{Value, json};
 
-use crate::kit::{self, Replay, Replayer, Sent};
+use crate::kit::{self, Fixture, Replay, Reply, Sent};
 
-/// The OpenCode driver's view of a transcript.
-pub struct OpenCode {
-    /// The directory of the recorded `POST /session?directory=`.
-    directory: Option<String>,
-    converter: Converter,
-    turns: usize,
-    /// OpenCode request id (`per_…`, `que_…`) → universal id.
-    asked: HashMap<String, String>,
-}
-
-/// Whether a recorded call is the one the converter built: the same method, the same path
-/// with `?directory=` ([`NativeCall::path_with_directory`]), the same body or none.
+/// Whether a recorded call is the one the protocol built: the same method, the same path
+/// with `?directory=` ([`NativeCall::path_with_directory`]), the same body or none; a
+/// prompt's by its parts (the recorder chose the model its own way), and `always` is sent
+/// as `once` (the daemon keeps the scope).
 fn assert_same(call: &NativeCall, recorded: &Value) {
     assert_eq!(call.method.as_str(), recorded["method"], "{recorded}");
     assert_eq!(call.path_with_directory(), recorded["path"], "{recorded}");
-    assert_eq!(call.body.as_ref(), recorded.get("body"), "{recorded}");
+    let mut recorded_body = recorded.get("body").cloned();
+    if call.path.ends_with("/prompt_async") {
+        assert_eq!(
+            call.body.as_ref().map(|b| &b["parts"]),
+            recorded_body.as_ref().map(|b| &b["parts"]),
+            "{recorded}"
+        );
+        return;
+    }
+    if let Some(body) = &mut recorded_body
+        && body["reply"] == "always"
+    {
+        body["reply"] = json!("once");
+    }
+    assert_eq!(call.body, recorded_body, "{recorded}");
 }
 
 /// A recorded request's route (its path without the query) and its `directory`
@@ -72,14 +77,10 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8(decoded).expect("a UTF-8 directory")
 }
 
-impl Replayer for OpenCode {
+/// A recording holds HTTP requests (`in`), HTTP answers and the server's events (`out`).
+impl Fixture for Converter {
     fn new(cwd: &str) -> Self {
-        Self {
-            directory: None,
-            converter: Converter::new(cwd),
-            turns: 0,
-            asked: HashMap::new(),
-        }
+        Converter::new(cwd)
     }
 
     /// The directory the session was created in (`POST /session?directory=<cwd>`).
@@ -93,115 +94,76 @@ impl Replayer for OpenCode {
             .and_then(|(_, directory)| directory)
     }
 
-    fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
+    fn sent(&mut self, msg: &Value, _asked: &HashMap<String, Value>) -> Sent {
         let path = msg["path"].as_str().unwrap_or_default();
         let (route, directory) = route_and_directory(path);
-        // Every request is routed to the directory the session was created in, as the
-        // daemon sends it.
         assert!(directory.is_some(), "a request without ?directory=: {msg}");
-        if route == "/session" {
-            self.directory = directory.clone();
-        }
-        assert_eq!(directory, self.directory, "{msg}");
         let segments: Vec<&str> = route.trim_start_matches('/').split('/').collect();
         match segments.as_slice() {
             ["session", id, "prompt_async"] => {
-                self.converter.set_native_session_id(id);
-                self.turns += 1;
-                drop(
-                    self.converter
-                        .begin_turn(&format!("turn_{}", self.turns), ""),
-                );
-                Sent {
-                    turn: true,
-                    resolved: None,
+                self.set_native_session_id(id);
+                Sent::Turn {
+                    text: msg["body"]["parts"][0]["text"]
+                        .as_str()
+                        .expect("a text")
+                        .into(),
+                    key: None,
                 }
             }
-            ["session", _, "abort"] => {
-                let calls = self.converter.cancel();
-                assert_same(&calls[0], msg);
-                Sent::default()
-            }
-            ["permission", request, "reply"] => {
-                let universal = self.asked.remove(*request).expect("an asked permission");
-                let reply = match msg["body"]["reply"].as_str() {
+            ["session", _, "abort"] => Sent::Cancel,
+            ["permission", request, "reply"] => Sent::Reply {
+                key: request.to_string(),
+                reply: Reply::Permission(match msg["body"]["reply"].as_str() {
                     Some("once") => PermissionReply::Once,
                     Some("always") => PermissionReply::Always,
                     _ => PermissionReply::Reject,
-                };
-                let call = self.converter.permission_reply(&universal, reply).unwrap();
-                // `always` is sent as `once`: the daemon keeps the scope.
-                let mut recorded = msg.clone();
-                if reply == PermissionReply::Always {
-                    recorded["body"]["reply"] = json!("once");
-                }
-                assert_same(&call, &recorded);
-                Sent {
-                    turn: false,
-                    resolved: Some(universal),
-                }
-            }
-            ["question", request, action @ ("reply" | "reject")] => {
-                let universal = self.asked.remove(*request).expect("an asked question");
-                let answer = if *action == "reject" {
+                }),
+            },
+            ["question", request, action @ ("reply" | "reject")] => Sent::Reply {
+                key: request.to_string(),
+                reply: Reply::Question(if *action == "reject" {
                     QuestionAnswer::Rejected
                 } else {
                     let answers = serde_json::from_value(msg["body"]["answers"].clone());
                     QuestionAnswer::Answered(answers.expect("answers"))
-                };
-                let call = self.converter.question_reply(&universal, answer).unwrap();
-                assert_same(&call, msg);
-                Sent {
-                    turn: false,
-                    resolved: Some(universal),
-                }
-            }
-            _ => Sent::default(),
+                }),
+            },
+            _ => Sent::Nothing,
         }
     }
 
-    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        // An HTTP answer has no payload; an event is the payload of its envelope.
-        let Some(payload) = msg.get("payload") else {
-            return Vec::new();
-        };
-        // The driver's demultiplexing (the server pool's routes): this session and its
-        // children only; events about the server or of no session reach no session.
+    /// An event is the payload of its envelope (a bare payload when the runner's tap
+    /// recorded it); an HTTP answer has none. The server pool's routing: this session and
+    /// its children only; events about the server or of no session reach no session.
+    fn received<'a>(&self, msg: &'a Value) -> Option<&'a Value> {
+        let payload = msg.get("payload").unwrap_or(msg);
+        payload.get("type")?;
         match native::classify(payload) {
-            Scope::Server | Scope::Unscoped => return Vec::new(),
+            Scope::Server | Scope::Unscoped => None,
             Scope::Session { id, parent } => {
-                let ours =
-                    self.converter.owns(&id) || parent.is_some_and(|p| self.converter.owns(&p));
-                if !ours {
-                    return Vec::new();
-                }
+                (self.owns(&id) || parent.is_some_and(|p| self.owns(&p))).then_some(payload)
             }
         }
-        let events = self.converter.convert(payload, ids).events;
-        for event in &events {
-            let (universal, request) = match &event.payload {
-                EventPayload::PermissionAsked(p) => {
-                    (&p.permission_id, &payload["properties"]["id"])
-                }
-                EventPayload::QuestionAsked(q) => (&q.question_id, &payload["properties"]["id"]),
-                _ => continue,
-            };
-            let request = request.as_str().expect("a request id").to_string();
-            self.asked.insert(request, universal.clone());
-        }
-        events
     }
-}
 
-impl OpenCode {
-    /// The daemon's native answer to the question `universal`.
-    pub fn reply_to_question(&mut self, universal: &str, answer: QuestionAnswer) -> NativeCall {
-        self.converter.question_reply(universal, answer).unwrap()
+    fn asked_key(native: &Value) -> String {
+        native["properties"]["id"]
+            .as_str()
+            .expect("a request id")
+            .into()
+    }
+
+    fn answer(&self, _native: &Value) -> Option<(String, Value)> {
+        None
+    }
+
+    fn assert_same(ours: &NativeCall, recorded: &Value) {
+        assert_same(ours, recorded);
     }
 }
 
 fn replay(name: &str) -> Replay {
-    kit::conform::<OpenCode>("opencode", &kit::fixture("opencode", name))
+    kit::conform::<Converter>("opencode", &kit::fixture("opencode", name))
 }
 
 fn deltas(replay: &Replay) -> usize {
@@ -213,7 +175,7 @@ fn deltas(replay: &Replay) -> usize {
 
 #[test]
 fn every_fixture_conforms() {
-    let replays = kit::conform_all::<OpenCode>("opencode");
+    let replays = kit::conform_all::<Converter>("opencode");
     assert_eq!(replays.len(), 10, "{:?}", replays.keys());
     for name in ["permission", "permission-reject", "question"] {
         assert_eq!(replays[name].replies, 1, "{name}");

@@ -6,32 +6,20 @@
 
 use std::collections::HashMap;
 
-use sandbox_agents::kernel::Protocol;
+use sandbox_agents::QuestionAnswer;
+use sandbox_agents::kernel::{LineProtocol, Outgoing};
 use sandbox_agents::pi::convert::Converter;
-use sandbox_agents::{AgentEvent, QuestionAnswer, SessionIds};
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, FileChangeKind, ItemKind, ItemStatus, PermissionReply,
     StopReason,
 };
 use serde_json::Value;
 
-use crate::kit::{self, Replay, Replayer, Sent};
+use crate::kit::{self, Fixture, Replay, Reply, Sent};
 
-/// The Pi driver's view of a transcript.
-pub struct Pi {
-    converter: Converter,
-    turns: usize,
-    /// Pi dialog id → universal id.
-    asked: HashMap<String, String>,
-}
-
-impl Replayer for Pi {
+impl Fixture for Converter {
     fn new(cwd: &str) -> Self {
-        Self {
-            converter: Converter::new(cwd),
-            turns: 0,
-            asked: HashMap::new(),
-        }
+        Converter::new(cwd)
     }
 
     /// Pi's stream never names its working directory (the driver starts it there).
@@ -39,68 +27,57 @@ impl Replayer for Pi {
         None
     }
 
-    fn sent(&mut self, msg: &Value, _ids: &dyn SessionIds) -> Sent {
+    fn sent(&mut self, msg: &Value, _asked: &HashMap<String, Value>) -> Sent {
         match msg["type"].as_str() {
-            Some("prompt") => {
-                self.turns += 1;
-                drop(
-                    self.converter
-                        .begin_turn(&format!("turn_{}", self.turns), ""),
-                );
-                Sent {
-                    turn: true,
-                    resolved: None,
-                }
-            }
-            Some("abort") => {
-                let lines = self.converter.cancel();
-                assert_eq!(lines[0].line(), Some(msg));
-                Sent::default()
-            }
+            Some("prompt") => Sent::Turn {
+                text: msg["message"].as_str().expect("a message").into(),
+                key: None,
+            },
+            Some("abort") => Sent::Cancel,
             Some("extension_ui_response") => {
-                let request = msg["id"].as_str().expect("a dialog id");
-                let universal = self.asked.remove(request).expect("an asked dialog");
-                let line = if let Some(confirmed) = msg["confirmed"].as_bool() {
-                    let reply = if confirmed {
-                        PermissionReply::Once
-                    } else {
-                        PermissionReply::Reject
-                    };
-                    self.converter.permission_reply(&universal, reply).unwrap()
-                } else {
-                    let answer = match msg["value"].as_str() {
+                let reply = match msg["confirmed"].as_bool() {
+                    Some(true) => Reply::Permission(PermissionReply::Once),
+                    Some(false) => Reply::Permission(PermissionReply::Reject),
+                    None => Reply::Question(match msg["value"].as_str() {
                         Some(value) => QuestionAnswer::Answered(vec![vec![value.to_string()]]),
                         None => QuestionAnswer::Rejected,
-                    };
-                    self.converter.question_reply(&universal, answer).unwrap()
+                    }),
                 };
-                assert_eq!(&line, msg);
-                Sent {
-                    turn: false,
-                    resolved: Some(universal),
+                Sent::Reply {
+                    key: msg["id"].as_str().expect("a dialog id").into(),
+                    reply,
                 }
             }
-            _ => Sent::default(),
+            Some(method) if msg["id"].is_string() => Sent::Request {
+                key: msg["id"].as_str().expect("an id").into(),
+                method: method.into(),
+            },
+            _ => Sent::Nothing,
         }
     }
 
-    fn received(&mut self, msg: &Value, ids: &dyn SessionIds) -> Vec<AgentEvent> {
-        let events = self.converter.convert(msg, ids).events;
-        for event in &events {
-            let universal = match &event.payload {
-                EventPayload::PermissionAsked(p) => &p.permission_id,
-                EventPayload::QuestionAsked(q) => &q.question_id,
-                _ => continue,
-            };
-            let request = msg["id"].as_str().expect("a dialog id").to_string();
-            self.asked.insert(request, universal.clone());
+    fn asked_key(native: &Value) -> String {
+        native["id"].as_str().expect("a dialog id").into()
+    }
+
+    fn answer(&self, native: &Value) -> Option<(String, Value)> {
+        LineProtocol::answer(self, native).map(|(key, answer)| (key, answer.unwrap_or_default()))
+    }
+
+    /// A prompt by its text (the recorder gave it an id of its own); every other line
+    /// exactly.
+    fn assert_same(ours: &Outgoing, recorded: &Value) {
+        let ours = ours.line().expect("Pi is sent lines");
+        if recorded["type"] == "prompt" {
+            assert_eq!(ours["message"], recorded["message"], "{recorded}");
+        } else {
+            assert_eq!(ours, recorded);
         }
-        events
     }
 }
 
 fn replay(name: &str) -> Replay {
-    kit::conform::<Pi>("pi", &kit::fixture("pi", name))
+    kit::conform::<Converter>("pi", &kit::fixture("pi", name))
 }
 
 fn deltas(replay: &Replay, item_id: &str) -> String {
@@ -115,7 +92,7 @@ fn deltas(replay: &Replay, item_id: &str) -> String {
 
 #[test]
 fn every_fixture_conforms() {
-    let replays = kit::conform_all::<Pi>("pi");
+    let replays = kit::conform_all::<Converter>("pi");
     assert_eq!(replays.len(), 8, "{:?}", replays.keys());
 }
 
