@@ -44,3 +44,23 @@ pub fn unparsed_item(
     });
     finished_item(item, raw)
 }
+
+/// An event converted from the native message `raw` (which it keeps).
+pub fn native_event(payload: EventPayload, raw: &Value) -> AgentEvent {
+    AgentEvent::native(payload, Some(raw.clone()))
+}
+
+/// `T` read from native JSON, or why not, in words.
+pub fn parse<T: serde::de::DeserializeOwned>(value: &Value) -> Result<T, String> {
+    T::deserialize(value).map_err(|e| e.to_string())
+}
+
+/// A finished system `status` item (retries, compaction, notices): `label` and `detail`.
+pub fn status(ids: &dyn SessionIds, label: &str, detail: Option<String>) -> Item {
+    Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
+        .with_role(sandbox_universal::ItemRole::System)
+        .with_content(ContentPart::Status {
+            label: label.to_string(),
+            detail,
+        })
+}

@@ -7,14 +7,13 @@ use sandbox_universal::{
     AgentError, ContentPart, EventPayload, Item, ItemKind, ItemRole, ItemStatus, PermissionKind,
     PermissionReply, PermissionRequest, Question, QuestionOption, QuestionRequest,
 };
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::{Converted, Converter, event};
 use crate::codex::native::{
     CommandApproval, FileChangeApproval, PermissionsApproval, UserInputRequest, method,
 };
-use crate::items::{finished_item, unparsed_item};
+use crate::items::{finished_item, parse, unparsed_item};
 use crate::kernel::Outgoing;
 use crate::{QuestionAnswer, SessionIds};
 
@@ -60,10 +59,6 @@ impl Pending {
             | Self::Question { native_id, .. } => native_id,
         }
     }
-}
-
-fn parse<T: DeserializeOwned>(params: &Value) -> Result<T, String> {
-    T::deserialize(params).map_err(|e| e.to_string())
 }
 
 fn response(id: &Value, result: Value) -> Value {

@@ -17,7 +17,6 @@ use sandbox_universal::{
     AgentError, ContentPart, EventPayload, Item, ItemEvent, ItemKind, ItemStatus, PlanEntry,
     PlanEntryStatus, StopReason, TurnEnded, Usage,
 };
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 pub use hitl::Pending;
@@ -28,7 +27,7 @@ use super::native::{
     PlanUpdated, ServerRequestResolved, SummaryPartAdded, TokenUsageBreakdown,
     TokenUsageNotification, TurnResult, TurnStatus, WarningNotification,
 };
-use crate::items::{finished_item, unparsed_item};
+use crate::items::{finished_item, native_event as event, parse, unparsed_item};
 use crate::kernel::Outgoing;
 use crate::{AgentEvent, SessionIds};
 
@@ -118,15 +117,6 @@ pub struct Converter {
     /// The daemon's requests awaiting their answer, by id: their method, named when
     /// Codex refuses one.
     requests: Mutex<HashMap<String, String>>,
-}
-
-/// An event with the native message attached.
-fn event(payload: EventPayload, raw: &Value) -> AgentEvent {
-    AgentEvent::native(payload, Some(raw.clone()))
-}
-
-fn parse<T: DeserializeOwned>(params: &Value) -> Result<T, String> {
-    T::deserialize(params).map_err(|e| e.to_string())
 }
 
 impl Converter {
@@ -400,13 +390,7 @@ fn status_item(
     detail: Option<String>,
     raw: &Value,
 ) -> Vec<AgentEvent> {
-    let item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
-        .with_role(sandbox_universal::ItemRole::System)
-        .with_content(ContentPart::Status {
-            label: label.to_string(),
-            detail,
-        });
-    finished_item(item, raw)
+    finished_item(crate::items::status(ids, label, detail), raw)
 }
 
 fn plan_item(ids: &dyn SessionIds, plan: &PlanUpdated, raw: &Value) -> Vec<AgentEvent> {

@@ -30,8 +30,6 @@ mod turn;
 use std::collections::{HashMap, HashSet};
 
 use reqwest::Method;
-use sandbox_universal::{ContentPart, EventPayload, Item, ItemKind, ItemRole, ItemStatus};
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use self::parts::Tracked;
@@ -39,7 +37,7 @@ use super::native::{
     self, MessageError, MessageUpdated, SessionCreated, SessionError, SessionRef, SessionStatus,
     Tokens,
 };
-use crate::items::{finished_item, unparsed_item};
+use crate::items::{finished_item, native_event as event, parse, unparsed_item};
 use crate::{AgentEvent, SessionIds};
 
 pub use hitl::always_scope;
@@ -172,15 +170,6 @@ pub struct Converter {
     approved: Vec<hitl::Approved>,
     /// What every prompt carries besides the text.
     prompt: PromptSettings,
-}
-
-/// An event with the native payload attached.
-fn event(payload: EventPayload, raw: &Value) -> AgentEvent {
-    AgentEvent::native(payload, Some(raw.clone()))
-}
-
-fn parse<T: DeserializeOwned>(properties: &Value) -> Result<T, String> {
-    T::deserialize(properties).map_err(|e| e.to_string())
 }
 
 impl Converter {
@@ -317,12 +306,7 @@ fn status_item(
     parent: Option<String>,
     raw: &Value,
 ) -> Vec<AgentEvent> {
-    let mut item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
-        .with_role(ItemRole::System)
-        .with_content(ContentPart::Status {
-            label: label.to_string(),
-            detail,
-        });
+    let mut item = crate::items::status(ids, label, detail);
     item.parent_id = parent;
     finished_item(item, raw)
 }

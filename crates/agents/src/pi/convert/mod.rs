@@ -38,14 +38,13 @@ mod turn;
 
 use std::collections::{HashMap, HashSet};
 
-use sandbox_universal::{ContentPart, EventPayload, Item, ItemKind, ItemRole, ItemStatus};
-use serde::de::DeserializeOwned;
+use sandbox_universal::Item;
 use serde_json::Value;
 
 pub use hitl::{IGNORED_UI_METHODS, always_scope};
 
 use super::native;
-use crate::items::{finished_item, unparsed_item};
+use crate::items::{finished_item, native_event as event, parse, unparsed_item};
 use crate::{AgentEvent, SessionIds};
 
 /// Lines that carry nothing the universal log needs, ignored on purpose:
@@ -124,15 +123,6 @@ pub struct Converter {
     pending: Vec<hitl::Pending>,
 }
 
-/// An event with the native line attached.
-fn event(payload: EventPayload, raw: &Value) -> AgentEvent {
-    AgentEvent::native(payload, Some(raw.clone()))
-}
-
-fn parse<T: DeserializeOwned>(raw: &Value) -> Result<T, String> {
-    T::deserialize(raw).map_err(|e| e.to_string())
-}
-
 impl Converter {
     /// A converter for a session whose Pi runs in `cwd`.
     pub fn new(cwd: impl Into<String>) -> Self {
@@ -191,13 +181,7 @@ fn status_item(
     detail: Option<String>,
     raw: &Value,
 ) -> Vec<AgentEvent> {
-    let item = Item::new(ids.next_id("itm"), ItemKind::Status, ItemStatus::Completed)
-        .with_role(ItemRole::System)
-        .with_content(ContentPart::Status {
-            label: label.to_string(),
-            detail,
-        });
-    finished_item(item, raw)
+    finished_item(crate::items::status(ids, label, detail), raw)
 }
 
 #[cfg(test)]
