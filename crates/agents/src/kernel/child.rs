@@ -57,11 +57,11 @@ pub trait LineProtocol: Protocol<Out = Outgoing> {
     const AGENT: &'static str;
 
     /// The line of request number `id`, and the key its answer will carry.
-    fn frame(&self, id: u64, method: &str, params: Value) -> (String, Value);
+    fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value);
 
     /// When `native` answers one of the daemon's requests: its key, and the result or
     /// the agent's refusal.
-    fn answer(&self, native: &Value) -> Option<(String, Result<Value, AgentError>)>;
+    fn answer(&mut self, native: &Value) -> Option<(String, Result<Value, AgentError>)>;
 }
 
 /// What the runner knows when it starts a process.

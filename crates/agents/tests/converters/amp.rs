@@ -48,7 +48,7 @@ impl Fixture for AmpProtocol {
         native["ask"].as_str().expect("an ask").into()
     }
 
-    fn answer(&self, _native: &Value) -> Option<(String, Value)> {
+    fn answer(&mut self, _native: &Value) -> Option<(String, Value)> {
         None
     }
 

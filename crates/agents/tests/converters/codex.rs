@@ -84,7 +84,7 @@ impl Fixture for Converter {
         native["id"].to_string()
     }
 
-    fn answer(&self, native: &Value) -> Option<(String, Value)> {
+    fn answer(&mut self, native: &Value) -> Option<(String, Value)> {
         LineProtocol::answer(self, native).map(|(key, answer)| (key, answer.unwrap_or_default()))
     }
 

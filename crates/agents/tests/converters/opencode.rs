@@ -153,7 +153,7 @@ impl Fixture for Converter {
             .into()
     }
 
-    fn answer(&self, _native: &Value) -> Option<(String, Value)> {
+    fn answer(&mut self, _native: &Value) -> Option<(String, Value)> {
         None
     }
 

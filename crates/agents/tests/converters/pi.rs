@@ -60,7 +60,7 @@ impl Fixture for Converter {
         native["id"].as_str().expect("a dialog id").into()
     }
 
-    fn answer(&self, native: &Value) -> Option<(String, Value)> {
+    fn answer(&mut self, native: &Value) -> Option<(String, Value)> {
         LineProtocol::answer(self, native).map(|(key, answer)| (key, answer.unwrap_or_default()))
     }
 

@@ -79,7 +79,7 @@ pub trait Fixture: Protocol + Sized {
     fn asked_key(native: &Value) -> String;
 
     /// When `native` answers one of the daemon's own requests: its key and result.
-    fn answer(&self, native: &Value) -> Option<(String, Value)>;
+    fn answer(&mut self, native: &Value) -> Option<(String, Value)>;
 
     /// The answer to the daemon's own request `method` arrived.
     fn answered(&mut self, method: &str, answer: &Value) {

@@ -134,7 +134,7 @@ impl Protocol for Converter {
 impl LineProtocol for Converter {
     const AGENT: &'static str = "Claude Code";
 
-    fn frame(&self, id: u64, method: &str, params: Value) -> (String, Value) {
+    fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value) {
         let key = format!("{method}-{id}");
         let mut request = json!({"subtype": method});
         if let Value::Object(params) = params {
@@ -144,7 +144,7 @@ impl LineProtocol for Converter {
         (key, line)
     }
 
-    fn answer(&self, native: &Value) -> Option<(String, Result<Value, AgentError>)> {
+    fn answer(&mut self, native: &Value) -> Option<(String, Result<Value, AgentError>)> {
         if native["type"] != "control_response" {
             return None;
         }

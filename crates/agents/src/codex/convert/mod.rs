@@ -11,7 +11,6 @@ mod items;
 mod protocol;
 
 use std::collections::HashMap;
-use std::sync::Mutex;
 
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, Item, ItemEvent, ItemKind, ItemStatus, PlanEntry,
@@ -116,7 +115,7 @@ pub struct Converter {
     pending: HashMap<String, Pending>,
     /// The daemon's requests awaiting their answer, by id: their method, named when
     /// Codex refuses one.
-    requests: Mutex<HashMap<String, String>>,
+    requests: HashMap<String, String>,
 }
 
 impl Converter {
@@ -130,7 +129,7 @@ impl Converter {
             open: Vec::new(),
             usage_total: TokenUsageBreakdown::default(),
             pending: HashMap::new(),
-            requests: Mutex::default(),
+            requests: HashMap::new(),
         }
     }
 

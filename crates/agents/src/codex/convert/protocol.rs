@@ -4,9 +4,6 @@
 //! Codex's server requests, and the daemon's own requests are `{id, method, params}`
 //! answered by `{id, result | error}`.
 
-use std::collections::HashMap;
-use std::sync::MutexGuard;
-
 use sandbox_universal::{AgentError, PermissionReply};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -25,11 +22,6 @@ impl Converter {
             turn.codex_turn_id = Some(started.turn.id);
             turn.delivered = true;
         }
-    }
-
-    /// The daemon's requests awaiting an answer: their method by id.
-    fn requests(&self) -> MutexGuard<'_, HashMap<String, String>> {
-        self.requests.lock().expect("requests lock")
     }
 }
 
@@ -130,7 +122,7 @@ impl Protocol for Converter {
         // Forgotten, not closed: the core fails what was open and cancels what was asked.
         self.open.clear();
         self.pending.clear();
-        self.requests().clear();
+        self.requests.clear();
         let turn = self.turn.take_if(|t| t.delivered);
         let cancelling = turn.as_ref().is_some_and(|t| t.cancelling);
         let error = gone.exit.error(format!(
@@ -145,14 +137,14 @@ impl Protocol for Converter {
 impl LineProtocol for Converter {
     const AGENT: &'static str = "codex app-server";
 
-    fn frame(&self, id: u64, method: &str, params: Value) -> (String, Value) {
+    fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value) {
         let key = id.to_string();
-        self.requests().insert(key.clone(), method.to_string());
+        self.requests.insert(key.clone(), method.to_string());
         (key, json!({"id": id, "method": method, "params": params}))
     }
 
     /// Every response is an answer: the daemon is Codex's only client.
-    fn answer(&self, native: &Value) -> Option<(String, Result<Value, AgentError>)> {
+    fn answer(&mut self, native: &Value) -> Option<(String, Result<Value, AgentError>)> {
         if native.get("method").is_some() {
             return None;
         }
@@ -160,7 +152,7 @@ impl LineProtocol for Converter {
             return None;
         };
         let key = id.to_string();
-        let method = self.requests().remove(&key);
+        let method = self.requests.remove(&key);
         let result = outcome.map_err(|error| AgentError::AgentReported {
             message: match method {
                 Some(method) => format!("codex rejected `{method}`: {}", error.message),

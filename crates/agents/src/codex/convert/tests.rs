@@ -233,7 +233,7 @@ fn turns_start_on_the_thread_with_the_settings_and_are_interrupted_by_codex_turn
 
 #[test]
 fn requests_are_json_rpc_and_a_refusal_names_the_method() {
-    let converter = converter(PermissionMode::Default);
+    let mut converter = converter(PermissionMode::Default);
     let (key, line) = converter.frame(3, "turn/start", json!({"x": 1}));
     assert_eq!(
         line,

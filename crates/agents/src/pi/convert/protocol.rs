@@ -99,7 +99,7 @@ impl Protocol for Converter {
 impl LineProtocol for Converter {
     const AGENT: &'static str = "pi";
 
-    fn frame(&self, id: u64, method: &str, params: Value) -> (String, Value) {
+    fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value) {
         let key = format!("{OWN_ID}{id}");
         let mut line = json!({"type": method, "id": key});
         if let Value::Object(params) = params {
@@ -108,7 +108,7 @@ impl LineProtocol for Converter {
         (key, line)
     }
 
-    fn answer(&self, native: &Value) -> Option<(String, Result<Value, AgentError>)> {
+    fn answer(&mut self, native: &Value) -> Option<(String, Result<Value, AgentError>)> {
         let id = native["id"].as_str().filter(|id| id.starts_with(OWN_ID))?;
         if native["type"] != "response" {
             return None;
