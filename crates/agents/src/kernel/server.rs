@@ -148,9 +148,11 @@ impl<L: ServerLease> ServerSession<L> {
         peer: &HttpPeer,
         call: &<L::Protocol as Protocol>::Out,
     ) -> Result<Value, HttpError> {
-        let request = serde_json::json!({
-            "method": call.method().as_str(), "path": call.path(), "body": call.body(),
-        });
+        let mut request =
+            serde_json::json!({"method": call.method().as_str(), "path": call.path()});
+        if let Some(body) = call.body() {
+            request["body"] = body.clone();
+        }
         self.shared
             .tap(Direction::ToAgent, Some("http"), &request.to_string());
         let answer = peer.request(call.method(), &call.path(), call.body()).await;

@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 use super::convert::{Converter, NativeCall, PromptSettings};
 use crate::cache::BinaryCache;
 use crate::context::DriverContext;
-use crate::kernel::Tap;
 use crate::kernel::server::{ServerLease, ServerSession};
+use crate::kernel::{Direction, Tap};
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, Credentials, EventSink,
@@ -292,10 +292,22 @@ pub async fn create_session(
 ) -> Result<ServerSession<Lease>, AgentError> {
     let created = match lease.peer().await {
         Ok(peer) => {
-            let call = NativeCall::post("/session".into(), None, &cwd);
-            peer.post_json(&call.path_with_directory(), &json!({"permission": rules}))
-                .await
-                .map_err(|e| e.into_agent_error("creating the OpenCode session"))
+            let path = NativeCall::post("/session".into(), None, &cwd).path_with_directory();
+            let body = json!({"permission": rules});
+            let tapped = |direction, message: &Value| {
+                if let Some(tap) = &tap {
+                    tap.message(direction, Some("http"), &message.to_string());
+                }
+            };
+            tapped(
+                Direction::ToAgent,
+                &json!({"method": "POST", "path": path, "body": body}),
+            );
+            let created = peer.post_json(&path, &body).await;
+            if let Ok(created) = &created {
+                tapped(Direction::FromAgent, created);
+            }
+            created.map_err(|e| e.into_agent_error("creating the OpenCode session"))
         }
         Err(error) => Err(error),
     };
