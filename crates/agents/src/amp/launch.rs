@@ -194,7 +194,7 @@ pub struct Launch {
 }
 
 impl crate::kernel::per_turn::TurnLaunch for Launch {
-    type Protocol = super::protocol::AmpProtocol;
+    type Protocol = super::convert::AmpProtocol;
 
     const AGENT: &'static str = "amp";
 

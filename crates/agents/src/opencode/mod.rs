@@ -2,11 +2,12 @@
 //! HTTP with one event stream per server.
 //!
 //! - [`native`]: the server's event and part types, and which session an event belongs to.
-//! - [`convert`]: pure native → universal conversion and universal replies → native calls
-//!   (held to the converters' conformance kit).
+//! - [`convert`]: OpenCode's protocol (`convert/protocol.rs`): pure native → universal
+//!   conversion, each command as an HTTP call (held to the converters' conformance kit).
 //! - [`launch`]: what a server is started with; the rules of each permission mode.
 //! - [`server`]: one running server and its event stream; [`pool`]: servers by isolation
-//!   key, events routed per session; [`session`]: one universal session on a server.
+//!   key, events routed per session to the kernel's shared-server runner
+//!   ([`crate::kernel::server`]), whose lease the pool's `Lease` is.
 //! - [`catalog`]: models, agents and version asked of a server; [`driver`]: the driver.
 
 pub mod catalog;

@@ -4,11 +4,12 @@
 //!
 //! - [`native`]: the stdout lines of the pinned version (command responses, agent session
 //!   events, extension UI requests), typed where the daemon reads them.
-//! - [`convert`]: pure native → universal conversion, and universal replies → the
-//!   `extension_ui_response` lines (held to the converters' conformance kit).
+//! - [`convert`]: Pi's protocol (`convert/protocol.rs`): pure native → universal
+//!   conversion, each command as a line (held to the converters' conformance kit).
 //! - [`launch`]: the agent dir (`models.json` routing Pi's providers to the daemon's
-//!   endpoints, keys by variable name), the permission extension, the arguments.
-//! - [`session`]: one process per session; [`driver`]: the driver, models asked of Pi.
+//!   endpoints, keys by variable name), the permission extension, the arguments, and the
+//!   process's handshake; one process per session, run by the kernel's stdio runner.
+//! - [`driver`]: the driver, models asked of Pi.
 
 pub mod convert;
 pub mod driver;

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use sandbox_agents::amp::protocol::AmpProtocol;
+use sandbox_agents::amp::convert::AmpProtocol;
 use sandbox_agents::kernel::per_turn::TurnOut;
 use sandbox_universal::{
     AgentError, ContentPart, EventPayload, FileChangeKind, ItemKind, ItemStatus, StopReason,

@@ -2,7 +2,7 @@
 //! whichever agent produced it.
 
 use sandbox_agents::QuestionAnswer;
-use sandbox_agents::amp::protocol::AmpProtocol as Amp;
+use sandbox_agents::amp::convert::AmpProtocol as Amp;
 use sandbox_agents::claude::convert::Converter as Claude;
 use sandbox_agents::codex::convert::Converter as Codex;
 use sandbox_agents::kernel::Protocol;

@@ -32,7 +32,7 @@ impl AmpProtocol {
     /// A session working in `cwd`, continuing `thread` when it has one.
     pub fn new(cwd: impl Into<String>, thread: Option<String>) -> Self {
         let cwd = cwd.into();
-        let mut converter = super::convert::converter(cwd.clone());
+        let mut converter = super::converter(cwd.clone());
         if let Some(thread) = &thread {
             converter.set_native_session_id(thread);
         }

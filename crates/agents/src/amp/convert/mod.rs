@@ -8,6 +8,10 @@
 //! - its tools: `shell_command` (and the older `Bash`) run commands; `apply_patch` (a Codex
 //!   patch in `patchText`), `create_file` and `edit_file` change files.
 
+mod protocol;
+
+pub use protocol::AmpProtocol;
+
 use crate::claude::convert::{Converter, Dialect, FileTool};
 
 /// Amp's tools.
