@@ -172,11 +172,6 @@ pub trait AgentDriver: Send + Sync + 'static {
         crate::context::display_name(self.id())
     }
 
-    /// Whether this build can run sessions of the agent.
-    fn supported(&self) -> bool {
-        true
-    }
-
     /// What the agent supports (truthful: backed by tests).
     fn capabilities(&self) -> AgentCapabilities;
 

@@ -53,6 +53,11 @@ pub struct AgentSpec {
 }
 
 impl AgentSpec {
+    /// Whether the agent is part of the daemon itself (nothing to install or find).
+    pub fn built_in(&self) -> bool {
+        self.install.is_none()
+    }
+
     /// The pinned version, when the agent has a package.
     pub fn pinned_version(&self) -> Option<&'static str> {
         self.npm.map(|p| p.version)

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use sandbox_agents::context::{DriverContext, binary_names, display_name};
 use sandbox_agents::locate::BinaryOrigin;
+use sandbox_agents::manifest;
 use sandbox_install::{InstallError, Installer};
 use sandbox_universal::{
     AgentError, AgentId, BinarySource, InstallProgress, InstallRequest, InstallResponse,
@@ -66,7 +67,7 @@ impl AgentInstalls {
         origin: Option<BinaryOrigin>,
         version: Option<&str>,
     ) -> Option<BinarySource> {
-        if agent == AgentId::Mock {
+        if manifest::spec(agent).built_in() {
             return Some(BinarySource::BuiltIn);
         }
         Some(match origin? {
@@ -115,7 +116,7 @@ impl AgentInstalls {
         progress: &(dyn Fn(InstallProgress) + Send + Sync),
     ) -> Result<InstallResponse, ApiError> {
         let started = std::time::Instant::now();
-        if agent == AgentId::Mock {
+        if manifest::spec(agent).built_in() {
             return Ok(InstallResponse {
                 agent,
                 already_installed: true,
@@ -177,7 +178,7 @@ impl AgentInstalls {
         version: Option<&str>,
     ) -> Result<Option<String>, InstallFailure> {
         let exact = exact_version(agent, version);
-        if agent == AgentId::Mock || self.context.locator.overridden(agent) {
+        if manifest::spec(agent).built_in() || self.context.locator.overridden(agent) {
             return Ok(exact.map(str::to_string));
         }
         if version != Some("latest") && self.present(agent, exact).await.is_some() {

@@ -196,7 +196,7 @@ pub struct Launch {
 impl crate::kernel::per_turn::TurnLaunch for Launch {
     type Protocol = super::convert::AmpProtocol;
 
-    const AGENT: &'static str = "amp";
+    const AGENT: sandbox_universal::AgentId = sandbox_universal::AgentId::Amp;
 
     fn spec(&self, thread: Option<&str>) -> ProcessSpec {
         let turn = TurnLaunch {

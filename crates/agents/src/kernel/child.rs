@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sandbox_universal::{AgentError, PermissionReply};
+use sandbox_universal::{AgentError, AgentId, PermissionReply};
 use serde_json::Value;
 use tokio::io::{BufReader, Lines};
 use tokio::process::ChildStdout;
@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 
 use super::protocol::{Gone, Protocol};
 use super::tap::{Direction, Tap};
+use crate::context::display_name;
 use crate::process::{AgentProcess, ExitInfo, ProcessSpec, Signaller};
 use crate::transport::{Line, LineWriter, Pending, not_running, wait_exit};
 use crate::{AgentEvent, AgentSession, EventSink, QuestionAnswer};
@@ -53,8 +54,8 @@ impl Outgoing {
 /// A [`Protocol`] spoken over stdio lines: how the daemon's own requests are framed and
 /// their answers recognised.
 pub trait LineProtocol: Protocol<Out = Outgoing> {
-    /// The agent's name in messages (`Claude Code`, `codex app-server`, `pi`).
-    const AGENT: &'static str;
+    /// The agent (its name in messages comes from the manifest).
+    const AGENT: AgentId;
 
     /// The line of request number `id`, and the key its answer will carry.
     fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value);
@@ -149,7 +150,7 @@ impl<P: LineProtocol> Shared<P> {
         if let Some((key, answer)) = protocol.answer(&value) {
             drop(protocol);
             if !self.waiting.resolve(&key, answer) {
-                tracing::debug!(agent = P::AGENT, %key, "an answer nobody waits for");
+                tracing::debug!(agent = %P::AGENT, %key, "an answer nobody waits for");
             }
             return;
         }
@@ -160,7 +161,7 @@ impl<P: LineProtocol> Shared<P> {
         for reply in converted.replies {
             let Outgoing::Line(line) = reply else {
                 tracing::warn!(
-                    agent = P::AGENT,
+                    agent = %P::AGENT,
                     "a protocol asked for a request as a reply"
                 );
                 continue;
@@ -168,7 +169,7 @@ impl<P: LineProtocol> Shared<P> {
             self.tap(Direction::ToAgent, &line.to_string());
             if writer.send(line).is_err() {
                 tracing::warn!(
-                    agent = P::AGENT,
+                    agent = %P::AGENT,
                     "a reply could not be written: stdin is closed"
                 );
             }
@@ -585,7 +586,7 @@ async fn read_loop<P: LineProtocol>(
     let info = wait_exit(&mut exit).await;
     shared.waiting.fail_waiting();
     let gone = Gone {
-        why: format!("{} exited ({})", P::AGENT, info.describe()),
+        why: format!("{} exited ({})", display_name(P::AGENT), info.describe()),
         exit: info,
     };
     let events = shared.protocol().gone(&gone);
@@ -596,7 +597,7 @@ async fn read_loop<P: LineProtocol>(
 
 /// The name of `L`'s agent.
 fn agent<L: ChildLaunch>() -> &'static str {
-    <L::Protocol as LineProtocol>::AGENT
+    display_name(<L::Protocol as LineProtocol>::AGENT)
 }
 
 fn exited(info: &ExitInfo, method: &str) -> AgentError {

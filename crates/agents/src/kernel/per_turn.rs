@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sandbox_universal::{AgentError, PermissionReply};
+use sandbox_universal::{AgentError, AgentId, PermissionReply};
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{mpsc, oneshot};
@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 
 use super::protocol::{Gone, Protocol};
 use super::tap::{Direction, Tap};
+use crate::context::display_name;
 use crate::process::{AgentProcess, ProcessSpec, Signaller};
 use crate::transport::Line;
 use crate::{AgentSession, EventSink, QuestionAnswer};
@@ -53,8 +54,8 @@ pub trait TurnLaunch: Send + Sync + 'static {
     /// The agent's protocol.
     type Protocol: Protocol<Out = TurnOut>;
 
-    /// The agent's name in messages.
-    const AGENT: &'static str;
+    /// The agent (its name in messages comes from the manifest).
+    const AGENT: AgentId;
 
     /// The process of one turn, continuing the conversation `native_id` when there is one.
     fn spec(&self, native_id: Option<&str>) -> ProcessSpec;
@@ -98,7 +99,7 @@ impl<P: Protocol<Out = TurnOut>> Shared<P> {
         drop(protocol);
         if !converted.replies.is_empty() {
             tracing::warn!(
-                agent = L::AGENT,
+                agent = %L::AGENT,
                 "a turn process reads nothing after its prompt"
             );
         }
@@ -289,7 +290,7 @@ impl<L: TurnLaunch> AgentSession for TurnSession<L> {
             let mut protocol = shared.protocol();
             if protocol.current_turn() == Some(turn.as_str()) {
                 let gone = Gone {
-                    why: format!("{} exited ({})", L::AGENT, exit.describe()),
+                    why: format!("{} exited ({})", display_name(L::AGENT), exit.describe()),
                     exit,
                 };
                 let events = protocol.gone(&gone);

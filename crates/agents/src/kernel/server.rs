@@ -9,11 +9,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use reqwest::Method;
-use sandbox_universal::{AgentError, PermissionReply};
+use sandbox_universal::{AgentError, AgentId, PermissionReply};
 use serde_json::Value;
 
 use super::protocol::{Gone, Protocol};
 use super::tap::{Direction, Tap};
+use crate::context::display_name;
 use crate::transport::{HttpError, HttpPeer};
 use crate::{AgentSession, EventSink, QuestionAnswer};
 
@@ -43,8 +44,8 @@ pub trait ServerLease: Send + Sync + 'static {
     /// The agent's protocol.
     type Protocol: Protocol<Out: Call>;
 
-    /// The agent's name in messages.
-    const AGENT: &'static str;
+    /// The agent (its name in messages comes from the manifest).
+    const AGENT: AgentId;
 
     /// The server's HTTP client, starting the server when none runs.
     async fn peer(&self) -> Result<HttpPeer, AgentError>;
@@ -177,10 +178,10 @@ impl<L: ServerLease> ServerSession<L> {
                     Some(404) => AgentError::RequestGone {
                         message: format!(
                             "{} no longer has this request (its server restarted or settled it): {error}",
-                            L::AGENT
+                            display_name(L::AGENT)
                         ),
                     },
-                    _ => error.into_agent_error(&format!("answering {}", L::AGENT)),
+                    _ => error.into_agent_error(&format!("answering {}", display_name(L::AGENT))),
                 };
                 first_error.get_or_insert(error);
             }
@@ -202,7 +203,10 @@ impl<L: ServerLease> AgentSession for ServerSession<L> {
         for call in calls {
             if let Err(error) = self.send(&peer, &call).await {
                 self.shared.protocol().turn_undelivered();
-                return Err(error.into_agent_error(&format!("sending the message to {}", L::AGENT)));
+                return Err(error.into_agent_error(&format!(
+                    "sending the message to {}",
+                    display_name(L::AGENT)
+                )));
             }
         }
         self.shared.protocol().turn_delivered(None);

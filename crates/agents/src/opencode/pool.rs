@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
-use sandbox_universal::AgentError;
+use sandbox_universal::{AgentError, AgentId};
 
 use super::launch::{self, Provider, ServerDirs, ServerKey};
 use super::native::{Scope, classify};
@@ -72,7 +72,7 @@ pub struct Lease {
 impl ServerLease for Lease {
     type Protocol = super::convert::Converter;
 
-    const AGENT: &'static str = "OpenCode";
+    const AGENT: AgentId = AgentId::Opencode;
 
     /// The server's HTTP client, starting the server first if it is not running (never
     /// started, or dead).

@@ -26,17 +26,6 @@ fn driver(state: &AppState, name: &str) -> Result<Arc<dyn AgentDriver>, ApiError
     Ok(state.sessions.registry().get(agent))
 }
 
-fn supported(driver: Arc<dyn AgentDriver>) -> Result<Arc<dyn AgentDriver>, ApiError> {
-    if driver.supported() {
-        Ok(driver)
-    } else {
-        Err(ApiError::AgentUnsupported(format!(
-            "this daemon build cannot drive {} yet",
-            driver.name()
-        )))
-    }
-}
-
 /// Every known agent with install status and capabilities.
 #[utoipa::path(
     get,
@@ -61,7 +50,8 @@ pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> 
             installed_versions: installs.installed_versions(driver.id()),
             version: status.version,
             path: status.path.map(|p| p.display().to_string()),
-            supported: driver.supported(),
+            // Every agent of this build has a driver (the registry's match is exhaustive).
+            supported: true,
             capabilities: driver.capabilities(),
             capability_proofs: sandbox_agents::proofs::capability_proofs(driver.id()),
         }
@@ -82,7 +72,7 @@ pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> 
     responses(
         (status = 200, body = ModelsResponse),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "The agent is not installed, or not supported by this build", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The agent is not installed (its models are asked of its binary)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent failed to list its models", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
@@ -90,7 +80,7 @@ pub async fn agent_models(
     State(state): State<AppState>,
     ApiPath(agent): ApiPath<String>,
 ) -> Result<Json<ModelsResponse>, ApiError> {
-    let driver = supported(driver(&state, &agent)?)?;
+    let driver = driver(&state, &agent)?;
     Ok(Json(driver.models().await?))
 }
 
@@ -105,7 +95,7 @@ pub async fn agent_models(
     responses(
         (status = 200, body = ModesResponse),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "The agent is not supported by this build, or (for an agent that lists its modes live) not installed", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The agent lists its modes live and is not installed", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent failed to list its modes", body = ProblemDetails, content_type = "application/problem+json")
     )
 )]
@@ -113,7 +103,7 @@ pub async fn agent_modes(
     State(state): State<AppState>,
     ApiPath(agent): ApiPath<String>,
 ) -> Result<Json<ModesResponse>, ApiError> {
-    let driver = supported(driver(&state, &agent)?)?;
+    let driver = driver(&state, &agent)?;
     Ok(Json(driver.modes().await?))
 }
 

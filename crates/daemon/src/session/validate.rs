@@ -25,10 +25,6 @@ pub(super) async fn validate_choices(
     request: &CreateSessionRequest,
     permission_mode: PermissionMode,
 ) -> Result<(), SessionError> {
-    if !driver.supported() {
-        // Starting it answers `unsupportedAgent`.
-        return Ok(());
-    }
     if request.validate_token == Some(true) && !driver.capabilities().validate_token {
         return Err(SessionError::TokenCheckUnsupported(driver.id()));
     }

@@ -1542,7 +1542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The agent is not installed, or not supported by this build */
+            /** @description The agent is not installed (its models are asked of its binary) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1620,7 +1620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The agent is not supported by this build, or (for an agent that lists its modes live) not installed */
+            /** @description The agent lists its modes live and is not installed */
             409: {
                 headers: {
                     [name: string]: unknown;

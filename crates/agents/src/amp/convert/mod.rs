@@ -16,7 +16,7 @@ use crate::claude::convert::{Converter, Dialect, FileTool};
 
 /// Amp's tools.
 pub const AMP: Dialect = Dialect {
-    agent: "Amp",
+    agent: sandbox_universal::AgentId::Amp,
     command_tools: &["shell_command", "Bash"],
     file_tools: &[
         FileTool {

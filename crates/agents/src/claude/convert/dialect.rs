@@ -6,7 +6,7 @@
 #[derive(Debug)]
 pub struct Dialect {
     /// The agent's display name, for messages.
-    pub agent: &'static str,
+    pub agent: sandbox_universal::AgentId,
     /// Tools whose result is a command execution (input `command`).
     pub command_tools: &'static [&'static str],
     /// Tools whose successful result is a file change.
@@ -52,7 +52,7 @@ impl Dialect {
 
 /// Claude Code's tools.
 pub const CLAUDE: Dialect = Dialect {
-    agent: "Claude Code",
+    agent: sandbox_universal::AgentId::Claude,
     command_tools: &["Bash"],
     file_tools: &[
         FileTool {

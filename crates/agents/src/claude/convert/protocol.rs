@@ -3,7 +3,7 @@
 //! the daemon's own requests `control_request`s answered by `control_response`s with the
 //! same `request_id`. Amp, which prints the same stream, uses the same converter.
 
-use sandbox_universal::{AgentError, PermissionReply};
+use sandbox_universal::{AgentError, AgentId, PermissionReply};
 use serde_json::{Value, json};
 
 use super::hitl::{PendingKind, permission_response, question_response};
@@ -29,7 +29,7 @@ impl Converter {
             tracing::debug!(
                 id,
                 "{} no longer waits for this request",
-                self.dialect.agent
+                crate::context::display_name(self.dialect.agent)
             );
             return Ok(None);
         };
@@ -124,7 +124,7 @@ impl Protocol for Converter {
         let cancelling = turn.as_ref().is_some_and(|t| t.cancelling);
         let error = gone.exit.error(format!(
             "{} exited unexpectedly ({}); the next message resumes the conversation",
-            self.dialect.agent,
+            crate::context::display_name(self.dialect.agent),
             gone.exit.describe()
         ));
         gone_facts(turn.map(|t| t.id), cancelling, error)
@@ -132,7 +132,7 @@ impl Protocol for Converter {
 }
 
 impl LineProtocol for Converter {
-    const AGENT: &'static str = "Claude Code";
+    const AGENT: AgentId = AgentId::Claude;
 
     fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value) {
         let key = format!("{method}-{id}");

@@ -4,7 +4,7 @@
 //! Codex's server requests, and the daemon's own requests are `{id, method, params}`
 //! answered by `{id, result | error}`.
 
-use sandbox_universal::{AgentError, PermissionReply};
+use sandbox_universal::{AgentError, AgentId, PermissionReply};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -135,7 +135,7 @@ impl Protocol for Converter {
 }
 
 impl LineProtocol for Converter {
-    const AGENT: &'static str = "codex app-server";
+    const AGENT: AgentId = AgentId::Codex;
 
     fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value) {
         let key = id.to_string();

@@ -3,7 +3,7 @@
 //! answers `extension_ui_response` lines, and the daemon's own commands carry ids of its
 //! own (`sandbox-daemon-<n>`) that Pi's `response` lines echo.
 
-use sandbox_universal::{AgentError, PermissionReply};
+use sandbox_universal::{AgentError, AgentId, PermissionReply};
 use serde_json::{Value, json};
 
 use super::{Converter, Turn};
@@ -97,7 +97,7 @@ impl Protocol for Converter {
 }
 
 impl LineProtocol for Converter {
-    const AGENT: &'static str = "pi";
+    const AGENT: AgentId = AgentId::Pi;
 
     fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value) {
         let key = format!("{OWN_ID}{id}");
