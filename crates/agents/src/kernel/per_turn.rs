@@ -264,9 +264,7 @@ impl<L: TurnLaunch> AgentSession for TurnSession<L> {
             Ok(spawned) => spawned,
             Err(error) => {
                 self.shared.protocol().turn_undelivered();
-                return Err(AgentError::SpawnFailed {
-                    message: format!("starting {}: {error}", spec.program.display()),
-                });
+                return Err(crate::transport::spawn_error(&spec, &error));
             }
         };
         let mut stdin = process.take_stdin();

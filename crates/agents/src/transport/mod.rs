@@ -41,3 +41,47 @@ pub fn not_running(message: impl Into<String>) -> AgentError {
         stderr_tail: None,
     }
 }
+
+/// The error of a process that could not be started: not installed when the program is
+/// missing.
+pub fn spawn_error(spec: &crate::process::ProcessSpec, error: &std::io::Error) -> AgentError {
+    if error.kind() == std::io::ErrorKind::NotFound {
+        AgentError::NotInstalled {
+            message: format!("{} was not found", spec.program.display()),
+        }
+    } else {
+        AgentError::SpawnFailed {
+            message: format!("starting {} failed: {error}", spec.program.display()),
+        }
+    }
+}
+
+/// Adds the process's last stderr lines to a failed start's error.
+pub fn with_stderr(error: AgentError, exit: Option<&ExitInfo>) -> AgentError {
+    let Some(tail) = exit
+        .map(|e| e.stderr_tail.as_str())
+        .filter(|t| !t.is_empty())
+    else {
+        return error;
+    };
+    if error.message().contains(tail) {
+        return error;
+    }
+    let message = format!("{}; stderr: {tail}", error.message());
+    match error {
+        AgentError::TokenError { .. } => AgentError::TokenError { message },
+        AgentError::Timeout { .. } => AgentError::Timeout { message },
+        AgentError::ProcessExited {
+            exit_code,
+            signal,
+            stderr_tail,
+            ..
+        } => AgentError::ProcessExited {
+            message,
+            exit_code,
+            signal,
+            stderr_tail,
+        },
+        _ => AgentError::SpawnFailed { message },
+    }
+}

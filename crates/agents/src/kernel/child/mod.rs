@@ -11,93 +11,25 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sandbox_universal::{AgentError, AgentId, PermissionReply};
+use sandbox_universal::{AgentError, PermissionReply};
 use serde_json::Value;
 use tokio::io::{BufReader, Lines};
 use tokio::process::ChildStdout;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+mod contract;
+
+pub use contract::{ChildLaunch, LineProtocol, Link, Outgoing, Spawn};
+
 use super::protocol::{Gone, Protocol};
 use super::tap::{Direction, Tap};
 use crate::context::display_name;
 use crate::process::{AgentProcess, ExitInfo, ProcessSpec, Signaller};
-use crate::transport::{Line, LineWriter, Pending, not_running, wait_exit};
+use crate::transport::{
+    Line, LineWriter, Pending, not_running, spawn_error, wait_exit, with_stderr,
+};
 use crate::{AgentEvent, AgentSession, EventSink, QuestionAnswer};
-
-/// A native message to a child agent.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outgoing {
-    /// A line written as it is (a user message, a reply, a notification).
-    Line(Value),
-    /// A request: framed with a fresh id by [`LineProtocol::frame`], and its answer
-    /// awaited (see [`ChildSession::request`]).
-    Request {
-        /// The request's name (Codex's JSON-RPC method, Claude's control `subtype`,
-        /// Pi's command `type`).
-        method: &'static str,
-        /// Its parameters.
-        params: Value,
-    },
-}
-
-impl Outgoing {
-    /// The line, when this is one.
-    pub fn line(&self) -> Option<&Value> {
-        match self {
-            Self::Line(line) => Some(line),
-            Self::Request { .. } => None,
-        }
-    }
-}
-
-/// A [`Protocol`] spoken over stdio lines: how the daemon's own requests are framed and
-/// their answers recognised.
-pub trait LineProtocol: Protocol<Out = Outgoing> {
-    /// The agent (its name in messages comes from the manifest).
-    const AGENT: AgentId;
-
-    /// The line of request number `id`, and the key its answer will carry.
-    fn frame(&mut self, id: u64, method: &str, params: Value) -> (String, Value);
-
-    /// When `native` answers one of the daemon's requests: its key, and the result or
-    /// the agent's refusal.
-    fn answer(&mut self, native: &Value) -> Option<(String, Result<Value, AgentError>)>;
-}
-
-/// What the runner knows when it starts a process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Spawn {
-    /// The session was restored after a daemon restart (its conversation exists).
-    pub restored: bool,
-    /// Processes started for the session before this one.
-    pub earlier: u32,
-    /// Turns delivered to the agent so far (by any process).
-    pub delivered: u64,
-}
-
-/// How one agent's process is started, and what it is told before it takes turns.
-#[async_trait]
-pub trait ChildLaunch: Sized + Send + Sync + 'static {
-    /// The agent's protocol.
-    type Protocol: LineProtocol;
-
-    /// The process to start.
-    fn spec(&self, protocol: &Self::Protocol, spawn: Spawn) -> ProcessSpec;
-
-    /// Runs the handshake on a new process (initialize, log in, start or resume the
-    /// conversation) and returns what the driver needs from it (versions, models).
-    async fn handshake(&mut self, link: &Link<'_, Self>, spawn: Spawn)
-    -> Result<Value, AgentError>;
-
-    /// The agent's own session id, once known.
-    fn native_id(&self) -> Option<String>;
-
-    /// How long a request of the daemon's may wait for its answer.
-    fn request_timeout(&self) -> Duration {
-        Duration::from_secs(60)
-    }
-}
 
 /// How long an interrupted turn may take to end before its process is killed.
 pub const CANCEL_GRACE: Duration = Duration::from_secs(10);
@@ -191,28 +123,6 @@ struct Running {
 impl Running {
     fn exited(&self) -> bool {
         self.exit.borrow().is_some()
-    }
-}
-
-/// A running process's writer and requests, handed to [`ChildLaunch::handshake`].
-pub struct Link<'a, L: ChildLaunch> {
-    session: &'a ChildSession<L>,
-}
-
-impl<L: ChildLaunch> Link<'_, L> {
-    /// Sends a request and waits for its answer.
-    pub async fn request(
-        &self,
-        method: &'static str,
-        params: Value,
-        limit: Duration,
-    ) -> Result<Value, AgentError> {
-        self.session.request(method, params, limit).await
-    }
-
-    /// Writes a line that needs no answer.
-    pub async fn send(&self, line: Value) -> Result<(), AgentError> {
-        self.session.write(line).await
     }
 }
 
@@ -404,7 +314,7 @@ impl<L: ChildLaunch> ChildSession<L> {
                 .await
                 .ok();
             return Err(match ended {
-                Some(info) => exited(&info, method),
+                Some(info) => exited(agent::<L>(), &info, method),
                 None => error,
             });
         }
@@ -417,7 +327,7 @@ impl<L: ChildLaunch> ChildSession<L> {
         .await;
         match outcome {
             Ok(Some(answer)) => answer,
-            Ok(None) => Err(exited(&running.process.wait().await, method)),
+            Ok(None) => Err(exited(agent::<L>(), &running.process.wait().await, method)),
             Err(_) => {
                 self.shared.waiting.forget(&key);
                 Err(AgentError::Timeout {
@@ -600,51 +510,9 @@ fn agent<L: ChildLaunch>() -> &'static str {
     display_name(<L::Protocol as LineProtocol>::AGENT)
 }
 
-fn exited(info: &ExitInfo, method: &str) -> AgentError {
+fn exited(agent: &str, info: &ExitInfo, method: &str) -> AgentError {
     info.error(format!(
-        "the agent exited ({}) before answering `{method}`",
+        "{agent} exited ({}) before answering `{method}`",
         info.describe()
     ))
-}
-
-fn spawn_error(spec: &ProcessSpec, error: &std::io::Error) -> AgentError {
-    if error.kind() == std::io::ErrorKind::NotFound {
-        AgentError::NotInstalled {
-            message: format!("{} was not found", spec.program.display()),
-        }
-    } else {
-        AgentError::SpawnFailed {
-            message: format!("starting {} failed: {error}", spec.program.display()),
-        }
-    }
-}
-
-/// Adds the process's last stderr lines to a failed start's error.
-fn with_stderr(error: AgentError, exit: Option<&ExitInfo>) -> AgentError {
-    let Some(tail) = exit
-        .map(|e| e.stderr_tail.as_str())
-        .filter(|t| !t.is_empty())
-    else {
-        return error;
-    };
-    if error.message().contains(tail) {
-        return error;
-    }
-    let message = format!("{}; stderr: {tail}", error.message());
-    match error {
-        AgentError::TokenError { .. } => AgentError::TokenError { message },
-        AgentError::Timeout { .. } => AgentError::Timeout { message },
-        AgentError::ProcessExited {
-            exit_code,
-            signal,
-            stderr_tail,
-            ..
-        } => AgentError::ProcessExited {
-            message,
-            exit_code,
-            signal,
-            stderr_tail,
-        },
-        _ => AgentError::SpawnFailed { message },
-    }
 }
