@@ -4,6 +4,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sandbox_universal::{AgentError, ProblemDetails};
 
+use crate::session::SessionError;
+
 mod session;
 
 /// Prefix of every problem `type` URI.
@@ -91,84 +93,13 @@ pub enum ApiError {
     /// Installing this agent is not available.
     #[error("{0}")]
     InstallUnavailable(String),
-    /// No such session.
-    #[error("no session with id `{0}`")]
-    SessionNotFound(String),
-    /// The session id is taken.
-    #[error("a session with id `{0}` already exists")]
-    SessionExists(String),
-    /// The session has ended.
-    #[error("session `{0}` has ended")]
-    SessionEnded(String),
-    /// A turn is running; messages are not interleaved.
-    #[error("session `{session}` is running turn `{turn}`; wait for its `turnEnded` or cancel it")]
-    TurnInProgress {
-        /// The session.
-        session: String,
-        /// The running turn.
-        turn: String,
-    },
-    /// Nothing to cancel.
-    #[error("session `{0}` has no running turn")]
-    NoActiveTurn(String),
-    /// No such pending permission request.
-    #[error("session `{session}` has no permission request `{id}`")]
-    PermissionNotFound {
-        /// The session.
-        session: String,
-        /// The permission id.
-        id: String,
-    },
-    /// The permission request was already answered or cancelled.
-    #[error("permission request `{0}` was already resolved")]
-    PermissionResolved(String),
-    /// No such pending question request.
-    #[error("session `{session}` has no question request `{id}`")]
-    QuestionNotFound {
-        /// The session.
-        session: String,
-        /// The question id.
-        id: String,
-    },
-    /// The question request was already answered, rejected or cancelled.
-    #[error("question request `{0}` was already resolved")]
-    QuestionResolved(String),
-    /// Another live daemon owns the session (a shared PostgreSQL store); it can be read
-    /// here but not changed.
-    #[error(
-        "session `{0}` is owned by another sandbox-daemon sharing this store; read it here, change it there"
-    )]
-    SessionOwnedElsewhere(String),
-    /// The session's stored record cannot be read by this build.
-    #[error("session `{session}` cannot be used by this build: {detail}; its events stay readable")]
-    SessionUnreadable {
-        /// The session.
-        session: String,
-        /// Why.
-        detail: String,
-    },
-    /// The session's files or cwd are no longer what they were (changed while the daemon
-    /// was down): its agent is not started.
-    #[error("session `{session}` cannot start its agent: {detail}")]
-    SessionUnusable {
-        /// The session.
-        session: String,
-        /// Why.
-        detail: String,
-    },
-    /// The session is still being restored (imported from an older data dir).
-    #[error("session `{0}` is still being restored; retry shortly")]
-    SessionRestoring(String),
-    /// The store has no space left; nothing new can be written.
-    #[error(
-        "the session store has no space left ({0}); new sessions and messages are refused until space returns, stored events stay readable"
-    )]
-    StoreFull(String),
-    /// The store cannot be written.
-    #[error(
-        "the session store cannot be written ({0}); new sessions and messages are refused until it recovers, stored events stay readable"
-    )]
-    StoreUnavailable(String),
+    /// A problem of the session layer's own (no such session, a turn running, a store
+    /// outage, ...): its words are the session error's, its status, `type` and title are
+    /// fixed in `error/session.rs`. Made only by `From<SessionError>`, which answers the
+    /// session errors a problem shares with the rest of the API (an invalid parameter, an
+    /// agent's failure, ...) as those problems instead.
+    #[error(transparent)]
+    Session(SessionError),
     /// The agent failed to carry out the request.
     #[error("the agent failed: {0}")]
     Agent(AgentError),
@@ -204,29 +135,12 @@ impl ApiError {
             Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             Self::HttpVersionNotSupported => StatusCode::HTTP_VERSION_NOT_SUPPORTED,
             Self::ForbiddenHost(_) | Self::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
-            Self::UnknownAgent(_)
-            | Self::SessionNotFound(_)
-            | Self::PermissionNotFound { .. }
-            | Self::QuestionNotFound { .. }
-            | Self::RouteNotFound(_) => StatusCode::NOT_FOUND,
+            Self::UnknownAgent(_) | Self::RouteNotFound(_) => StatusCode::NOT_FOUND,
             // The daemon works; the agent is missing or out of this build's reach.
-            Self::AgentUnsupported(_) | Self::AgentNotInstalled(_) | Self::InstallUnavailable(_) => {
-                StatusCode::CONFLICT
-            }
-            Self::SessionExists(_)
-            | Self::TurnInProgress { .. }
-            | Self::NoActiveTurn(_)
-            | Self::PermissionResolved(_)
-            | Self::QuestionResolved(_)
-            | Self::SessionOwnedElsewhere(_)
-            | Self::SessionUnusable { .. }
-            // An ended session still exists (its events stay readable): a state conflict.
-            | Self::SessionEnded(_) => StatusCode::CONFLICT,
-            Self::SessionUnreadable { .. } => StatusCode::INTERNAL_SERVER_ERROR,
-            Self::SessionRestoring(_) | Self::StoreUnavailable(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-            Self::StoreFull(_) => StatusCode::INSUFFICIENT_STORAGE,
+            Self::AgentUnsupported(_)
+            | Self::AgentNotInstalled(_)
+            | Self::InstallUnavailable(_) => StatusCode::CONFLICT,
+            Self::Session(error) => session::kind(error).status,
             Self::Agent(AgentError::TokenError { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::Agent(AgentError::RequestGone { .. }) => StatusCode::CONFLICT,
             Self::Agent(_) => StatusCode::BAD_GATEWAY,
@@ -258,21 +172,7 @@ impl ApiError {
             Self::AgentUnsupported(_) => "agent-unsupported",
             Self::AgentNotInstalled(_) => "agent-not-installed",
             Self::InstallUnavailable(_) => "install-unavailable",
-            Self::SessionNotFound(_) => "session-not-found",
-            Self::SessionExists(_) => "session-exists",
-            Self::SessionEnded(_) => "session-ended",
-            Self::TurnInProgress { .. } => "turn-in-progress",
-            Self::NoActiveTurn(_) => "no-active-turn",
-            Self::PermissionNotFound { .. } => "permission-not-found",
-            Self::PermissionResolved(_) => "permission-resolved",
-            Self::QuestionNotFound { .. } => "question-not-found",
-            Self::QuestionResolved(_) => "question-resolved",
-            Self::SessionOwnedElsewhere(_) => "session-owned-elsewhere",
-            Self::SessionUnusable { .. } => "session-unusable",
-            Self::SessionUnreadable { .. } => "session-unreadable",
-            Self::SessionRestoring(_) => "session-restoring",
-            Self::StoreFull(_) => "store-full",
-            Self::StoreUnavailable(_) => "store-unavailable",
+            Self::Session(error) => session::kind(error).slug,
             Self::Agent(AgentError::TokenError { .. }) => "agent-credential-rejected",
             Self::Agent(AgentError::RequestGone { .. }) => "agent-request-gone",
             Self::Agent(_) => "agent-error",
@@ -305,21 +205,7 @@ impl ApiError {
             Self::AgentUnsupported(_) => "Agent not supported by this build",
             Self::AgentNotInstalled(_) => "Agent not installed",
             Self::InstallUnavailable(_) => "Install not available",
-            Self::SessionNotFound(_) => "Session not found",
-            Self::SessionExists(_) => "Session already exists",
-            Self::SessionEnded(_) => "Session has ended",
-            Self::TurnInProgress { .. } => "A turn is in progress",
-            Self::NoActiveTurn(_) => "No turn is running",
-            Self::PermissionNotFound { .. } => "Permission request not found",
-            Self::PermissionResolved(_) => "Permission request already resolved",
-            Self::QuestionNotFound { .. } => "Question request not found",
-            Self::QuestionResolved(_) => "Question request already resolved",
-            Self::SessionOwnedElsewhere(_) => "Session owned by another daemon",
-            Self::SessionUnusable { .. } => "Session cannot start its agent",
-            Self::SessionUnreadable { .. } => "Session record unreadable",
-            Self::SessionRestoring(_) => "Session being restored",
-            Self::StoreFull(_) => "Session store full",
-            Self::StoreUnavailable(_) => "Session store unavailable",
+            Self::Session(error) => session::kind(error).title,
             Self::Agent(AgentError::TokenError { .. }) => "Agent credential rejected",
             Self::Agent(AgentError::RequestGone { .. }) => "Request no longer pending at the agent",
             Self::Agent(_) => "Agent error",
@@ -389,7 +275,10 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        if matches!(self, Self::Internal(_) | Self::SessionUnreadable { .. }) {
+        if matches!(
+            self,
+            Self::Internal(_) | Self::Session(SessionError::Unreadable { .. })
+        ) {
             tracing::error!(error = %self, "internal error");
         }
         let problem = self.problem();
@@ -402,7 +291,11 @@ impl IntoResponse for ApiError {
         }
         if matches!(
             self,
-            Self::SessionRestoring(_) | Self::StoreFull(_) | Self::StoreUnavailable(_)
+            Self::Session(
+                SessionError::Restoring(_)
+                    | SessionError::StoreFull(_)
+                    | SessionError::StoreUnavailable(_)
+            )
         ) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }

@@ -1,4 +1,11 @@
 //! The HTTP edge of the session layer: each [`SessionError`] as the problem it answers.
+//!
+//! A session error that is a problem of the session layer's own is carried whole in
+//! [`ApiError::Session`]: its message is the problem's `detail`, and [`kind`] (the one
+//! place) fixes its status, `type` and title. The others answer as the problems they
+//! share with the rest of the API.
+
+use axum::http::StatusCode;
 
 use super::ApiError;
 use crate::session::SessionError;
@@ -20,29 +27,116 @@ impl From<SessionError> for ApiError {
             SessionError::Install(failure) => failure.into(),
             SessionError::Agent(error) => error.into(),
             SessionError::AgentCommand(error) => Self::Agent(error),
-            SessionError::NotFound(id) => Self::SessionNotFound(id),
-            SessionError::AlreadyExists(id) => Self::SessionExists(id),
-            SessionError::Ended(id) => Self::SessionEnded(id),
-            SessionError::TurnRunning { session, turn } => Self::TurnInProgress { session, turn },
-            SessionError::NotRunning(id) => Self::NoActiveTurn(id),
-            SessionError::PermissionNotFound { session, id } => {
-                Self::PermissionNotFound { session, id }
-            }
-            SessionError::PermissionAnswered(id) => Self::PermissionResolved(id),
-            SessionError::QuestionNotFound { session, id } => {
-                Self::QuestionNotFound { session, id }
-            }
-            SessionError::QuestionAnswered(id) => Self::QuestionResolved(id),
-            SessionError::TakenOver(id) => Self::SessionOwnedElsewhere(id),
-            SessionError::Unreadable { session, detail } => {
-                Self::SessionUnreadable { session, detail }
-            }
-            SessionError::Unusable { session, detail } => Self::SessionUnusable { session, detail },
-            SessionError::Restoring(id) => Self::SessionRestoring(id),
-            SessionError::StoreFull(detail) => Self::StoreFull(detail),
-            SessionError::StoreUnavailable(detail) => Self::StoreUnavailable(detail),
             SessionError::Internal(detail) => Self::Internal(detail),
+            SessionError::NotFound(_)
+            | SessionError::AlreadyExists(_)
+            | SessionError::Ended(_)
+            | SessionError::TurnRunning { .. }
+            | SessionError::NotRunning(_)
+            | SessionError::PermissionNotFound { .. }
+            | SessionError::PermissionAnswered(_)
+            | SessionError::QuestionNotFound { .. }
+            | SessionError::QuestionAnswered(_)
+            | SessionError::TakenOver(_)
+            | SessionError::Unreadable { .. }
+            | SessionError::Unusable { .. }
+            | SessionError::Restoring(_)
+            | SessionError::StoreFull(_)
+            | SessionError::StoreUnavailable(_) => Self::Session(error),
         }
+    }
+}
+
+/// What a session problem answers with besides its words (its `detail`).
+pub(super) struct Kind {
+    /// The HTTP status.
+    pub(super) status: StatusCode,
+    /// The end of its `type` URI.
+    pub(super) slug: &'static str,
+    /// Its RFC 7807 `title`.
+    pub(super) title: &'static str,
+}
+
+/// The status, `type` slug and title of a session error carried in [`ApiError::Session`].
+pub(super) fn kind(error: &SessionError) -> Kind {
+    use StatusCode as S;
+    let (status, slug, title) = match error {
+        SessionError::NotFound(_) => (S::NOT_FOUND, "session-not-found", "Session not found"),
+        SessionError::AlreadyExists(_) => (S::CONFLICT, "session-exists", "Session already exists"),
+        // An ended session still exists (its events stay readable): a state conflict.
+        SessionError::Ended(_) => (S::CONFLICT, "session-ended", "Session has ended"),
+        SessionError::TurnRunning { .. } => {
+            (S::CONFLICT, "turn-in-progress", "A turn is in progress")
+        }
+        SessionError::NotRunning(_) => (S::CONFLICT, "no-active-turn", "No turn is running"),
+        SessionError::PermissionNotFound { .. } => (
+            S::NOT_FOUND,
+            "permission-not-found",
+            "Permission request not found",
+        ),
+        SessionError::PermissionAnswered(_) => (
+            S::CONFLICT,
+            "permission-resolved",
+            "Permission request already resolved",
+        ),
+        SessionError::QuestionNotFound { .. } => (
+            S::NOT_FOUND,
+            "question-not-found",
+            "Question request not found",
+        ),
+        SessionError::QuestionAnswered(_) => (
+            S::CONFLICT,
+            "question-resolved",
+            "Question request already resolved",
+        ),
+        SessionError::TakenOver(_) => (
+            S::CONFLICT,
+            "session-owned-elsewhere",
+            "Session owned by another daemon",
+        ),
+        SessionError::Unreadable { .. } => (
+            S::INTERNAL_SERVER_ERROR,
+            "session-unreadable",
+            "Session record unreadable",
+        ),
+        SessionError::Unusable { .. } => (
+            S::CONFLICT,
+            "session-unusable",
+            "Session cannot start its agent",
+        ),
+        SessionError::Restoring(_) => (
+            S::SERVICE_UNAVAILABLE,
+            "session-restoring",
+            "Session being restored",
+        ),
+        SessionError::StoreFull(_) => (S::INSUFFICIENT_STORAGE, "store-full", "Session store full"),
+        SessionError::StoreUnavailable(_) => (
+            S::SERVICE_UNAVAILABLE,
+            "store-unavailable",
+            "Session store unavailable",
+        ),
+        // `From` answers these as shared problems and never carries them; one carried
+        // anyway is a bug in the daemon.
+        SessionError::InvalidId(_)
+        | SessionError::InvalidListLimit(_)
+        | SessionError::InvalidCursor(_)
+        | SessionError::UnknownAgent(_)
+        | SessionError::ContradictoryRequest(_)
+        | SessionError::TokenCheckUnsupported(_)
+        | SessionError::InvalidConfig { .. }
+        | SessionError::InvalidAnswers(_)
+        | SessionError::Install(_)
+        | SessionError::Agent(_)
+        | SessionError::AgentCommand(_)
+        | SessionError::Internal(_) => {
+            let bug = ApiError::Internal(String::new());
+            (bug.status(), bug.slug(), bug.title())
+        }
+    };
+    Kind {
+        status,
+        slug,
+        title,
     }
 }
 

@@ -2,8 +2,9 @@
 //!
 //! The session layer (the manager, a loaded session, its core and actor) answers with
 //! this; the HTTP edge (`crate::error`, `error/session.rs`) turns it into a problem, which
-//! fixes each variant's status and problem `type`. Each message is the problem's `detail`,
-//! word for word.
+//! fixes each variant's status, problem `type` and title. Each message is the problem's
+//! `detail`, word for word: these are the only place its words are written (the edge
+//! carries a session layer's own problem as the `SessionError` itself).
 
 use sandbox_universal::constraints::SESSION_ID;
 use sandbox_universal::{AgentError, AgentId, UnknownAgentName};
