@@ -93,8 +93,9 @@ pub fn session_config(
     }
 }
 
-/// The directories of one agent run: `<root>/home` (HOME), `<root>/work` (the agent's
-/// working directory) and `<root>/tmp` (TMPDIR).
+/// The directories of one agent run: `<root>/home` (the agent's private HOME),
+/// `<root>/work` (its working directory) and `<root>/tmp` (TMPDIR of a [`Launch`]; the
+/// daemon's drivers pass the daemon's own TMPDIR on, as for any session).
 #[derive(Clone, Debug)]
 pub struct Sandbox {
     /// Parent of the other directories.
