@@ -6,10 +6,12 @@
 //! - [`netns`] and [`isolate!`]: run a test inside a new network namespace that has
 //!   only `lo`.
 //! - [`agents`]: where the pinned real agent CLIs are installed.
-//! - [`offline`]: the isolated, offline environment each agent needs.
-//! - [`drivers`]: each agent's native protocol, recorded as a transcript.
-//! - [`scenarios`]: scripted conversations with checks, shared by the smoke tests and
-//!   `testkit record`.
+//! - [`offline`]: the daemon's drivers set up offline (pinned binary, provider environment
+//!   at the fake, private HOME and cwd).
+//! - [`drivers`]: native transcripts (the tap of the daemon's drivers), and native
+//!   drivers for the daemon's bench and for Amp.
+//! - [`scenarios`]: one scripted conversation per scenario, run through the daemon's own
+//!   driver of each agent, with checks; shared by the smoke tests and `testkit record`.
 //! - [`mirror`]: a loopback mirror of the agents' download hosts and of an npm registry,
 //!   filled with the real pinned binaries and packages, with injectable faults.
 //! - [`postgres`]: fresh databases in the store tests' throw-away PostgreSQL cluster.

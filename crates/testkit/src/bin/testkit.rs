@@ -1,4 +1,5 @@
-//! `testkit`: runs scenarios against the real agents and re-records fixtures.
+//! `testkit`: runs scenarios against the real agents (through the daemon's own drivers) and
+//! re-records fixtures from what the drivers' runners tap.
 //!
 //! ```text
 //! testkit list
@@ -38,7 +39,8 @@ enum Command {
         #[arg(long)]
         write: bool,
     },
-    /// Runs scenarios and writes their native transcripts to `<out>/<agent>/<scenario>.jsonl`.
+    /// Runs scenarios and writes their native transcripts (every message the daemon's runner
+    /// exchanged with the agent) to `<out>/<agent>/<scenario>.jsonl`.
     Record {
         /// Agent id (claude, codex, opencode, pi).
         #[arg(long, required_unless_present = "all")]

@@ -1,9 +1,12 @@
-//! Native transcripts: every line exchanged with an agent, both directions, in order.
-//! The fixture format is one JSON object per line: `{"dir":"out","msg":{...}}`, where
-//! `msg` is the agent's line exactly as it was received (key order preserved).
+//! Native transcripts: every message exchanged with an agent, both directions, in order.
+//! The fixture format is one JSON object per line: `{"dir":"in"|"out","via"?,"msg":{...}}`,
+//! where `msg` is the message exactly as it went over the wire (key order preserved) and
+//! `via` names the channel of an agent that has several (`"http"` for OpenCode's HTTP
+//! calls and their answers; absent for stdio lines and SSE events).
 
 use std::sync::{Arc, Mutex};
 
+use sandbox_agents::kernel::{Direction, TapSink};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -22,7 +25,8 @@ pub enum Dir {
 pub struct Line {
     /// Direction.
     pub dir: Dir,
-    /// `"http"` for HTTP requests and responses of server agents (OpenCode); absent for
+    /// `"http"` for HTTP requests and answers of server agents (OpenCode), `"ask"` for
+    /// the questions a per-turn agent's helper asks beside its stream (Amp); absent for
     /// stdio lines and SSE events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<String>,
@@ -85,9 +89,31 @@ impl Transcript {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).push(line);
     }
 
+    /// How many lines there are so far.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    /// Whether there is no line yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// A copy of all lines so far.
     pub fn lines(&self) -> Vec<Line> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// The tap of the daemon's session runners: `ToAgent` is `in`, `FromAgent` is `out`, the
+/// text is kept verbatim.
+impl TapSink for Transcript {
+    fn message(&self, direction: Direction, via: Option<&str>, text: &str) {
+        let dir = match direction {
+            Direction::ToAgent => Dir::In,
+            Direction::FromAgent => Dir::Out,
+        };
+        self.push_raw(dir, via, text);
     }
 }
 

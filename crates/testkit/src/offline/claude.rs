@@ -1,39 +1,36 @@
-//! Claude Code: `-p` stream-json in and out, permission prompts over stdio — launched
-//! exactly as the daemon launches a session's process
-//! ([`sandbox_agents::claude::launch::LaunchPlan`]), pointed at the fake provider.
+//! Claude Code: the daemon's driver runs `claude -p` with stream-json both ways and
+//! permission prompts over stdio ([`sandbox_agents::claude::launch::LaunchPlan`]), its
+//! private HOME under the session's state dir, pointed at the fake provider by the
+//! daemon's Anthropic variables ([`provider_env`]).
 
 use std::path::Path;
 
 use sandbox_agents::claude::launch::{Conversation, LaunchPlan, running_as_root};
-use sandbox_agents::{Credentials, SessionConfig};
+use sandbox_agents::{Credentials, ProviderEnv};
 use sandbox_universal::PermissionMode;
 
-use super::{Launch, Sandbox};
+use super::{Launch, Sandbox, session_config};
+use crate::agents::Agent;
 
 /// The fake API key (any value works; `-p` mode accepts a key with no login).
 pub const API_KEY: &str = "sk-ant-fake";
 
-/// The conversation id of a recorded session (fixed, so recordings stay comparable).
+/// The conversation id of a [`launch`]ed process (the daemon's driver picks a new one per
+/// session).
 pub const SESSION_ID: &str = "00000000-0000-4000-8000-000000000001";
 
-/// Claude Code in stream-json mode against the fake provider: the daemon's arguments and
-/// environment for a new `default`-mode session whose state directory is the sandbox
-/// root (so HOME is `<root>/home`) and whose working directory is `<root>/work`.
+/// The environment the daemon would have: an Anthropic key and base URL (the fake).
+pub fn provider_env(provider_url: &str) -> ProviderEnv {
+    ProviderEnv::default()
+        .with("ANTHROPIC_API_KEY", API_KEY)
+        .with("ANTHROPIC_BASE_URL", provider_url)
+}
+
+/// The process the daemon's driver starts for a new `default`-mode session of
+/// [`session_config`] (HOME `<root>/home`, cwd `<root>/work`), as a [`Launch`] for a
+/// native driver, TMPDIR in the sandbox.
 pub fn launch(exe: &Path, sandbox: &Sandbox, provider_url: &str) -> Launch {
-    let config = SessionConfig {
-        session_id: "testkit".into(),
-        agent_mode: None,
-        permission_mode: PermissionMode::Default,
-        model: None,
-        variant: None,
-        token: None,
-        validate_token: false,
-        dangerously_skip_permissions: false,
-        agent_version: None,
-        cwd: sandbox.work.clone(),
-        state_dir: sandbox.root.clone(),
-        tap: None,
-    };
+    let config = session_config(Agent::Claude, sandbox, PermissionMode::Default, None, None);
     let plan = LaunchPlan::new(
         exe.to_owned(),
         &config,

@@ -1,19 +1,27 @@
-//! Codex: `codex app-server` (JSON-RPC over stdio) — launched exactly as the daemon
-//! launches a session's server ([`sandbox_agents::codex::launch`]: its `config.toml` with
-//! the custom provider, its environment), pointed at the fake provider. The key reaches
-//! the server through `account/login/start`, as the daemon sends it
-//! ([`crate::drivers::codex::Codex::start`]).
+//! Codex: the daemon's driver runs `codex app-server` (JSON-RPC over stdio) with its
+//! `CODEX_HOME` (`config.toml` with the custom provider at the daemon's
+//! `OPENAI_BASE_URL`) and environment ([`sandbox_agents::codex::launch`]), and logs in with
+//! the key through `account/login/start`; [`provider_env`] points it at the fake provider.
 
 use std::path::Path;
 
-use sandbox_agents::SessionConfig;
 use sandbox_agents::codex::launch::{app_server, write_codex_home};
+use sandbox_agents::{ProviderEnv, SessionConfig};
 use sandbox_universal::PermissionMode;
 
-use super::{Launch, Sandbox};
+use super::{Launch, Sandbox, session_config};
+use crate::agents::Agent;
 
 /// The fake API key the driver logs in with.
 pub const API_KEY: &str = "sk-fake";
+
+/// The environment the daemon would have: an OpenAI key and base URL (the fake's
+/// Responses API at `<provider>/v1`).
+pub fn provider_env(provider_url: &str) -> ProviderEnv {
+    ProviderEnv::default()
+        .with("OPENAI_API_KEY", API_KEY)
+        .with("OPENAI_BASE_URL", format!("{provider_url}/v1"))
+}
 
 /// The model the kit's Codex sessions ask for unless told otherwise: a model of Codex's
 /// bundled catalog that gets its tools as classic function tools (`exec_command`,
@@ -40,27 +48,20 @@ pub fn model() -> Option<String> {
     }
 }
 
-/// A `default`-mode session on [`model`] whose state directory is the sandbox's HOME (so
-/// `CODEX_HOME` is `<root>/home/.codex`) and whose working directory is `<root>/work`.
+/// A `default`-mode session on [`model`] (see [`session_config`]: `CODEX_HOME` is
+/// `<root>/home/.codex`, the working directory `<root>/work`).
 pub fn session(sandbox: &Sandbox) -> SessionConfig {
-    SessionConfig {
-        session_id: "testkit".into(),
-        agent_mode: None,
-        permission_mode: PermissionMode::Default,
-        model: model(),
-        variant: None,
-        token: None,
-        validate_token: false,
-        dangerously_skip_permissions: false,
-        agent_version: None,
-        cwd: sandbox.work.clone(),
-        state_dir: sandbox.home.clone(),
-        tap: None,
-    }
+    session_config(
+        Agent::Codex,
+        sandbox,
+        PermissionMode::Default,
+        model(),
+        None,
+    )
 }
 
-/// `codex app-server` against the fake provider with the daemon's `CODEX_HOME` and
-/// environment (the Responses API at `<provider>/v1`).
+/// The process the daemon's driver starts for [`session`], against the fake provider, as
+/// a [`Launch`] for a native driver (which logs in and starts the thread itself).
 pub fn launch(exe: &Path, sandbox: &Sandbox, provider_url: &str) -> std::io::Result<Launch> {
     let session = session(sandbox);
     write_codex_home(&session.state_dir, &format!("{provider_url}/v1"))?;

@@ -1,10 +1,15 @@
-//! Offline environments for the real agent CLIs: an isolated HOME, every telemetry,
-//! auto-update and non-essential-traffic switch off, and the model provider pointed at
-//! the fake. One module per agent; read them as the reference of what each agent needs.
+//! Offline environments for the real agent CLIs, as the daemon's own drivers set them up:
+//! [`driver_context`] pins the agent's binary and gives the drivers the provider
+//! environment the daemon would have with the fake provider ([`provider_env`]);
+//! [`session_config`] gives a session its working directory and a state directory under
+//! the scenario's [`Sandbox`] (so the agent's private HOME is `<root>/home`). The drivers
+//! then write each agent's configuration (telemetry, auto-update and non-essential traffic
+//! off, the provider pointed at the fake) exactly as for a daemon session. One module per
+//! agent; read them as the reference of what each agent needs.
 //!
-//! These serve the kit's smoke tests and `testkit record`. Claude Code, Codex and OpenCode
-//! are launched with the daemon's own configuration (the agents crate's `launch` modules),
-//! so recorded fixtures show what the daemon's sessions see; the others are configured here.
+//! [`claude::launch`] and [`codex::launch`] describe the same processes as [`Launch`]es
+//! for the native drivers the daemon's `real_turn` bench compares the daemon with; Amp,
+//! which cannot run offline, is launched by hand ([`amp::launch`]).
 
 pub mod amp;
 pub mod claude;
@@ -12,12 +17,85 @@ pub mod codex;
 pub mod opencode;
 pub mod pi;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-/// The directories of one agent run: `<root>/home` (HOME), `<root>/work` (the agent's
-/// working directory) and `<root>/tmp` (TMPDIR).
+use sandbox_agents::kernel::Tap;
+use sandbox_agents::locate::BinaryLocator;
+use sandbox_agents::{DriverContext, ProviderEnv, SessionConfig};
+use sandbox_universal::PermissionMode;
+
+use crate::agents::Agent;
+
+/// What the daemon's drivers share, set up for `agent` offline: its binary pinned to `exe`
+/// (no install dir, no `PATH` search), the provider environment of [`provider_env`], and
+/// `sandbox.root` as the daemon's data dir (OpenCode's servers live under
+/// `<root>/opencode/<key>`).
+pub fn driver_context(
+    agent: Agent,
+    exe: &Path,
+    sandbox: &Sandbox,
+    provider_url: &str,
+) -> DriverContext {
+    DriverContext {
+        locator: BinaryLocator::new(
+            HashMap::from([(agent.agent_id(), exe.to_owned())]),
+            None,
+            None,
+        ),
+        provider_env: provider_env(agent, provider_url),
+        data_dir: sandbox.root.clone(),
+        executable: std::env::current_exe().unwrap_or_default(),
+    }
+}
+
+/// The daemon's provider environment for `agent` with the fake provider at `provider_url`:
+/// Claude Code, OpenCode and Pi on the Anthropic Messages API, Codex on the OpenAI
+/// Responses API; each with a fake key.
+pub fn provider_env(agent: Agent, provider_url: &str) -> ProviderEnv {
+    match agent {
+        Agent::Claude => claude::provider_env(provider_url),
+        Agent::Codex => codex::provider_env(provider_url),
+        Agent::OpenCode => opencode::provider_env(provider_url),
+        Agent::Pi => pi::provider_env(provider_url),
+        Agent::Amp => ProviderEnv::default(),
+    }
+}
+
+/// A session of `agent` in `mode` on `model` (none: the agent's default), working in
+/// `sandbox.work`, its native messages tapped by `tap`. Its state directory makes the
+/// agent's HOME `sandbox.home`: Codex's HOME is its state dir, Claude Code's and Pi's are
+/// `<state dir>/home` (OpenCode's servers keep theirs under the data dir).
+pub fn session_config(
+    agent: Agent,
+    sandbox: &Sandbox,
+    mode: PermissionMode,
+    model: Option<String>,
+    tap: Option<Tap>,
+) -> SessionConfig {
+    SessionConfig {
+        session_id: "testkit".into(),
+        agent_mode: None,
+        permission_mode: mode,
+        model,
+        variant: None,
+        token: None,
+        validate_token: false,
+        dangerously_skip_permissions: false,
+        agent_version: None,
+        cwd: sandbox.work.clone(),
+        state_dir: match agent {
+            Agent::Codex => sandbox.home.clone(),
+            _ => sandbox.root.clone(),
+        },
+        tap,
+    }
+}
+
+/// The directories of one agent run: `<root>/home` (the agent's private HOME),
+/// `<root>/work` (its working directory) and `<root>/tmp` (TMPDIR of a [`Launch`]; the
+/// daemon's drivers pass the daemon's own TMPDIR on, as for any session).
 #[derive(Clone, Debug)]
 pub struct Sandbox {
     /// Parent of the other directories.
@@ -124,7 +202,6 @@ impl Launch {
         self
     }
 
-    /// A tokio command with piped stdio, in its own process group, killed on drop.
     /// The launch as the agents crate spawns it ([`sandbox_agents::process::AgentProcess`]:
     /// exactly this environment, its own process group, piped stdio).
     pub fn spec(&self) -> sandbox_agents::process::ProcessSpec {

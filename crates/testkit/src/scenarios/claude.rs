@@ -1,90 +1,64 @@
-//! Claude Code scenarios (stream-json, permission prompts over stdio).
+//! Claude Code's scenarios (stream-json, permission prompts as `can_use_tool` control
+//! requests) and their checks on the native transcript.
 
+use sandbox_universal::PermissionReply;
 use serde_json::Value;
 
-use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure, failed_calls};
-use crate::drivers::Result;
-use crate::drivers::claude::{self, Claude};
-use crate::offline;
+use super::prompts::{FAIL, FLAKY, QUESTION, REFUSE, SLOW, TEXT, THINK, TOOL};
+use super::{Run, Spec, ensure, failed_calls};
 use crate::provider::script::{
     AFTER_TOOL_TEXT, REFUSAL_MESSAGE, REPLY_TEXT, SLOW_TEXT, TOOL_OUTPUT_FILE,
 };
 
-pub(super) const SCENARIOS: &[(&str, &str)] = &[
-    ("text", "a plain streamed text turn"),
-    (
+pub(super) const SCENARIOS: &[Spec] = &[
+    Spec::new("text", "a plain streamed text turn", TEXT),
+    Spec::new(
         "tool-allow",
         "Bash call, permission allowed over stdio, tool runs",
+        TOOL,
     ),
-    (
+    Spec::new(
         "tool-deny",
-        "Bash call, permission denied with a message, tool does not run",
-    ),
-    (
+        "Bash call, permission denied with the daemon's message, tool does not run",
+        TOOL,
+    )
+    .answer(PermissionReply::Reject),
+    Spec::new(
         "question",
         "AskUserQuestion with two questions (one multi-select), answered",
+        QUESTION,
     ),
-    ("think", "thinking deltas before the text"),
-    (
+    Spec::new("think", "thinking deltas before the text", THINK),
+    Spec::new(
         "cancel",
         "a slow reply interrupted after its first delta, then a new turn",
-    ),
-    (
+        SLOW,
+    )
+    .cancelling(),
+    Spec::new(
         "fail",
         "the provider answers HTTP 500; the turn ends with an API error",
+        FAIL,
     ),
-    (
+    Spec::new(
         "flaky",
         "the provider fails the first call once (529/503, retry headers); the retry completes",
+        FLAKY,
     ),
-    (
+    Spec::new(
         "refuse",
         "the provider refuses with HTTP 400 invalid_request_error; the turn ends with its message",
+        REFUSE,
     ),
 ];
 
-/// The message of the `tool-deny` scenario's denial.
-pub(super) const DENY_MESSAGE: &str = "denied by the sandbox-testkit scenario";
+/// What the daemon's denial tells the model (`claude::convert::hitl`).
+const DENIED: &str = "denied permission";
 
-fn prompt(name: &str) -> &'static str {
-    match name {
-        "tool-allow" | "tool-deny" => "USE_TOOL now",
-        "question" => "ASK_QUESTION please",
-        "think" => "THINK about it",
-        "cancel" => "SLOW please",
-        "fail" => "FAIL now",
-        "flaky" => "FLAKY now",
-        "refuse" => "REFUSE now",
-        _ => "say hi",
-    }
-}
-
-pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
-    let launch = offline::claude::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url);
-    let mut claude = Claude::start(&launch, ctx.transcript.clone(), START_LIMIT).await?;
-    let mut interrupted = false;
-    claude
-        .turn(prompt(name), TURN_LIMIT, |msg| {
-            if let Some(request) = claude::permission_request(msg) {
-                let response = match name {
-                    "tool-deny" => claude::deny(DENY_MESSAGE),
-                    "question" => claude::answer_questions(request, choose),
-                    _ => claude::allow(request),
-                };
-                return vec![claude::control_response(msg, response)];
-            }
-            if name == "cancel" && !interrupted && msg["event"]["delta"]["type"] == "text_delta" {
-                interrupted = true;
-                return vec![claude::interrupt("interrupt-1")];
-            }
-            Vec::new()
-        })
-        .await?;
-    if name == "cancel" {
-        claude.turn("say hi", TURN_LIMIT, |_| Vec::new()).await?;
-    }
-    claude.close().await;
-    Ok(())
+/// The `can_use_tool` request inside a line, if it is one.
+fn permission_request(msg: &Value) -> Option<&Value> {
+    (msg["type"] == "control_request" && msg["request"]["subtype"] == "can_use_tool")
+        .then(|| &msg["request"])
 }
 
 fn results(run: &Run) -> Vec<&Value> {
@@ -102,7 +76,7 @@ fn tool_results(run: &Run) -> Vec<&Value> {
 
 fn permission_for(run: &Run, tool: &str) -> Option<Value> {
     run.out().find_map(|m| {
-        claude::permission_request(m)
+        permission_request(m)
             .filter(|r| r["tool_name"] == tool)
             .cloned()
     })
@@ -167,8 +141,8 @@ pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
                 "denied tool_result is not an error",
             )?;
             ensure(
-                result_block["content"].to_string().contains(DENY_MESSAGE),
-                "deny message not passed on",
+                result_block["content"].to_string().contains(DENIED),
+                "the denial's message not passed on",
             )?;
             ensure(
                 run.work_file(TOOL_OUTPUT_FILE).is_none(),

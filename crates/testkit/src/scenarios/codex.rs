@@ -1,102 +1,67 @@
-//! Codex scenarios (`app-server` JSON-RPC with `approvalPolicy: untrusted`), on a
-//! classic model or on the default one (code mode: `exec_command` and `apply_patch` run
-//! from the model's JavaScript; the app-server reports them with the same items).
+//! Codex's scenarios (`app-server` JSON-RPC, the daemon's `default` mode: `approvalPolicy:
+//! untrusted`), on a classic model or on the default one (code mode: `exec_command` and
+//! `apply_patch` run from the model's JavaScript; the app-server reports them with the
+//! same items), and their checks on the native transcript.
 
+use sandbox_universal::PermissionReply;
 use serde_json::Value;
 
-use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure, failed_calls};
-use crate::drivers::Result;
-use crate::drivers::codex::{self, Codex};
-use crate::offline;
+use super::prompts::{FAIL, FLAKY, QUESTION, REFUSE, SLOW, TEXT, THINK, TOOL, WRITE};
+use super::{Run, Spec, ensure, failed_calls};
 use crate::provider::script::{
     AFTER_TOOL_TEXT, REFUSAL_MESSAGE, REPLY_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
 };
 
-pub(super) const SCENARIOS: &[(&str, &str)] = &[
-    ("text", "a plain streamed text turn"),
-    (
+pub(super) const SCENARIOS: &[Spec] = &[
+    Spec::new("text", "a plain streamed text turn", TEXT),
+    Spec::new(
         "command-approval",
         "exec_command needs approval; accepted; the command runs",
+        TOOL,
     ),
-    (
+    Spec::new(
         "command-decline",
         "exec_command needs approval; declined; the command does not run",
-    ),
-    (
+        TOOL,
+    )
+    .answer(PermissionReply::Reject),
+    Spec::new(
         "apply-patch",
         "apply_patch (freeform) needs approval; accepted; the file is written",
+        WRITE,
     ),
-    (
+    Spec::new(
         "question",
         "request_user_input with two questions, answered",
+        QUESTION,
     ),
-    ("think", "reasoning summary deltas before the text"),
-    (
+    Spec::new("think", "reasoning summary deltas before the text", THINK),
+    Spec::new(
         "cancel",
         "a slow reply interrupted with turn/interrupt, then a new turn",
+        SLOW,
+    )
+    .cancelling(),
+    Spec::new(
+        "fail",
+        "the provider answers HTTP 500; the turn fails",
+        FAIL,
     ),
-    ("fail", "the provider answers HTTP 500; the turn fails"),
-    (
+    Spec::new(
         "flaky",
         "the provider fails the first call once (529/503, retry headers); the retry completes",
+        FLAKY,
     ),
-    (
+    Spec::new(
         "refuse",
         "the provider refuses with HTTP 400 invalid_request_error; the turn ends with its message",
+        REFUSE,
     ),
 ];
 
-fn prompt(name: &str) -> &'static str {
-    match name {
-        "command-approval" | "command-decline" => "USE_TOOL now",
-        "apply-patch" => "USE_WRITE now",
-        "question" => "ASK_QUESTION please",
-        "think" => "THINK about it",
-        "cancel" => "SLOW please",
-        "fail" => "FAIL now",
-        "flaky" => "FLAKY now",
-        "refuse" => "REFUSE now",
-        _ => "say hi",
-    }
-}
-
-pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
-    let launch = offline::codex::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url)?;
-    let model = ctx.options.codex_model.clone();
-    let mut codex = Codex::start_on(&launch, model, ctx.transcript.clone(), START_LIMIT).await?;
-    let thread_id = codex.thread_id.clone();
-    let mut turn_started = Value::Null;
-    let mut interrupted = false;
-    codex
-        .turn(prompt(name), TURN_LIMIT, |msg| {
-            if codex::is_request(msg, "item/commandExecution/requestApproval")
-                || codex::is_request(msg, "item/fileChange/requestApproval")
-            {
-                let decision = if name == "command-decline" {
-                    "decline"
-                } else {
-                    "accept"
-                };
-                return vec![codex::reply(msg, codex::decision(decision))];
-            }
-            if codex::is_request(msg, "item/tool/requestUserInput") {
-                return vec![codex::reply(msg, codex::answers(msg, choose))];
-            }
-            if msg["method"] == "turn/started" {
-                turn_started = msg.clone();
-            }
-            if name == "cancel" && !interrupted && msg["method"] == "item/agentMessage/delta" {
-                interrupted = true;
-                return vec![codex::interrupt(&thread_id, &turn_started)];
-            }
-            Vec::new()
-        })
-        .await?;
-    if name == "cancel" {
-        codex.turn("say hi", TURN_LIMIT, |_| Vec::new()).await?;
-    }
-    codex.close().await;
-    Ok(())
+/// Whether `msg` is a server→client request with this method.
+fn is_request(msg: &Value, method: &str) -> bool {
+    msg["method"] == method && msg.get("id").is_some()
 }
 
 fn notifications<'a>(run: &'a Run, method: &'a str) -> impl Iterator<Item = &'a Value> {
@@ -129,7 +94,7 @@ fn last_agent_text(run: &Run) -> Option<&str> {
 }
 
 fn server_request<'a>(run: &'a Run, method: &str) -> Option<&'a Value> {
-    run.out().find(|m| codex::is_request(m, method))
+    run.out().find(|m| is_request(m, method))
 }
 
 pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {

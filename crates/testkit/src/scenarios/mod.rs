@@ -1,19 +1,30 @@
-//! Scenarios: one real agent, one fake provider, one scripted conversation, a native
-//! transcript, and the checks that the agent behaved. Shared by the smoke tests and by
-//! `testkit record`, which writes the transcripts to `fixtures/<agent>/<scenario>.jsonl`.
+//! Scenarios: one real agent run by the daemon's own driver, one fake provider, one
+//! scripted conversation, the native transcript the driver's runner taps, and the checks
+//! that the agent behaved. Shared by the smoke tests and by `testkit record`, which writes
+//! the transcripts to `fixtures/<agent>/<scenario>.jsonl`.
+//!
+//! [`script`] is the one script every agent runs (prompt, cancel, answers, in universal
+//! terms); each agent's module lists its scenarios (`Spec`: the prompt keyword the fake
+//! provider understands, the permission mode, how permissions are answered) and checks
+//! each run against the native transcript and the provider's recorded requests.
 
 mod claude;
 mod codex;
 mod opencode;
 mod pi;
+pub mod script;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use sandbox_agents::AgentEvent;
+use sandbox_universal::{PermissionMode, PermissionReply};
 use serde_json::Value;
 
+pub use script::DriveError;
+
 use crate::agents::{self, Agent, MissingAgent};
-use crate::drivers::{Dir, DriverError, Line, Transcript};
+use crate::drivers::{Dir, Line, Transcript};
 use crate::offline::Sandbox;
 use crate::provider::{FakeProvider, RecordedRequest};
 
@@ -26,6 +37,77 @@ pub const TURN_LIMIT: Duration = Duration::from_secs(90);
 /// When set, every request the fake provider receives during a scenario is appended to
 /// this file as a JSON line (see [`crate::provider::FakeProviderBuilder::request_log`]).
 pub const REQUEST_LOG_ENV: &str = "SANDBOX_TESTKIT_REQUEST_LOG";
+
+/// The prompts of the scenarios: the fake provider's keywords (see `provider/script.rs`).
+pub(crate) mod prompts {
+    /// A plain text reply.
+    pub const TEXT: &str = "say hi";
+    /// A shell command.
+    pub const TOOL: &str = "USE_TOOL now";
+    /// A file write.
+    pub const WRITE: &str = "USE_WRITE now";
+    /// The agent's question tool.
+    pub const QUESTION: &str = "ASK_QUESTION please";
+    /// Reasoning before the text.
+    pub const THINK: &str = "THINK about it";
+    /// A slow reply (for cancel).
+    pub const SLOW: &str = "SLOW please";
+    /// HTTP 500.
+    pub const FAIL: &str = "FAIL now";
+    /// One transient failure, then the reply.
+    pub const FLAKY: &str = "FLAKY now";
+    /// HTTP 400.
+    pub const REFUSE: &str = "REFUSE now";
+}
+
+/// How the one script ([`script`]) runs a scenario of an agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Spec {
+    /// The scenario's name (also the fixture's file name).
+    pub name: &'static str,
+    /// What it does.
+    pub about: &'static str,
+    /// The first turn's message.
+    pub prompt: &'static str,
+    /// The session's permission mode.
+    pub mode: PermissionMode,
+    /// The answer to every `permissionAsked`.
+    pub permission: PermissionReply,
+    /// Cancel the first turn at its first `itemDelta`, then run a second turn.
+    pub cancel: bool,
+}
+
+impl Spec {
+    /// A `default`-mode scenario sending `prompt`, allowing what is asked once.
+    pub const fn new(name: &'static str, about: &'static str, prompt: &'static str) -> Self {
+        Self {
+            name,
+            about,
+            prompt,
+            mode: PermissionMode::Default,
+            permission: PermissionReply::Once,
+            cancel: false,
+        }
+    }
+
+    /// The session runs in `mode`.
+    pub const fn mode(self, mode: PermissionMode) -> Self {
+        Self { mode, ..self }
+    }
+
+    /// Permissions are answered with `reply`.
+    pub const fn answer(self, permission: PermissionReply) -> Self {
+        Self { permission, ..self }
+    }
+
+    /// The first turn is cancelled at its first delta; a second turn follows.
+    pub const fn cancelling(self) -> Self {
+        Self {
+            cancel: true,
+            ..self
+        }
+    }
+}
 
 /// A named scenario of one agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,18 +122,27 @@ pub struct Scenario {
 
 /// Every scenario, grouped by agent.
 pub fn all() -> Vec<Scenario> {
-    let group = |agent: Agent, list: &[(&'static str, &'static str)]| -> Vec<Scenario> {
-        list.iter()
-            .map(|(name, about)| Scenario { agent, name, about })
-            .collect()
-    };
-    [
-        group(Agent::Claude, claude::SCENARIOS),
-        group(Agent::Codex, codex::SCENARIOS),
-        group(Agent::OpenCode, opencode::SCENARIOS),
-        group(Agent::Pi, pi::SCENARIOS),
-    ]
-    .concat()
+    Agent::ALL
+        .into_iter()
+        .flat_map(|agent| {
+            specs(agent).iter().map(move |spec| Scenario {
+                agent,
+                name: spec.name,
+                about: spec.about,
+            })
+        })
+        .collect()
+}
+
+/// The scenarios of `agent`.
+fn specs(agent: Agent) -> &'static [Spec] {
+    match agent {
+        Agent::Claude => claude::SCENARIOS,
+        Agent::Codex => codex::SCENARIOS,
+        Agent::OpenCode => opencode::SCENARIOS,
+        Agent::Pi => pi::SCENARIOS,
+        Agent::Amp => &[],
+    }
 }
 
 /// The scenario with this agent and name.
@@ -78,13 +169,13 @@ pub enum ScenarioError {
     /// Directories or the fake provider could not be set up.
     #[error("setup: {0}")]
     Setup(#[from] std::io::Error),
-    /// Driving the agent failed.
+    /// Driving the agent through the daemon's driver failed.
     #[error("{scenario}: {source}\n--- transcript tail ---\n{tail}")]
     Driver {
         /// `agent/name`.
         scenario: String,
-        /// The driver error.
-        source: DriverError,
+        /// What failed.
+        source: DriveError,
         /// The last transcript lines.
         tail: String,
     },
@@ -105,8 +196,10 @@ pub enum ScenarioError {
 pub struct Run {
     /// The scenario.
     pub scenario: Scenario,
-    /// Every native line, both directions.
+    /// Every native message, both directions, as the driver's runner tapped it.
     pub transcript: Vec<Line>,
+    /// Every universal event the driver emitted.
+    pub events: Vec<AgentEvent>,
     /// Every request the fake provider received.
     pub requests: Vec<RecordedRequest>,
     /// The directories the agent ran in.
@@ -162,13 +255,15 @@ fn tail_of(lines: &[Line]) -> String {
         .collect()
 }
 
-/// What a scenario driver gets: the agent, its directories, the provider, the transcript.
+/// What the script gets: the agent, its directories, the provider, the transcript.
 pub(crate) struct Ctx {
+    agent: Agent,
     exe: PathBuf,
     sandbox: Sandbox,
     provider_url: String,
     transcript: Transcript,
-    options: Options,
+    /// The session's model.
+    model: Option<String>,
 }
 
 /// How to run a scenario.
@@ -200,38 +295,43 @@ pub async fn run_with(
     root: &Path,
     options: Options,
 ) -> Result<Run, ScenarioError> {
-    let scenario = find(agent, name).ok_or_else(|| ScenarioError::Unknown {
+    let spec = specs(agent)
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| ScenarioError::Unknown {
+            agent,
+            name: name.to_owned(),
+        })?;
+    let scenario = Scenario {
         agent,
-        name: name.to_owned(),
-    })?;
-    let label = format!("{agent}/{name}");
-    let ctx = Ctx {
-        exe: agents::executable(agent)?,
-        sandbox: Sandbox::create(root)?,
-        provider_url: String::new(),
-        transcript: Transcript::default(),
-        options,
+        name: spec.name,
+        about: spec.about,
     };
+    let label = format!("{agent}/{name}");
+    let exe = agents::executable(agent)?;
+    let sandbox = Sandbox::create(root)?;
     let mut builder = FakeProvider::builder();
     if let Some(log) = std::env::var_os(REQUEST_LOG_ENV) {
         builder = builder.request_log(log.into());
     }
     let provider = builder.start().await?;
     let ctx = Ctx {
+        agent,
+        exe,
+        sandbox,
         provider_url: provider.base_url(),
-        ..ctx
+        transcript: Transcript::default(),
+        model: match agent {
+            Agent::Codex => options.codex_model,
+            _ => None,
+        },
     };
     let started = Instant::now();
-    let driven = match agent {
-        Agent::Claude => claude::drive(name, &ctx).await,
-        Agent::Codex => codex::drive(name, &ctx).await,
-        Agent::OpenCode => opencode::drive(name, &ctx).await,
-        Agent::Pi => pi::drive(name, &ctx).await,
-        Agent::Amp => Ok(()),
-    };
+    let (events, driven) = script::drive(spec, &ctx).await;
     let run = Run {
         scenario,
         transcript: ctx.transcript.lines(),
+        events,
         requests: provider.requests(),
         sandbox: ctx.sandbox,
         elapsed: started.elapsed(),
@@ -275,24 +375,6 @@ fn ensure(ok: bool, reason: impl Into<String>) -> Result<(), String> {
     if ok { Ok(()) } else { Err(reason.into()) }
 }
 
-/// Labels to pick for a question: the second option, or the first two when several
-/// may be chosen (`multiSelect` / `multiple`).
-fn choose(question: &Value) -> Vec<String> {
-    let labels: Vec<String> = question["options"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|o| o["label"].as_str().map(str::to_owned))
-        .collect();
-    let multi = question["multiSelect"] == true || question["multiple"] == true;
-    if multi {
-        labels.into_iter().take(2).collect()
-    } else {
-        labels.into_iter().skip(1).take(1).collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,14 +415,5 @@ mod tests {
                 assert!(find(agent, name).is_some(), "{agent}/{name} missing");
             }
         }
-    }
-
-    #[test]
-    fn choices() {
-        let q = serde_json::json!({"options": [{"label": "A"}, {"label": "B"}, {"label": "C"}]});
-        assert_eq!(choose(&q), ["B"]);
-        let mut multi = q.clone();
-        multi["multiSelect"] = true.into();
-        assert_eq!(choose(&multi), ["A", "B"]);
     }
 }

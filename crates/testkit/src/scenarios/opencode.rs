@@ -1,129 +1,72 @@
-//! OpenCode scenarios: `opencode serve` launched and driven as the daemon does (one session
-//! created with the rules of its permission mode, events from `/global/event`).
+//! OpenCode's scenarios (`opencode serve` run by the daemon's server pool: one session
+//! created with the rules of its permission mode, its events routed from `/global/event`)
+//! and their checks on the native transcript: the daemon's HTTP calls and their answers
+//! (`via: "http"`) and the session's events (bare payloads, as the pool routes them).
 
-use sandbox_agents::opencode::launch::permission_rules;
-use sandbox_universal::PermissionMode;
+use sandbox_universal::{PermissionMode, PermissionReply};
 use serde_json::{Value, json};
 
-use super::{Ctx, Run, START_LIMIT, TURN_LIMIT, choose, ensure, failed_calls};
-use crate::drivers::Result;
-use crate::drivers::opencode::{self, OpenCode};
-use crate::offline;
+use super::prompts::{FAIL, FLAKY, QUESTION, REFUSE, SLOW, TEXT, THINK, TOOL};
+use super::{Run, Spec, ensure, failed_calls};
 use crate::provider::script::{
     AFTER_TOOL_TEXT, FLAKY_MESSAGE, REFUSAL_MESSAGE, REPLY_TEXT, TOOL_OUTPUT_FILE,
 };
 
-pub(super) const SCENARIOS: &[(&str, &str)] = &[
-    (
+pub(super) const SCENARIOS: &[Spec] = &[
+    Spec::new(
         "text",
         "a plain streamed text turn (plus the title side request)",
+        TEXT,
     ),
-    (
+    Spec::new(
         "tool",
         "bash call in a bypass-mode session: runs without asking",
-    ),
-    (
+        TOOL,
+    )
+    .mode(PermissionMode::Bypass),
+    Spec::new(
         "permission",
         "bash asks (default mode): permission.asked, replied once, the command runs",
+        TOOL,
     ),
-    (
+    Spec::new(
         "permission-reject",
         "bash asks (default mode): permission.asked, rejected, the command does not run",
-    ),
-    (
+        TOOL,
+    )
+    .answer(PermissionReply::Reject),
+    Spec::new(
         "question",
         "the question tool (allowed in default mode) with two questions (one multiple), answered",
+        QUESTION,
     ),
-    ("think", "reasoning deltas before the text"),
-    (
+    Spec::new("think", "reasoning deltas before the text", THINK),
+    Spec::new(
         "cancel",
         "a slow reply aborted after its first delta, then a new turn",
-    ),
-    (
+        SLOW,
+    )
+    .cancelling(),
+    Spec::new(
         "fail",
         "the provider answers HTTP 500; OpenCode retries without delay, then errors",
+        FAIL,
     ),
-    (
+    Spec::new(
         "flaky",
         "the provider fails the first call once (529/503, retry headers); the retry completes",
+        FLAKY,
     ),
-    (
+    Spec::new(
         "refuse",
         "the provider refuses with HTTP 400 invalid_request_error; the turn ends with its message",
+        REFUSE,
     ),
 ];
 
-fn prompt(name: &str) -> &'static str {
-    match name {
-        "tool" | "permission" | "permission-reject" => "USE_TOOL now",
-        "question" => "ASK_QUESTION please",
-        "think" => "THINK about it",
-        "cancel" => "SLOW please",
-        "fail" => "FAIL now",
-        "flaky" => "FLAKY now",
-        "refuse" => "REFUSE now",
-        _ => "say hi",
-    }
-}
-
-/// The permission mode a scenario's session is created in: `tool` lets the command run
-/// without asking (`bypass`); the others keep the daemon's default rules (bash asks, the
-/// question tool is allowed).
-fn mode(name: &str) -> PermissionMode {
-    if name == "tool" {
-        PermissionMode::Bypass
-    } else {
-        PermissionMode::Default
-    }
-}
-
-pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
-    let serve = offline::opencode::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url)?;
-    let directory = ctx.sandbox.work.display().to_string();
-    let mut server = OpenCode::start(
-        &serve,
-        &directory,
-        permission_rules(mode(name)),
-        ctx.transcript.clone(),
-        START_LIMIT,
-    )
-    .await?;
-    let session = server.session_id.clone();
-    let mut aborted = false;
-    server
-        .turn(prompt(name), TURN_LIMIT, |event| {
-            match event["type"].as_str() {
-                Some("permission.asked") => {
-                    let reply = if name == "permission-reject" {
-                        "reject"
-                    } else {
-                        "once"
-                    };
-                    vec![opencode::permission_reply(&directory, event, reply)]
-                }
-                Some("question.asked") => {
-                    vec![opencode::question_reply(&directory, event, choose)]
-                }
-                Some("message.part.delta") if name == "cancel" && !aborted => {
-                    aborted = true;
-                    vec![opencode::abort(&directory, &session)]
-                }
-                _ => Vec::new(),
-            }
-        })
-        .await?;
-    if name == "cancel" {
-        server.turn("say hi", TURN_LIMIT, |_| Vec::new()).await?;
-    }
-    server.close().await;
-    Ok(())
-}
-
-/// The payloads of the recorded `/global/event` envelopes of one type.
+/// The session's events of one type (the runner taps each event's payload).
 fn events<'a>(run: &'a Run, kind: &'a str) -> impl Iterator<Item = &'a Value> {
-    run.out()
-        .map(opencode::payload)
-        .filter(move |e| e["type"] == kind)
+    run.out().filter(move |e| e["type"] == kind)
 }
 
 /// Final states of parts of one type (the last `message.part.updated` per part id).
@@ -157,10 +100,6 @@ fn tool_state<'a>(run: &'a Run, tool: &str) -> Option<&'a Value> {
 }
 
 pub(super) fn check(name: &str, run: &Run) -> std::result::Result<(), String> {
-    ensure(
-        events(run, "server.connected").next().is_some(),
-        "no server.connected",
-    )?;
     ensure(
         events(run, "session.idle").next().is_some(),
         "no session.idle",

@@ -1,74 +1,52 @@
-//! Pi scenarios (`--mode rpc`; tools run without asking).
+//! Pi's scenarios (`--mode rpc`, the daemon's permission extension in `default` mode) and
+//! their checks on the native transcript.
 
+use sandbox_universal::PermissionMode;
 use serde_json::Value;
 
-use super::{Ctx, Run, TURN_LIMIT, ensure, failed_calls};
-use crate::drivers::Result;
-use crate::drivers::pi::{self, Pi};
-use crate::offline;
+use super::prompts::{FAIL, FLAKY, REFUSE, SLOW, TEXT, THINK, TOOL, WRITE};
+use super::{Run, Spec, ensure, failed_calls};
 use crate::provider::script::{
     AFTER_TOOL_TEXT, REFUSAL_MESSAGE, REPLY_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
 };
 
-pub(super) const SCENARIOS: &[(&str, &str)] = &[
-    ("text", "a plain streamed text turn"),
-    (
+pub(super) const SCENARIOS: &[Spec] = &[
+    Spec::new("text", "a plain streamed text turn", TEXT),
+    Spec::new(
         "tool",
-        "bash call, runs (Pi has no built-in permission prompts)",
-    ),
-    ("write", "write call, creates the file"),
-    ("think", "thinking deltas before the text"),
-    (
+        "bash call in a bypass-mode session (no permission extension): runs without asking",
+        TOOL,
+    )
+    .mode(PermissionMode::Bypass),
+    Spec::new(
+        "write",
+        "write call in a bypass-mode session: creates the file",
+        WRITE,
+    )
+    .mode(PermissionMode::Bypass),
+    Spec::new("think", "thinking deltas before the text", THINK),
+    Spec::new(
         "cancel",
         "a slow reply aborted after its first delta, then a new prompt",
-    ),
-    (
+        SLOW,
+    )
+    .cancelling(),
+    Spec::new(
         "fail",
         "the provider answers HTTP 500; the prompt ends with an error message",
+        FAIL,
     ),
-    (
+    Spec::new(
         "flaky",
         "the provider fails the first call once (529/503, retry headers); the retry completes",
+        FLAKY,
     ),
-    (
+    Spec::new(
         "refuse",
         "the provider refuses with HTTP 400 invalid_request_error; the turn ends with its message",
+        REFUSE,
     ),
 ];
-
-fn prompt(name: &str) -> &'static str {
-    match name {
-        "tool" => "USE_TOOL now",
-        "write" => "USE_WRITE now",
-        "think" => "THINK about it",
-        "cancel" => "SLOW please",
-        "fail" => "FAIL now",
-        "flaky" => "FLAKY now",
-        "refuse" => "REFUSE now",
-        _ => "say hi",
-    }
-}
-
-pub(super) async fn drive(name: &str, ctx: &Ctx) -> Result<()> {
-    let launch = offline::pi::launch(&ctx.exe, &ctx.sandbox, &ctx.provider_url)?;
-    let mut agent = Pi::start(&launch, ctx.transcript.clone())?;
-    let mut aborted = false;
-    agent
-        .prompt(prompt(name), TURN_LIMIT, |msg| {
-            if name == "cancel" && !aborted && msg["assistantMessageEvent"]["type"] == "text_delta"
-            {
-                aborted = true;
-                return vec![pi::abort()];
-            }
-            Vec::new()
-        })
-        .await?;
-    if name == "cancel" {
-        agent.prompt("say hi", TURN_LIMIT, |_| Vec::new()).await?;
-    }
-    agent.close().await;
-    Ok(())
-}
 
 fn assistant_messages(run: &Run) -> Vec<&Value> {
     run.out()
