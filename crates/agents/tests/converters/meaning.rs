@@ -15,7 +15,8 @@ use crate::replay::first_question;
 
 /// Every agent's replays of every fixture (Amp's hold no permission or question: its
 /// delegate helper asks the daemon outside the stream; nor do Pi's: Pi asks only through
-/// extensions, which the recordings load none of).
+/// the daemon's permission extension, which no recorded scenario's prompt triggers — Pi's
+/// permissions are proven by the scenario table).
 fn everything() -> Vec<Replay> {
     let mut all: Vec<Replay> = kit::conform_all::<Claude>("claude").into_values().collect();
     all.extend(kit::conform_all::<Codex>("codex").into_values());
