@@ -210,8 +210,8 @@ impl crate::kernel::per_turn::TurnLaunch for Launch {
         turn.spec(args(thread, self.mode.as_deref(), &self.dirs))
     }
 
-    fn native_id(protocol: &Self::Protocol) -> Option<String> {
-        protocol.thread().map(str::to_string)
+    fn native_id(protocol: &Self::Protocol) -> Option<&str> {
+        protocol.thread()
     }
 }
 

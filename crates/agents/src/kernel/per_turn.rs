@@ -61,7 +61,7 @@ pub trait TurnLaunch: Send + Sync + 'static {
     fn spec(&self, native_id: Option<&str>) -> ProcessSpec;
 
     /// The conversation's id as the protocol learnt it from the agent.
-    fn native_id(protocol: &Self::Protocol) -> Option<String>;
+    fn native_id(protocol: &Self::Protocol) -> Option<&str>;
 }
 
 /// How long a finished turn's process may take to exit before the next turn kills it.
@@ -90,9 +90,9 @@ impl<P: Protocol<Out = TurnOut>> Shared<P> {
         let converted = protocol.convert(native, &self.sink);
         if let Some(id) = L::native_id(&protocol) {
             let mut known = self.native_id.lock().expect("id lock");
-            if known.as_deref() != Some(id.as_str()) {
-                self.sink.set_native_session_id(&id);
-                *known = Some(id);
+            if known.as_deref() != Some(id) {
+                self.sink.set_native_session_id(id);
+                *known = Some(id.to_string());
             }
         }
         self.sink.emit_all(converted.events);
@@ -122,7 +122,7 @@ impl<P: Protocol<Out = TurnOut>> Shared<P> {
             map.insert("ask".into(), Value::String(key.clone()));
         }
         if let Some(tap) = &self.tap {
-            tap.message(Direction::FromAgent, Some("ask"), &native.to_string());
+            tap.message(Direction::FromAgent, Some("ask"), &native);
         }
         self.asks.lock().expect("asks lock").insert(key, ask.answer);
         self.convert::<L>(&native);
@@ -140,7 +140,7 @@ impl<P: Protocol<Out = TurnOut>> Shared<P> {
             .remove(key)
             .ok_or_else(gone)?;
         if let Some(tap) = &self.tap {
-            tap.message(Direction::ToAgent, Some("ask"), &answer.to_string());
+            tap.message(Direction::ToAgent, Some("ask"), &answer);
         }
         sender.send(answer).map_err(|_| gone())
     }

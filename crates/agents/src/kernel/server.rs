@@ -72,7 +72,7 @@ impl<P: Protocol> Shared<P> {
         self.protocol.lock().expect("protocol lock")
     }
 
-    fn tap(&self, direction: Direction, via: Option<&str>, text: &str) {
+    fn tap(&self, direction: Direction, via: Option<&str>, text: &dyn std::fmt::Display) {
         if let Some(tap) = &self.tap {
             tap.message(direction, via, text);
         }
@@ -81,7 +81,7 @@ impl<P: Protocol> Shared<P> {
 
 impl<P: Protocol> Route for Shared<P> {
     fn event(&self, payload: &Value) {
-        self.tap(Direction::FromAgent, None, &payload.to_string());
+        self.tap(Direction::FromAgent, None, payload);
         // The lock is held while emitting so events keep the server's order.
         let mut protocol = self.protocol();
         let converted = protocol.convert(payload, &self.sink);
@@ -92,7 +92,7 @@ impl<P: Protocol> Route for Shared<P> {
     }
 
     fn not_json(&self, raw: &str, error: &str) {
-        self.tap(Direction::FromAgent, None, raw);
+        self.tap(Direction::FromAgent, None, &raw);
         self.sink.emit_all(crate::items::unparsed_item(
             &self.sink,
             &Value::String(raw.to_string()),
@@ -149,17 +149,13 @@ impl<L: ServerLease> ServerSession<L> {
         peer: &HttpPeer,
         call: &<L::Protocol as Protocol>::Out,
     ) -> Result<Value, HttpError> {
-        let mut request =
-            serde_json::json!({"method": call.method().as_str(), "path": call.path()});
-        if let Some(body) = call.body() {
-            request["body"] = body.clone();
+        let path = call.path();
+        if let Some(tap) = &self.shared.tap {
+            tap.http_request(call.method().as_str(), &path, call.body());
         }
-        self.shared
-            .tap(Direction::ToAgent, Some("http"), &request.to_string());
-        let answer = peer.request(call.method(), &call.path(), call.body()).await;
-        if let Ok(answer) = &answer {
-            self.shared
-                .tap(Direction::FromAgent, Some("http"), &answer.to_string());
+        let answer = peer.request(call.method(), &path, call.body()).await;
+        if let (Some(tap), Ok(answer)) = (&self.shared.tap, &answer) {
+            tap.http_answer(answer);
         }
         answer
     }

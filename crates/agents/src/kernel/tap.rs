@@ -1,7 +1,10 @@
 //! A tap on every native message a runner exchanges with an agent, both ways, as it went
 //! over the wire: the test kit's recorder writes fixtures from it.
 
+use std::fmt::Display;
 use std::sync::Arc;
+
+use serde_json::{Value, json};
 
 /// Which way a native message went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,14 +32,30 @@ impl Tap {
         Self(sink)
     }
 
-    /// Records one line of a stdio agent.
-    pub fn line(&self, direction: Direction, text: &str) {
-        self.0.message(direction, None, text);
+    /// Records one line of a stdio agent (formatted only here, so an untapped session
+    /// never serializes a message twice).
+    pub fn line(&self, direction: Direction, text: &dyn Display) {
+        self.0.message(direction, None, &text.to_string());
     }
 
     /// Records one message on channel `via`.
-    pub fn message(&self, direction: Direction, via: Option<&str>, text: &str) {
-        self.0.message(direction, via, text);
+    pub fn message(&self, direction: Direction, via: Option<&str>, text: &dyn Display) {
+        self.0.message(direction, via, &text.to_string());
+    }
+
+    /// Records an HTTP request to the agent as `{"method", "path", "body"?}` on channel
+    /// `http`.
+    pub fn http_request(&self, method: &str, path: &str, body: Option<&Value>) {
+        let mut request = json!({"method": method, "path": path});
+        if let Some(body) = body {
+            request["body"] = body.clone();
+        }
+        self.message(Direction::ToAgent, Some("http"), &request);
+    }
+
+    /// Records the JSON answer to an HTTP request on channel `http`.
+    pub fn http_answer(&self, answer: &Value) {
+        self.message(Direction::FromAgent, Some("http"), answer);
     }
 }
 

@@ -18,8 +18,8 @@ use serde_json::{Value, json};
 use super::convert::{Converter, NativeCall, PromptSettings};
 use crate::cache::BinaryCache;
 use crate::context::DriverContext;
+use crate::kernel::Tap;
 use crate::kernel::server::{ServerLease, ServerSession};
-use crate::kernel::{Direction, Tap};
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, Credentials, EventSink,
@@ -294,18 +294,12 @@ pub async fn create_session(
         Ok(peer) => {
             let path = NativeCall::post("/session".into(), None, &cwd).path_with_directory();
             let body = json!({"permission": rules});
-            let tapped = |direction, message: &Value| {
-                if let Some(tap) = &tap {
-                    tap.message(direction, Some("http"), &message.to_string());
-                }
-            };
-            tapped(
-                Direction::ToAgent,
-                &json!({"method": "POST", "path": path, "body": body}),
-            );
+            if let Some(tap) = &tap {
+                tap.http_request("POST", &path, Some(&body));
+            }
             let created = peer.post_json(&path, &body).await;
-            if let Ok(created) = &created {
-                tapped(Direction::FromAgent, created);
+            if let (Some(tap), Ok(created)) = (&tap, &created) {
+                tap.http_answer(created);
             }
             created.map_err(|e| e.into_agent_error("creating the OpenCode session"))
         }

@@ -143,8 +143,10 @@ struct Session<F> {
     core: Core,
     turns: usize,
     resolved: Vec<String>,
-    /// The agent's requests: native key → (universal id, the request).
-    asked: HashMap<String, (String, Value)>,
+    /// The agent's requests by native key.
+    asked: HashMap<String, Value>,
+    /// Their universal ids, by native key.
+    universal: HashMap<String, String>,
     /// The daemon's own requests awaiting their answer: key → method.
     requests: HashMap<String, String>,
     /// The key of the request that carries the running turn, until it is answered.
@@ -165,6 +167,7 @@ impl<F: Fixture> Session<F> {
             turns: 0,
             resolved: Vec::new(),
             asked: HashMap::new(),
+            universal: HashMap::new(),
             requests: HashMap::new(),
             turn_request: None,
         }
@@ -187,12 +190,7 @@ impl<F: Fixture> Session<F> {
     }
 
     fn sent(&mut self, msg: &Value) {
-        let asked: HashMap<String, Value> = self
-            .asked
-            .iter()
-            .map(|(key, (_, request))| (key.clone(), request.clone()))
-            .collect();
-        let ours = match self.protocol.sent(msg, &asked) {
+        let ours = match self.protocol.sent(msg, &self.asked) {
             Sent::Turn { text, key } => {
                 self.turns += 1;
                 let ours = self
@@ -206,8 +204,9 @@ impl<F: Fixture> Session<F> {
             }
             Sent::Cancel => self.protocol.cancel(),
             Sent::Reply { key, reply } => {
-                let (universal, _) = self
-                    .asked
+                self.asked.remove(&key);
+                let universal = self
+                    .universal
                     .remove(&key)
                     .unwrap_or_else(|| panic!("a reply to `{key}`, which was not asked: {msg}"));
                 let ours = match reply {
@@ -255,8 +254,9 @@ impl<F: Fixture> Session<F> {
                 EventPayload::QuestionAsked(q) => &q.question_id,
                 _ => continue,
             };
-            self.asked
-                .insert(F::asked_key(&native), (universal.clone(), native.clone()));
+            let key = F::asked_key(&native);
+            self.universal.insert(key.clone(), universal.clone());
+            self.asked.insert(key, native.clone());
         }
         self.emit(converted.events);
     }

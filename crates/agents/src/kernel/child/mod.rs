@@ -60,7 +60,7 @@ impl<P: LineProtocol> Shared<P> {
         }
     }
 
-    fn tap(&self, direction: Direction, text: &str) {
+    fn tap(&self, direction: Direction, text: &dyn std::fmt::Display) {
         if let Some(tap) = &self.tap {
             tap.line(direction, text);
         }
@@ -98,7 +98,7 @@ impl<P: LineProtocol> Shared<P> {
                 );
                 continue;
             };
-            self.tap(Direction::ToAgent, &line.to_string());
+            self.tap(Direction::ToAgent, &line);
             if writer.send(line).is_err() {
                 tracing::warn!(
                     agent = %P::AGENT,
@@ -282,7 +282,7 @@ impl<L: ChildLaunch> ChildSession<L> {
     /// Writes `line` and waits until it was written.
     async fn write(&self, line: Value) -> Result<(), AgentError> {
         let running = self.live()?;
-        self.shared.tap(Direction::ToAgent, &line.to_string());
+        self.shared.tap(Direction::ToAgent, &line);
         running
             .writer
             .write(line)
