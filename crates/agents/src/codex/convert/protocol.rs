@@ -127,7 +127,7 @@ impl Protocol for Converter {
         let cancelling = turn.as_ref().is_some_and(|t| t.cancelling);
         let error = gone.exit.error(format!(
             "{} exited with {}; the next message resumes the thread",
-            Self::AGENT,
+            crate::context::display_name(Self::AGENT),
             gone.exit.describe()
         ));
         gone_facts(turn.map(|t| t.turn_id), cancelling, error)
