@@ -122,6 +122,9 @@ pub struct SessionConfig {
     pub state_dir: PathBuf,
     /// Sees every native message exchanged with the agent (the test kit's recorder).
     pub tap: Option<crate::kernel::Tap>,
+    /// What the session's creator asked of the agent (instructions, tools, turn limit,
+    /// MCP servers, environment), checked against [`AgentDriver::policy`] first.
+    pub policy: sandbox_universal::SessionPolicy,
 }
 
 /// Whether and where an agent binary was found.
@@ -174,6 +177,13 @@ pub trait AgentDriver: Send + Sync + 'static {
 
     /// What the agent supports (truthful: backed by tests).
     fn capabilities(&self) -> AgentCapabilities;
+
+    /// What of a session policy the agent honours, and how. The daemon refuses a
+    /// session asking for more (422 naming the field) and enforces what this says the
+    /// daemon does (`refused` tools, a `daemon` turn limit).
+    fn policy(&self) -> sandbox_universal::PolicySupport {
+        sandbox_universal::PolicySupport::default()
+    }
 
     /// Whether the agent binary is installed, and where.
     async fn status(&self) -> BinaryStatus;
@@ -257,7 +267,11 @@ pub trait AgentSession: Send {
 
     /// Starts a turn with the user's message. Returns once the agent has the message; the
     /// turn runs on in the background.
-    async fn send_message(&mut self, turn_id: &str, message: &str) -> Result<(), AgentError>;
+    async fn send_message(
+        &mut self,
+        turn_id: &str,
+        message: &crate::UserMessage,
+    ) -> Result<(), AgentError>;
 
     /// Interrupts the running turn; the driver ends it with stop reason `cancelled`.
     async fn cancel(&mut self) -> Result<(), AgentError>;

@@ -16,6 +16,7 @@ pub mod items;
 pub mod kernel;
 pub mod locate;
 pub mod manifest;
+pub mod message;
 pub mod mock;
 pub mod opencode;
 pub mod pi;
@@ -34,5 +35,6 @@ pub use driver::{
     AgentDriver, AgentSession, BinaryStatus, ConfigError, Credentials, ProviderEnv, QuestionAnswer,
     SessionConfig,
 };
+pub use message::{Image, UserMessage, UserPart};
 pub use registry::AgentRegistry;
 pub use sink::{AgentEvent, CollectingSink, EventConsumer, EventSink, SessionIds};

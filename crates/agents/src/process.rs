@@ -37,6 +37,48 @@ pub const INHERITED_VARS: &[&str] = &[
     "NODE_EXTRA_CA_CERTS",
 ];
 
+/// Variables a session's `env` may not set: what the daemon sets for every agent, where
+/// agents keep their configuration, and what loads code into a process (`LD_*`,
+/// `NODE_OPTIONS`); credentials and endpoints (the manifest's variables) too.
+const PROTECTED_VARS: &[&str] = &[
+    "HOME",
+    "PWD",
+    "NODE_OPTIONS",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "CODEX_HOME",
+    "OPENCODE_CONFIG",
+    "OPENCODE_CONFIG_CONTENT",
+    "OPENCODE_CONFIG_DIR",
+    "OPENCODE_SERVER_PASSWORD",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "AMP_SETTINGS_FILE",
+];
+
+/// Prefixes of variables a session's `env` may not set.
+const PROTECTED_PREFIXES: &[&str] = &["LD_", "DYLD_", "XDG_", "SANDBOX_"];
+
+/// Whether a session's `env` may not set `name` (see [`add_session_env`]).
+pub fn is_protected_var(name: &str) -> bool {
+    INHERITED_VARS.contains(&name)
+        || PROTECTED_VARS.contains(&name)
+        || PROTECTED_PREFIXES.iter().any(|p| name.starts_with(p))
+        || crate::manifest::MANIFEST
+            .iter()
+            .any(|spec| spec.credential_vars.contains(&name) || spec.endpoint_vars.contains(&name))
+}
+
+/// Adds a session's `env` to an agent's environment: what the driver set itself wins, and
+/// protected names (refused when the session was created) are skipped.
+pub fn add_session_env(env: &mut BTreeMap<String, String>, session: &BTreeMap<String, String>) {
+    for (name, value) in session {
+        if !is_protected_var(name) {
+            env.entry(name.clone()).or_insert_with(|| value.clone());
+        }
+    }
+}
+
 /// How many bytes of stderr are kept for crash reports.
 pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
 

@@ -51,6 +51,7 @@ fn fixture() -> Fixture {
         cwd,
         state_dir: state_dir.clone(),
         tap: None,
+        policy: Default::default(),
     };
     Fixture {
         _dir: dir,
@@ -100,10 +101,16 @@ async fn turns_crash_resume_cancel_and_shutdown() {
         other => panic!("sessionStarted first, got {other:?}"),
     }
 
-    session.send_message("turn_1", "hello").await.unwrap();
+    session
+        .send_message("turn_1", &"hello".into())
+        .await
+        .unwrap();
     wait(&store, ended("turn_1", StopReason::Completed)).await;
 
-    session.send_message("turn_2", "exit").await.unwrap();
+    session
+        .send_message("turn_2", &"exit".into())
+        .await
+        .unwrap();
     let events = wait(&store, ended("turn_2", StopReason::Error)).await;
     let crash = events.iter().find_map(|e| match &e.payload {
         EventPayload::Error(AgentError::ProcessExited {
@@ -117,7 +124,10 @@ async fn turns_crash_resume_cancel_and_shutdown() {
     assert_eq!(code, Some(3));
     assert!(stderr.unwrap().contains("asked to exit"));
 
-    session.send_message("turn_3", "again").await.unwrap();
+    session
+        .send_message("turn_3", &"again".into())
+        .await
+        .unwrap();
     wait(&store, ended("turn_3", StopReason::Completed)).await;
     let argv = argv_log(&f.home);
     assert_eq!(argv.len(), 2, "{argv:?}");
@@ -125,7 +135,10 @@ async fn turns_crash_resume_cancel_and_shutdown() {
     assert_eq!(tail(&argv[0]), ["--session-id".to_string(), native.clone()]);
     assert_eq!(tail(&argv[1]), ["--resume".to_string(), native.clone()]);
 
-    session.send_message("turn_4", "hang").await.unwrap();
+    session
+        .send_message("turn_4", &"hang".into())
+        .await
+        .unwrap();
     session.cancel().await.unwrap();
     wait(&store, ended("turn_4", StopReason::Cancelled)).await;
 

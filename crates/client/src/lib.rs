@@ -258,12 +258,19 @@ impl Client {
         id: &str,
         message: &str,
     ) -> Result<SendMessageResponse, ClientError> {
-        let body = SendMessageRequest {
-            message: message.to_string(),
-        };
+        self.send_request(id, &SendMessageRequest::text(message))
+            .await
+    }
+
+    /// `POST /sessions/{id}/messages` with any body (text or `content` parts).
+    pub async fn send_request(
+        &self,
+        id: &str,
+        body: &SendMessageRequest,
+    ) -> Result<SendMessageResponse, ClientError> {
         Self::send(
             self.request(Method::POST, &["sessions", id, "messages"])
-                .json(&body),
+                .json(body),
         )
         .await
     }

@@ -169,6 +169,25 @@ pub struct AgentCapabilities {
     pub agent_modes: bool,
     /// `validateToken` on session creation.
     pub validate_token: bool,
+    /// `systemPrompt` reaches the model (see `policy.systemPromptModes`).
+    #[serde(default)]
+    pub system_prompt: bool,
+    /// `tools` takes tools away (see `policy.tools` for how).
+    #[serde(default)]
+    pub tool_lists: bool,
+    /// `maxTurns` ends a turn that keeps calling tools (see `policy.maxTurns`).
+    #[serde(default)]
+    pub max_turns: bool,
+    /// `mcpServers`: the agent calls the session's MCP servers (see
+    /// `policy.mcpTransports`).
+    #[serde(default)]
+    pub mcp_servers: bool,
+    /// Messages with images (see `policy.imageTypes`).
+    #[serde(default)]
+    pub images: bool,
+    /// `env` reaches the agent's process.
+    #[serde(default)]
+    pub session_env: bool,
 }
 
 /// One agent as seen by `GET /agents`.
@@ -198,6 +217,10 @@ pub struct AgentInfo {
     pub supported: bool,
     /// What the agent supports.
     pub capabilities: AgentCapabilities,
+    /// What of a session policy (`systemPrompt`, `tools`, `maxTurns`, `mcpServers`,
+    /// images, `env`) the agent honours, and how.
+    #[serde(default)]
+    pub policy: crate::PolicySupport,
     /// How each `true` capability was proven: the scenarios of the end-to-end table that
     /// showed it, and what ran behind the agent then. Keyed by the flag's name.
     #[serde(default)]

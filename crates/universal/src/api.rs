@@ -197,6 +197,43 @@ pub struct CreateSessionRequest {
     /// Working directory (absolute, existing). Defaults to the daemon's working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Instructions for the agent, appended to its own system prompt or replacing it
+    /// (`systemPromptMode`; see the agent's `policy.systemPromptModes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// How `systemPrompt` combines with the agent's own (default `append`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt_mode: Option<crate::SystemPromptMode>,
+    /// The tools the agent may use, in universal names (see the agent's `policy.tools`
+    /// for how each is taken away).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<crate::ToolPolicy>,
+    /// The most model responses one turn may take; the turn then ends with `stopReason:
+    /// maxTurns` (see the agent's `policy.maxTurns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u32>,
+    /// MCP servers for this session only, by name (the agent's own configuration is not
+    /// read). Header and env values reach only the agent: not argv, the log or the store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_servers: Option<std::collections::BTreeMap<String, crate::McpServer>>,
+    /// Extra environment variables for the agent's process (the variables the daemon
+    /// sets itself, credentials and `LD_*` cannot be given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl CreateSessionRequest {
+    /// The session policy this request asks for.
+    pub fn policy(&self) -> crate::SessionPolicy {
+        crate::SessionPolicy {
+            system_prompt: self.system_prompt.clone(),
+            system_prompt_mode: self.system_prompt_mode.unwrap_or_default(),
+            tools: self.tools.clone().unwrap_or_default(),
+            max_turns: self.max_turns,
+            mcp_servers: self.mcp_servers.clone().unwrap_or_default(),
+            env: self.env.clone().unwrap_or_default(),
+        }
+    }
 }
 
 /// Body answering `POST /sessions/{sessionId}`.
@@ -300,8 +337,48 @@ pub struct UnreadableSession {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SendMessageRequest {
-    /// The user's message.
-    pub message: String,
+    /// The user's message as text (give this or `content`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The user's message as parts: text and images (give this or `message`). Images
+    /// need an agent whose `policy.imageTypes` lists their type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<MessagePart>>,
+}
+
+impl SendMessageRequest {
+    /// A text message.
+    pub fn text(message: impl Into<String>) -> Self {
+        Self {
+            message: Some(message.into()),
+            content: None,
+        }
+    }
+}
+
+/// One part of a user message, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum MessagePart {
+    /// Text.
+    #[serde(rename_all = "camelCase")]
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image: its bytes inline (`data`, base64) or a file in the session's working
+    /// directory (`path`, relative to it or absolute inside it).
+    #[serde(rename_all = "camelCase")]
+    Image {
+        /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+        media_type: String,
+        /// The image, base64-encoded (at most 5 MiB decoded).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// A file inside the working directory holding the image.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+    },
 }
 
 /// Body answering `POST /sessions/{id}/messages` (202).

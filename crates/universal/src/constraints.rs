@@ -10,8 +10,9 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 
 use crate::{
-    AgentId, CreateSessionRequest, InstallRequest, PermissionMode, PermissionReplyRequest,
-    QuestionRejectRequest, QuestionReplyRequest, SendMessageRequest,
+    AgentId, CreateSessionRequest, IMAGE_TYPES, InstallRequest, McpServer, MessagePart,
+    PermissionMode, PermissionReplyRequest, QuestionRejectRequest, QuestionReplyRequest,
+    SendMessageRequest, ToolName,
 };
 
 /// The constraints of one text field: a length in characters and a pattern (an ECMA-262
@@ -130,6 +131,73 @@ pub static SESSION_ID: Text = Text::new(
     "1 to 128 of A-Z a-z 0-9 . _ - (not starting with a dot)",
 );
 
+/// A session's `systemPrompt`.
+pub static SYSTEM_PROMPT: Text =
+    Text::new(1, 65_536, r"^[^\x00]+$", "1 to 65536 characters, no NUL");
+
+/// An environment variable's name (the session's `env`, an MCP server's `env`).
+pub static ENV_NAME: Text = Text::new(
+    1,
+    128,
+    r"^[A-Za-z_][A-Za-z0-9_]*$",
+    "1 to 128 of A-Z a-z 0-9 _, not starting with a digit",
+);
+
+/// An environment variable's value.
+pub static ENV_VALUE: Text =
+    Text::new(0, 32_768, r"^[^\x00]*$", "at most 32768 characters, no NUL");
+
+/// An MCP server's name (it becomes part of the agents' tool names).
+pub static MCP_NAME: Text = Text::new(1, 64, r"^[A-Za-z0-9_-]+$", "1 to 64 of A-Z a-z 0-9 _ -");
+
+/// An MCP stdio server's command.
+pub static MCP_COMMAND: Text = Text::new(
+    1,
+    4096,
+    r"^[^\x00-\x1f\x7f]+$",
+    "1 to 4096 characters, none of them a control character",
+);
+
+/// An argument of an MCP stdio server.
+pub static MCP_ARG: Text = Text::new(0, 8192, r"^[^\x00]*$", "at most 8192 characters, no NUL");
+
+/// An MCP HTTP server's URL.
+pub static MCP_URL: Text = Text::new(
+    8,
+    2048,
+    r"^https?://[^\s/?#@]+(/[^\s]*)?$",
+    "an `http://` or `https://` URL (at most 2048 characters, no spaces or credentials)",
+);
+
+/// An HTTP header's name.
+pub static HEADER_NAME: Text = Text::new(
+    1,
+    256,
+    r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$",
+    "an HTTP header name (1 to 256 token characters)",
+);
+
+/// An HTTP header's value.
+pub static HEADER_VALUE: Text = Text::new(
+    0,
+    8192,
+    r"^[^\x00-\x1f\x7f]*$",
+    "at most 8192 characters, none of them a control character",
+);
+
+/// The most `maxTurns` may be.
+pub const MAX_TURNS_LIMIT: u32 = 1000;
+/// The most names `tools.allow` or `tools.deny` may hold.
+pub const MAX_TOOL_NAMES: usize = 64;
+/// The most MCP servers a session may have.
+pub const MAX_MCP_SERVERS: usize = 32;
+/// The most entries an `env`, an MCP server's `env` or `headers`, or its `args` may hold.
+pub const MAX_ENTRIES: usize = 128;
+/// The most parts a message's `content` may hold.
+pub const MAX_MESSAGE_PARTS: usize = 64;
+/// The most characters a message (or one text part) may hold.
+pub const MAX_MESSAGE_CHARS: usize = 1_000_000;
+
 /// An event sequence or a list cursor, as text (`Last-Event-ID`, `cursor`): the store's
 /// numbers, which fit a signed 64-bit integer.
 pub static SEQUENCE: Text = Text::new(1, 18, r"^[0-9]+$", "1 to 18 digits");
@@ -177,7 +245,20 @@ impl Constrained for CreateSessionRequest {
                 self.agent_version.as_deref(),
             ),
             ("cwd", &CWD, self.cwd.as_deref()),
+            (
+                "systemPrompt",
+                &SYSTEM_PROMPT,
+                self.system_prompt.as_deref(),
+            ),
         ]
+    }
+
+    fn violation(&self) -> Option<String> {
+        self.texts()
+            .into_iter()
+            .find_map(|(field, text, value)| text.check(field, value?).err())
+            .or_else(|| self.broken_relation())
+            .or_else(|| policy_violation(self))
     }
 
     fn relations() -> Option<Value> {
@@ -212,7 +293,143 @@ impl Constrained for CreateSessionRequest {
     }
 }
 
-impl Constrained for SendMessageRequest {}
+/// The first thing wrong with a session's policy fields, naming the field.
+fn policy_violation(request: &CreateSessionRequest) -> Option<String> {
+    if let Some(max) = request.max_turns
+        && !(1..=MAX_TURNS_LIMIT).contains(&max)
+    {
+        return Some(format!("`maxTurns` must be 1 to {MAX_TURNS_LIMIT}"));
+    }
+    if let Some(tools) = &request.tools {
+        let lists = [
+            ("allow", tools.allow.as_deref().unwrap_or_default()),
+            ("deny", &tools.deny),
+        ];
+        for (list, names) in lists {
+            if names.len() > MAX_TOOL_NAMES {
+                return Some(format!(
+                    "`tools.{list}` may hold at most {MAX_TOOL_NAMES} names"
+                ));
+            }
+            for (i, name) in names.iter().enumerate() {
+                if let Err(error) = name.parse::<ToolName>() {
+                    return Some(format!("`tools.{list}[{i}]`: {error}"));
+                }
+            }
+        }
+    }
+    let servers = request.mcp_servers.as_ref();
+    if servers.is_some_and(|s| s.len() > MAX_MCP_SERVERS) {
+        return Some(format!(
+            "`mcpServers` may hold at most {MAX_MCP_SERVERS} servers"
+        ));
+    }
+    for (name, server) in servers.into_iter().flatten() {
+        if let Err(error) = MCP_NAME.check("mcpServers", name) {
+            return Some(format!("{error} (server `{}`)", name.escape_debug()));
+        }
+        let field = format!("mcpServers.{name}");
+        let broken = match server {
+            McpServer::Stdio { command, args, env } => check_entries(&field, "args", args.len())
+                .or_else(|| {
+                    MCP_COMMAND
+                        .check(&format!("{field}.command"), command)
+                        .err()
+                })
+                .or_else(|| {
+                    args.iter().enumerate().find_map(|(i, arg)| {
+                        MCP_ARG.check(&format!("{field}.args[{i}]"), arg).err()
+                    })
+                })
+                .or_else(|| check_env(&format!("{field}.env"), env)),
+            McpServer::Http { url, headers } => MCP_URL
+                .check(&format!("{field}.url"), url)
+                .err()
+                .or_else(|| check_entries(&field, "headers", headers.len()))
+                .or_else(|| {
+                    headers.iter().find_map(|(header, value)| {
+                        let at = format!("{field}.headers");
+                        HEADER_NAME
+                            .check(&at, header)
+                            .err()
+                            .map(|e| format!("{e} (header `{}`)", header.escape_debug()))
+                            .or_else(|| HEADER_VALUE.check(&format!("{at}.{header}"), value).err())
+                    })
+                }),
+        };
+        if broken.is_some() {
+            return broken;
+        }
+    }
+    request.env.as_ref().and_then(|env| check_env("env", env))
+}
+
+fn check_entries(field: &str, what: &str, count: usize) -> Option<String> {
+    (count > MAX_ENTRIES)
+        .then(|| format!("`{field}.{what}` may hold at most {MAX_ENTRIES} entries"))
+}
+
+fn check_env(field: &str, env: &std::collections::BTreeMap<String, String>) -> Option<String> {
+    if env.len() > MAX_ENTRIES {
+        return Some(format!(
+            "`{field}` may hold at most {MAX_ENTRIES} variables"
+        ));
+    }
+    env.iter().find_map(|(name, value)| {
+        ENV_NAME
+            .check(field, name)
+            .err()
+            .map(|e| format!("{e} (variable `{}`)", name.escape_debug()))
+            .or_else(|| ENV_VALUE.check(&format!("{field}.{name}"), value).err())
+    })
+}
+
+impl Constrained for SendMessageRequest {
+    fn broken_relation(&self) -> Option<String> {
+        let parts = match (&self.message, &self.content) {
+            (Some(_), Some(_)) => return Some("give `message` or `content`, not both".into()),
+            (None, None) => return Some("`message` or `content` is required".into()),
+            (Some(text), None) => {
+                return (text.chars().count() > MAX_MESSAGE_CHARS)
+                    .then(|| format!("`message` may hold at most {MAX_MESSAGE_CHARS} characters"));
+            }
+            (None, Some(parts)) => parts,
+        };
+        if parts.is_empty() || parts.len() > MAX_MESSAGE_PARTS {
+            return Some(format!(
+                "`content` must hold 1 to {MAX_MESSAGE_PARTS} parts"
+            ));
+        }
+        parts.iter().enumerate().find_map(|(i, part)| match part {
+            MessagePart::Text { text } => (text.chars().count() > MAX_MESSAGE_CHARS).then(|| {
+                format!("`content[{i}].text` may hold at most {MAX_MESSAGE_CHARS} characters")
+            }),
+            MessagePart::Image {
+                media_type,
+                data,
+                path,
+            } => {
+                if !IMAGE_TYPES.contains(&media_type.as_str()) {
+                    Some(format!(
+                        "`content[{i}].mediaType` must be one of {}",
+                        IMAGE_TYPES.join(", ")
+                    ))
+                } else if data.is_some() == path.is_some() {
+                    Some(format!("`content[{i}]` needs `data` or `path`, not both"))
+                } else if path
+                    .as_deref()
+                    .is_some_and(|p| p.is_empty() || p.contains('\0'))
+                {
+                    Some(format!(
+                        "`content[{i}].path` must be a non-empty path without NUL"
+                    ))
+                } else {
+                    None
+                }
+            }
+        })
+    }
+}
 impl Constrained for PermissionReplyRequest {}
 impl Constrained for QuestionReplyRequest {}
 impl Constrained for QuestionRejectRequest {}
@@ -234,8 +451,69 @@ impl Constrained for InstallRequest {
 pub fn describe(schemas: &mut Map<String, Value>) {
     describe_one::<CreateSessionRequest>(schemas, "CreateSessionRequest");
     describe_one::<InstallRequest>(schemas, "InstallRequest");
+    describe_policy(schemas);
     let agents: Vec<&str> = AgentId::ALL.iter().map(|a| a.as_str()).collect();
     schemas["CreateSessionRequest"]["properties"]["agent"]["enum"] = json!(agents);
+}
+
+/// States the policy fields' constraints in the schemas.
+fn describe_policy(schemas: &mut Map<String, Value>) {
+    let create = &mut schemas["CreateSessionRequest"]["properties"];
+    create["maxTurns"]["minimum"] = json!(1);
+    create["maxTurns"]["maximum"] = json!(MAX_TURNS_LIMIT);
+    create["mcpServers"]["maxProperties"] = json!(MAX_MCP_SERVERS);
+    create["mcpServers"]["propertyNames"] = MCP_NAME.schema();
+    create["env"]["maxProperties"] = json!(MAX_ENTRIES);
+    create["env"]["propertyNames"] = ENV_NAME.schema();
+    create["env"]["additionalProperties"] = ENV_VALUE.schema();
+    let names = r"^(read|write|edit|shell|glob|grep|webFetch|webSearch|mcp:[A-Za-z0-9_-]{1,64}/(\*|[A-Za-z0-9_.-]{1,128}))$";
+    let tools = &mut schemas["ToolPolicy"]["properties"];
+    for list in ["allow", "deny"] {
+        tools[list]["maxItems"] = json!(MAX_TOOL_NAMES);
+        tools[list]["items"] = json!({"type": "string", "pattern": names});
+    }
+    // The variants of the tagged enum, wherever the generator put them.
+    let describe_variant = |variant: &mut Value| {
+        let properties = &mut variant["properties"];
+        if properties.get("command").is_some() {
+            properties["command"] = MCP_COMMAND.schema();
+            properties["args"]["maxItems"] = json!(MAX_ENTRIES);
+            properties["args"]["items"] = MCP_ARG.schema();
+            properties["env"]["maxProperties"] = json!(MAX_ENTRIES);
+            properties["env"]["propertyNames"] = ENV_NAME.schema();
+            properties["env"]["additionalProperties"] = ENV_VALUE.schema();
+        } else if properties.get("url").is_some() {
+            properties["url"] = MCP_URL.schema();
+            properties["headers"]["maxProperties"] = json!(MAX_ENTRIES);
+            properties["headers"]["propertyNames"] = HEADER_NAME.schema();
+            properties["headers"]["additionalProperties"] = HEADER_VALUE.schema();
+        }
+    };
+    for variant in schemas["McpServer"]["oneOf"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        describe_variant(variant);
+    }
+    let message = &mut schemas["SendMessageRequest"];
+    message["properties"]["content"]["minItems"] = json!(1);
+    message["properties"]["content"]["maxItems"] = json!(MAX_MESSAGE_PARTS);
+    message["properties"]["message"]["maxLength"] = json!(MAX_MESSAGE_CHARS);
+    message["oneOf"] = json!([{"required": ["message"]}, {"required": ["content"]}]);
+    for variant in schemas["MessagePart"]["oneOf"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        let properties = &mut variant["properties"];
+        if properties.get("mediaType").is_some() {
+            properties["mediaType"]["enum"] = json!(IMAGE_TYPES);
+            variant["oneOf"] = json!([{"required": ["data"]}, {"required": ["path"]}]);
+        } else if properties.get("text").is_some() {
+            properties["text"]["maxLength"] = json!(MAX_MESSAGE_CHARS);
+        }
+    }
 }
 
 fn describe_one<T: Constrained + Default>(schemas: &mut Map<String, Value>, name: &str) {

@@ -102,8 +102,9 @@ pub struct PermissionResolved {
     pub permission_id: String,
     /// How it ended.
     pub outcome: PermissionOutcome,
-    /// True when the daemon answered by itself because of an earlier `always`; such requests
-    /// never appear as `permissionAsked`, so the request is included.
+    /// True when the daemon answered by itself — `always` because of an earlier `always`,
+    /// `reject` because the session's `tools` refuse the tool; such requests never appear
+    /// as `permissionAsked`, so the request is included.
     pub automatic: bool,
     /// The request, for automatic resolutions.
     #[serde(default, skip_serializing_if = "Option::is_none")]

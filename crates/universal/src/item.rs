@@ -202,6 +202,19 @@ pub enum ContentPart {
         /// Whether the tool reported an error (including a denied permission).
         is_error: bool,
     },
+    /// An image the user sent: inline (`data`, base64) or a file of the workspace
+    /// (`path`, as sent; the bytes are not copied into the log).
+    #[serde(rename_all = "camelCase")]
+    Image {
+        /// Its media type.
+        media_type: String,
+        /// The image, base64-encoded, when sent inline.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// Its file, when sent by path.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<String>,
+    },
     /// A shell command execution.
     #[serde(rename_all = "camelCase")]
     CommandExecution {

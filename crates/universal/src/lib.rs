@@ -12,6 +12,7 @@ pub mod event;
 pub mod hitl;
 pub mod item;
 pub mod lifecycle;
+pub mod policy;
 
 pub use agent::*;
 pub use api::*;
@@ -20,3 +21,4 @@ pub use error::*;
 pub use event::*;
 pub use hitl::*;
 pub use item::*;
+pub use policy::*;

@@ -119,6 +119,12 @@ impl AgentDriver for AmpDriver {
             variants: false,
             agent_modes: true,
             validate_token: false,
+            system_prompt: false,
+            tool_lists: false,
+            max_turns: false,
+            mcp_servers: false,
+            images: false,
+            session_env: false,
         }
     }
 

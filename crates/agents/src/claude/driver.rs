@@ -128,6 +128,12 @@ impl AgentDriver for ClaudeDriver {
             variants: true,
             agent_modes: true,
             validate_token: true,
+            system_prompt: false,
+            tool_lists: false,
+            max_turns: false,
+            mcp_servers: false,
+            images: false,
+            session_env: false,
         }
     }
 

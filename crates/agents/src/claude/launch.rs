@@ -236,6 +236,7 @@ mod tests {
             cwd: "/work".into(),
             state_dir: "/state/s".into(),
             tap: None,
+            policy: Default::default(),
         }
     }
 

@@ -89,6 +89,12 @@ impl AgentDriver for CodexDriver {
             variants: true,
             agent_modes: false,
             validate_token: true,
+            system_prompt: false,
+            tool_lists: false,
+            max_turns: false,
+            mcp_servers: false,
+            images: false,
+            session_env: false,
         }
     }
 

@@ -256,7 +256,11 @@ impl<L: TurnLaunch> AgentSession for TurnSession<L> {
         self.shared.native_id.lock().expect("id lock").clone()
     }
 
-    async fn send_message(&mut self, turn_id: &str, message: &str) -> Result<(), AgentError> {
+    async fn send_message(
+        &mut self,
+        turn_id: &str,
+        message: &crate::UserMessage,
+    ) -> Result<(), AgentError> {
         self.finish_last().await;
         let outgoing = self.shared.protocol().begin_turn(turn_id, message);
         let spec = self.launch.spec(self.native_session_id().as_deref());

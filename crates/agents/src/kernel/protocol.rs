@@ -63,7 +63,7 @@ pub trait Protocol: Send + 'static {
     /// The daemon started turn `turn_id` with the user's `message`: the native messages
     /// that carry it to the agent, in order. The last may be a request whose answer goes
     /// to [`Protocol::turn_delivered`].
-    fn begin_turn(&mut self, turn_id: &str, message: &str) -> Vec<Self::Out>;
+    fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<Self::Out>;
 
     /// The agent has the message (`answer`: the answer to the request that carried it,
     /// when it was one). From now on the agent going away ends the turn.

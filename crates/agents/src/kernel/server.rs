@@ -192,7 +192,11 @@ impl<L: ServerLease> AgentSession for ServerSession<L> {
         Some(self.native_id.clone())
     }
 
-    async fn send_message(&mut self, turn_id: &str, message: &str) -> Result<(), AgentError> {
+    async fn send_message(
+        &mut self,
+        turn_id: &str,
+        message: &crate::UserMessage,
+    ) -> Result<(), AgentError> {
         // Start the server first (a dead one is replaced) so no event of the turn is lost.
         let peer = self.peer().await?;
         let calls = self.shared.protocol().begin_turn(turn_id, message);

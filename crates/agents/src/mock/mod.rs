@@ -70,6 +70,12 @@ impl AgentDriver for MockDriver {
             variants: true,
             agent_modes: true,
             validate_token: true,
+            system_prompt: false,
+            tool_lists: false,
+            max_turns: false,
+            mcp_servers: false,
+            images: false,
+            session_env: false,
         }
     }
 
@@ -251,11 +257,15 @@ impl AgentSession for MockSession {
         None
     }
 
-    async fn send_message(&mut self, turn_id: &str, message: &str) -> Result<(), AgentError> {
+    async fn send_message(
+        &mut self,
+        turn_id: &str,
+        message: &crate::UserMessage,
+    ) -> Result<(), AgentError> {
         let cancel = CancellationToken::new();
         let job = TurnJob {
             turn_id: turn_id.to_string(),
-            message: message.to_string(),
+            message: message.plain_text(),
             cancel: cancel.clone(),
         };
         self.jobs

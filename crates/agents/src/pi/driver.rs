@@ -155,6 +155,12 @@ impl AgentDriver for PiDriver {
             variants: true,
             agent_modes: false,
             validate_token: false,
+            system_prompt: false,
+            tool_lists: false,
+            max_turns: false,
+            mcp_servers: false,
+            images: false,
+            session_env: false,
         }
     }
 

@@ -195,7 +195,7 @@ impl<F: Fixture> Session<F> {
                 self.turns += 1;
                 let ours = self
                     .protocol
-                    .begin_turn(&format!("turn_{}", self.turns), &text);
+                    .begin_turn(&format!("turn_{}", self.turns), &text.clone().into());
                 match key {
                     Some(key) => self.turn_request = Some(key),
                     None => self.protocol.turn_delivered(None),

@@ -94,7 +94,7 @@ pub enum SessionsCommand {
         client: ClientArgs,
     },
     /// POST /sessions/{id}: create a session and start its agent.
-    Create(CreateArgs),
+    Create(Box<CreateArgs>),
     /// GET /sessions/{id}.
     Get {
         /// Session id.
@@ -123,6 +123,8 @@ pub enum SessionsCommand {
         /// The message.
         #[arg(long, short)]
         message: String,
+        #[command(flatten)]
+        images: super::policy::ImageArgs,
         #[command(flatten)]
         client: ClientArgs,
     },
@@ -216,6 +218,8 @@ pub struct CreateArgs {
     /// Working directory (absolute).
     #[arg(long)]
     pub cwd: Option<PathBuf>,
+    #[command(flatten)]
+    pub policy: super::policy::PolicyArgs,
     #[command(flatten)]
     pub client: ClientArgs,
 }
@@ -317,6 +321,12 @@ fn finish<T: Serialize>(result: Result<T, ClientError>) -> ExitCode {
     }
 }
 
+/// A flag that cannot be used (before any request).
+fn fail_usage(error: &str) -> ExitCode {
+    eprintln!("error: {error}");
+    ExitCode::from(2)
+}
+
 pub(super) fn fail(error: ClientError) -> ExitCode {
     match error.problem() {
         Some(problem) => eprintln!(
@@ -416,7 +426,7 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             }))
         }
         SessionsCommand::Create(args) => {
-            let request = CreateSessionRequest {
+            let mut request = CreateSessionRequest {
                 agent: args.agent,
                 agent_mode: args.agent_mode,
                 permission_mode: args.permission_mode,
@@ -427,7 +437,11 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
                 dangerously_skip_permissions: args.dangerously_skip_permissions.then_some(true),
                 agent_version: args.agent_version,
                 cwd: args.cwd.map(|p| p.display().to_string()),
+                ..CreateSessionRequest::default()
             };
+            if let Err(e) = args.policy.apply(&mut request) {
+                return fail_usage(&e);
+            }
             finish(client.create_session(&args.id, &request).await)
         }
         SessionsCommand::Get { id, .. } => finish(client.get_session(&id).await),
@@ -438,9 +452,15 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
                 .await
                 .map(|()| serde_json::json!({"deleted": id})),
         ),
-        SessionsCommand::SendMessage { id, message, .. } => {
-            finish(client.send_message(&id, &message).await)
-        }
+        SessionsCommand::SendMessage {
+            id,
+            message,
+            images,
+            ..
+        } => match images.request(message) {
+            Ok(request) => finish(client.send_request(&id, &request).await),
+            Err(e) => fail_usage(&e),
+        },
         SessionsCommand::Cancel { id, .. } => finish(client.cancel(&id).await),
         SessionsCommand::GetMessages { id, page, .. } => {
             let query = EventsQuery {

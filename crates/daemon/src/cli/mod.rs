@@ -4,6 +4,7 @@
 mod client;
 mod demo;
 mod install;
+mod policy;
 mod server;
 
 use std::path::PathBuf;

@@ -78,6 +78,10 @@ pub enum ApiError {
     /// The session configuration is not acceptable.
     #[error("{0}")]
     InvalidSessionConfig(String),
+    /// The agent cannot honour part of the session policy (or a message part); the
+    /// detail names the field.
+    #[error("{0}")]
+    PolicyUnsupported(String),
     /// Question answers do not fit the questions.
     #[error("{0}")]
     InvalidAnswers(String),
@@ -127,7 +131,7 @@ impl ApiError {
             | Self::InvalidParameter(_)
             | Self::InvalidSessionConfig(_)
             | Self::InvalidAnswers(_) => StatusCode::BAD_REQUEST,
-            Self::InvalidBody(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::InvalidBody(_) | Self::PolicyUnsupported(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
@@ -167,6 +171,7 @@ impl ApiError {
             Self::ForbiddenOrigin(_) => "forbidden-origin",
             Self::InvalidParameter(_) => "invalid-parameter",
             Self::InvalidSessionConfig(_) => "invalid-session-config",
+            Self::PolicyUnsupported(_) => "policy-unsupported",
             Self::InvalidAnswers(_) => "invalid-answers",
             Self::UnknownAgent(_) => "unknown-agent",
             Self::AgentUnsupported(_) => "agent-unsupported",
@@ -200,6 +205,7 @@ impl ApiError {
             Self::ForbiddenOrigin(_) => "Origin not allowed",
             Self::InvalidParameter(_) => "Invalid parameter",
             Self::InvalidSessionConfig(_) => "Invalid session configuration",
+            Self::PolicyUnsupported(_) => "The agent cannot honour this",
             Self::InvalidAnswers(_) => "Answers do not fit the questions",
             Self::UnknownAgent(_) => "Unknown agent",
             Self::AgentUnsupported(_) => "Agent not supported by this build",

@@ -23,6 +23,8 @@ impl From<SessionError> for ApiError {
                 Self::InvalidBody(error.to_string())
             }
             SessionError::InvalidConfig { detail, .. } => Self::InvalidSessionConfig(detail),
+            SessionError::Unhonoured(detail) => Self::PolicyUnsupported(detail),
+            SessionError::InvalidContent(detail) => Self::InvalidBody(detail),
             SessionError::InvalidAnswers(detail) => Self::InvalidAnswers(detail),
             SessionError::Install(failure) => failure.into(),
             SessionError::Agent(error) => error.into(),
@@ -124,6 +126,8 @@ pub(super) fn kind(error: &SessionError) -> Kind {
         | SessionError::ContradictoryRequest(_)
         | SessionError::TokenCheckUnsupported(_)
         | SessionError::InvalidConfig { .. }
+        | SessionError::Unhonoured(_)
+        | SessionError::InvalidContent(_)
         | SessionError::InvalidAnswers(_)
         | SessionError::Install(_)
         | SessionError::Agent(_)

@@ -53,6 +53,7 @@ pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> 
             // Every agent of this build has a driver (the registry's match is exhaustive).
             supported: true,
             capabilities: driver.capabilities(),
+            policy: driver.policy(),
             capability_proofs: sandbox_agents::proofs::capability_proofs(driver.id()),
         }
     });

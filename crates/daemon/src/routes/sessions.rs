@@ -184,7 +184,7 @@ pub async fn send_message(
     ApiJson(request): ApiJson<SendMessageRequest>,
 ) -> Result<(StatusCode, Json<SendMessageResponse>), ApiError> {
     let session = state.sessions.open(&session_id).await?;
-    let turn_id = session.send_message(request.message).await?;
+    let turn_id = session.send_message(request).await?;
     Ok((StatusCode::ACCEPTED, Json(SendMessageResponse { turn_id })))
 }
 

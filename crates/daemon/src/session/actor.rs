@@ -22,7 +22,7 @@ pub enum Command {
     /// Start a turn with this message; answers the turn id.
     SendMessage {
         /// The user's message.
-        message: String,
+        message: super::message::Prepared,
         /// Where the result goes.
         respond: Respond<String>,
     },
@@ -101,6 +101,11 @@ pub async fn run_actor(
                         core.record_error(error);
                     }
                 }
+                CoreSignal::AutoReject(id) => {
+                    if let Err(error) = agent.reply_permission(&id, PermissionReply::Reject).await {
+                        core.record_error(error);
+                    }
+                }
                 CoreSignal::AgentEnded => {
                     core.interrupt();
                     agent.shutdown().await;
@@ -168,14 +173,14 @@ async fn handle(
     match command {
         Command::SendMessage { message, respond } => {
             let result = async {
-                let turn_id = core.begin_turn(&message)?;
+                let turn_id = core.begin_turn(message.logged)?;
                 // The agent acts on a message only once it is durable: a message it acted
                 // on is never lost, nor acted on by two daemons.
                 if let Err(error) = core.log().flush().await {
                     core.fail_turn(&turn_id);
                     return Err(SessionError::from(error));
                 }
-                if let Err(error) = agent.send_message(&turn_id, &message).await {
+                if let Err(error) = agent.send_message(&turn_id, &message.message).await {
                     core.record_error(error.clone());
                     core.fail_turn(&turn_id);
                     return Err(SessionError::AgentCommand(error));

@@ -15,8 +15,8 @@ use sandbox_agents::{AgentEvent, EventConsumer};
 use sandbox_universal::{
     ContentPart, EventPayload, EventSource, Item, ItemEvent, ItemKind, ItemRole, ItemStatus,
     PermissionOutcome, PermissionReply, PermissionRequest, PermissionResolved, QuestionOutcome,
-    QuestionRequest, QuestionResolved, SessionEndReason, SessionStatus, TurnEnded, TurnStarted,
-    UniversalEvent,
+    QuestionRequest, QuestionResolved, SessionEndReason, SessionStatus, ToolName, TurnEnded,
+    TurnStarted, UniversalEvent,
 };
 use tokio::sync::mpsc;
 
@@ -34,6 +34,8 @@ const SNAPSHOT_EVERY: u64 = 4096;
 pub enum CoreSignal {
     /// Answer a permission request the daemon approved because of an earlier `always`.
     AutoApprove(String),
+    /// Reject a permission request the session's `tools` refuse.
+    AutoReject(String),
     /// The agent ended the session by itself; release its resources.
     AgentEnded,
     /// Another daemon took the session over: stop the agent without ending the session.
@@ -97,6 +99,9 @@ pub struct SessionCore {
     interrupted: AtomicBool,
     /// The running actor's signal channel (replaced when the agent is restored).
     signals: Mutex<Option<mpsc::UnboundedSender<CoreSignal>>>,
+    /// The tools the session's policy takes away and the agent cannot: the daemon rejects
+    /// their permission requests itself (set when the agent starts).
+    refused: Mutex<Vec<ToolName>>,
 }
 
 impl SessionCore {
@@ -115,6 +120,7 @@ impl SessionCore {
                 last_event: tokio::time::Instant::now(),
             }),
             signals: Mutex::new(None),
+            refused: Mutex::new(Vec::new()),
         });
         let hooks: Arc<dyn crate::log::LogHooks> = core.clone();
         core.log.set_hooks(Arc::downgrade(&hooks));
@@ -128,6 +134,20 @@ impl SessionCore {
     pub fn interrupt(&self) {
         self.interrupted.store(true, Ordering::SeqCst);
         self.log.store().wake_producers();
+    }
+
+    /// The tools whose permission requests the daemon rejects itself.
+    pub fn refuse_tools(&self, tools: Vec<ToolName>) {
+        *self.refused.lock().expect("refused lock") = tools;
+    }
+
+    /// Whether the session's policy refuses what `request` asks.
+    fn refuses(&self, request: &PermissionRequest) -> bool {
+        let refused = self.refused.lock().expect("refused lock");
+        !refused.is_empty()
+            && sandbox_universal::permission_tools(request.kind)
+                .iter()
+                .any(|tool| refused.contains(tool))
     }
 
     /// Connects the core to its (new) actor.
@@ -190,7 +210,7 @@ impl SessionCore {
     /// Starts a turn for a user message: checks the session can take it, marks it running
     /// and logs `turnStarted` and the user's message item. Returns the turn id (its events
     /// are the last ones logged).
-    pub fn begin_turn(&self, message: &str) -> Result<String, SessionError> {
+    pub fn begin_turn(&self, message: Vec<ContentPart>) -> Result<String, SessionError> {
         let mut live = self.lock();
         match (live.state.status(), &live.state.current_turn) {
             (SessionStatus::Ended, _) => {
@@ -220,10 +240,11 @@ impl SessionCore {
             ItemKind::Message,
             ItemStatus::Completed,
         )
-        .with_role(ItemRole::User)
-        .with_content(ContentPart::Text {
-            text: message.to_string(),
-        });
+        .with_role(ItemRole::User);
+        let item = Item {
+            content: message,
+            ..item
+        };
         let started = Item {
             status: ItemStatus::InProgress,
             ..item.clone()
@@ -436,6 +457,25 @@ impl SessionCore {
             }
             EventPayload::ItemCompleted(done) if live.force_closed.contains(&done.item.item_id) => {
                 tracing::debug!(session = %self.session_id, item = %done.item.item_id, "dropping the completion of an item the daemon closed");
+            }
+            EventPayload::PermissionAsked(request) if self.refuses(&request) => {
+                let id = request.permission_id.clone();
+                self.append(
+                    &mut live,
+                    EventPayload::PermissionResolved(PermissionResolved {
+                        permission_id: id.clone(),
+                        outcome: PermissionOutcome::Reject,
+                        automatic: true,
+                        request: Some(request),
+                    }),
+                    EventMeta {
+                        source: EventSource::Daemon,
+                        synthetic: true,
+                        raw: meta.raw,
+                    },
+                );
+                drop(live);
+                self.signal(CoreSignal::AutoReject(id));
             }
             EventPayload::PermissionAsked(request) => {
                 let remembered = request

@@ -6,10 +6,11 @@ use std::sync::{Arc, Mutex};
 
 use chrono::Utc;
 use sandbox_agents::EventSink;
-use sandbox_universal::{AgentId, CreateSessionRequest, CreateSessionResponse};
+use sandbox_universal::{AgentId, CreateSessionRequest, CreateSessionResponse, PolicySecrets};
 
 use super::handle::SessionHandle;
 use super::manager::SessionManager;
+use super::policy::check_policy;
 use super::record::SessionRecord;
 use super::state::CoreState;
 use super::validate::{resolve_cwd, resolve_permission_mode, validate_choices};
@@ -35,6 +36,8 @@ impl SessionManager {
             .await?;
         let driver = self.registry.get(agent);
         validate_choices(driver.as_ref(), &request, permission_mode).await?;
+        let policy = check_policy(driver.as_ref(), &request, permission_mode)?;
+        let (public_policy, secrets) = policy.split_secrets();
         let cwd = resolve_cwd(&self.settings, request.cwd.as_deref())?;
         self.store.check_writable()?;
         self.imports.wait(id).await?;
@@ -55,10 +58,11 @@ impl SessionManager {
             agent_version,
             cwd,
             created_at: Utc::now(),
+            policy: public_policy,
         };
         let mut outcome = None;
         let created = slot
-            .get_or_try_init(|| self.start_session(record, &request, &mut outcome))
+            .get_or_try_init(|| self.start_session(record, &request, secrets, &mut outcome))
             .await
             .cloned();
         if created.is_err() {
@@ -85,6 +89,7 @@ impl SessionManager {
         &self,
         record: SessionRecord,
         request: &CreateSessionRequest,
+        secrets: PolicySecrets,
         outcome: &mut Option<Started>,
     ) -> Result<Arc<SessionHandle>, SessionError> {
         let id = record.session_id.clone();
@@ -101,6 +106,9 @@ impl SessionManager {
         if let Some(token) = request.token.as_deref().filter(|t| !t.is_empty()) {
             files::save_token(&dir, token).map_err(io)?;
         }
+        if secrets != PolicySecrets::default() {
+            files::save_policy_secrets(&dir, &secrets).map_err(io)?;
+        }
         let sid = match self.store.create_session(record.to_new_session()).await {
             Ok(sid) => sid,
             Err(error) => {
@@ -113,7 +121,7 @@ impl SessionManager {
         let driver = self.registry.get(record.agent);
         let config = sandbox_agents::SessionConfig {
             validate_token: request.validate_token.unwrap_or(false),
-            ..record.config(&dir, request.token.clone())
+            ..record.config(&dir, request.token.clone(), secrets)
         };
         let agent_session = match driver.start(config, EventSink::new(core.clone())).await {
             Ok(session) => session,

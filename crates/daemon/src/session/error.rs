@@ -45,6 +45,14 @@ pub enum SessionError {
         /// Why, naming the value.
         detail: String,
     },
+    /// The agent cannot honour part of the session policy or a message part (the detail
+    /// names the field).
+    #[error("{0}")]
+    Unhonoured(String),
+    /// A message part is unusable (an image file missing or outside the workspace, data
+    /// that is not base64, an image over the size limit).
+    #[error("{0}")]
+    InvalidContent(String),
     /// Question answers do not fit the questions.
     #[error("{0}")]
     InvalidAnswers(String),

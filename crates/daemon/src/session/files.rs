@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use sandbox_agents::user::AgentUser;
+use sandbox_universal::PolicySecrets;
 
 use crate::private;
 
@@ -14,6 +15,9 @@ use crate::private;
 pub const AGENT_DIR: &str = "agent";
 /// File holding the session's `token`.
 pub const TOKEN_FILE: &str = "token";
+/// File holding the secret values of the session's policy (MCP servers' `env` and
+/// `headers`, the session's `env`).
+pub const POLICY_SECRETS_FILE: &str = "policy-secrets.json";
 
 /// The mode of the daemon's directories on the way to agent homes: private, or
 /// traversable (not listable) by the agent user.
@@ -52,6 +56,22 @@ pub fn load_token(dir: &Path) -> std::io::Result<Option<String>> {
     match std::fs::read_to_string(dir.join(TOKEN_FILE)) {
         Ok(token) => Ok(Some(token)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Keeps the secret values of the session's policy, readable only by the daemon's user.
+pub fn save_policy_secrets(dir: &Path, secrets: &PolicySecrets) -> std::io::Result<()> {
+    let json = serde_json::to_vec(secrets).expect("secrets serialise");
+    private::write_file(&dir.join(POLICY_SECRETS_FILE), &json)
+}
+
+/// The secret values of the session's policy (none when it has none).
+pub fn load_policy_secrets(dir: &Path) -> std::io::Result<PolicySecrets> {
+    match std::fs::read(dir.join(POLICY_SECRETS_FILE)) {
+        Ok(json) => serde_json::from_slice(&json)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(PolicySecrets::default()),
         Err(e) => Err(e),
     }
 }

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sandbox_agents::{AgentDriver, EventSink, QuestionAnswer};
-use sandbox_universal::{PermissionReply, SessionEndReason, SessionEnded, SessionInfo};
+use sandbox_universal::{
+    PermissionReply, SendMessageRequest, SessionEndReason, SessionEnded, SessionInfo,
+};
 use tokio::sync::{mpsc, oneshot};
 
 use super::SessionError;
@@ -45,6 +47,10 @@ impl SessionHandle {
         dir: PathBuf,
         settings: Arc<SessionSettings>,
     ) -> Self {
+        core.refuse_tools(super::policy::refused_tools(
+            &record.policy,
+            &driver.policy(),
+        ));
         Self {
             installs,
             record,
@@ -123,7 +129,10 @@ impl SessionHandle {
         let token = files::load_token(&self.dir).map_err(|e| {
             SessionError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
         })?;
-        let config = self.record.config(&self.dir, token);
+        let secrets = files::load_policy_secrets(&self.dir).map_err(|e| {
+            SessionError::Internal(format!("reading the policy of `{}`: {e}", self.id()))
+        })?;
+        let config = self.record.config(&self.dir, token, secrets);
         let native_id = self.core.snapshot().native_session_id;
         let sink = EventSink::new(self.core.clone());
         match self.driver.restore(config, native_id, sink).await {
@@ -201,8 +210,14 @@ impl SessionHandle {
 
     /// Starts a turn; answers its id once the message is durable (the actor hands it to
     /// the agent only then).
-    pub async fn send_message(&self, message: String) -> Result<String, SessionError> {
+    pub async fn send_message(&self, request: SendMessageRequest) -> Result<String, SessionError> {
         self.core.ensure_open()?;
+        let message = super::message::prepare(
+            request,
+            &self.driver.policy(),
+            self.driver.name(),
+            &self.record.cwd,
+        )?;
         self.core.log().store().check_writable()?;
         self.request(|respond| Command::SendMessage { message, respond })
             .await

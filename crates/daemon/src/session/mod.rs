@@ -11,6 +11,8 @@ mod handle;
 pub mod legacy;
 mod lifecycle;
 mod manager;
+pub mod message;
+mod policy;
 pub mod record;
 mod replay;
 mod state;

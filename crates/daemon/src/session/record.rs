@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use sandbox_agents::SessionConfig;
-use sandbox_universal::{AgentId, PermissionMode, SessionInfo, SessionStatus, UnreadableSession};
+use sandbox_universal::{
+    AgentId, PermissionMode, PolicySecrets, SessionInfo, SessionPolicy, SessionStatus,
+    UnreadableSession,
+};
 use serde::{Deserialize, Serialize};
 
 use super::core::CoreSnapshot;
@@ -43,11 +46,20 @@ pub struct SessionRecord {
     pub cwd: PathBuf,
     /// Creation time.
     pub created_at: DateTime<Utc>,
+    /// The session policy without its secret values (those are in the session's
+    /// directory: `files::save_policy_secrets`).
+    #[serde(default, skip_serializing_if = "SessionPolicy::is_empty")]
+    pub policy: SessionPolicy,
 }
 
 impl SessionRecord {
     /// The driver configuration this record describes, for a session living in `dir`.
-    pub fn config(&self, dir: &Path, token: Option<String>) -> SessionConfig {
+    pub fn config(
+        &self,
+        dir: &Path,
+        token: Option<String>,
+        secrets: PolicySecrets,
+    ) -> SessionConfig {
         SessionConfig {
             session_id: self.session_id.clone(),
             agent_mode: self.agent_mode.clone(),
@@ -61,6 +73,7 @@ impl SessionRecord {
             cwd: self.cwd.clone(),
             state_dir: dir.join(AGENT_DIR),
             tap: None,
+            policy: self.policy.clone().with_secrets(secrets),
         }
     }
 

@@ -90,6 +90,7 @@ pub fn session_config(
             _ => sandbox.root.clone(),
         },
         tap,
+        policy: Default::default(),
     }
 }
 

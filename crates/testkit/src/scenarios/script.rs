@@ -197,7 +197,7 @@ async fn turn(
     prompt: &str,
 ) -> Result<StopReason, DriveError> {
     session
-        .send_message(turn_id, prompt)
+        .send_message(turn_id, &prompt.into())
         .await
         .map_err(step("send_message"))?;
     let deadline = Instant::now() + TURN_LIMIT;

@@ -325,6 +325,15 @@ export interface components {
             commandExecution: boolean;
             /** @description `fileChange` items. */
             fileChanges: boolean;
+            /** @description Messages with images (see `policy.imageTypes`). */
+            images?: boolean;
+            /** @description `maxTurns` ends a turn that keeps calling tools (see `policy.maxTurns`). */
+            maxTurns?: boolean;
+            /**
+             * @description `mcpServers`: the agent calls the session's MCP servers (see
+             *     `policy.mcpTransports`).
+             */
+            mcpServers?: boolean;
             /** @description Model selection. */
             models: boolean;
             /** @description Several turns in one session. */
@@ -343,12 +352,18 @@ export interface components {
             reasoning: boolean;
             /** @description The conversation survives an agent process exit. */
             resume: boolean;
+            /** @description `env` reaches the agent's process. */
+            sessionEnv?: boolean;
             /** @description Text arrives as `itemDelta`s while it is generated. */
             streamingDeltas: boolean;
+            /** @description `systemPrompt` reaches the model (see `policy.systemPromptModes`). */
+            systemPrompt?: boolean;
             /** @description Assistant text messages. */
             textMessages: boolean;
             /** @description `toolCall` / `toolResult` items. */
             toolCalls: boolean;
+            /** @description `tools` takes tools away (see `policy.tools` for how). */
+            toolLists?: boolean;
             /** @description Token usage on `turnEnded`. */
             usage: boolean;
             /** @description `validateToken` on session creation. */
@@ -469,6 +484,11 @@ export interface components {
             name: string;
             /** @description Path of the binary in use. */
             path?: string | null;
+            /**
+             * @description What of a session policy (`systemPrompt`, `tools`, `maxTurns`, `mcpServers`,
+             *     images, `env`) the agent honours, and how.
+             */
+            policy?: components["schemas"]["PolicySupport"];
             source?: components["schemas"]["BinarySource"] | null;
             /** @description Whether this daemon can drive the agent yet. */
             supported: boolean;
@@ -535,6 +555,15 @@ export interface components {
             output: string;
             /** @enum {string} */
             type: "toolResult";
+        } | {
+            /** @description The image, base64-encoded, when sent inline. */
+            data?: string | null;
+            /** @description Its media type. */
+            mediaType: string;
+            /** @description Its file, when sent by path. */
+            path?: string | null;
+            /** @enum {string} */
+            type: "image";
         } | {
             /** @description The command line. */
             command: string;
@@ -606,14 +635,41 @@ export interface components {
              *     `permissionMode: bypass`.
              */
             dangerouslySkipPermissions?: boolean | null;
+            /**
+             * @description Extra environment variables for the agent's process (the variables the daemon
+             *     sets itself, credentials and `LD_*` cannot be given).
+             */
+            env?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * Format: int32
+             * @description The most model responses one turn may take; the turn then ends with `stopReason:
+             *     maxTurns` (see the agent's `policy.maxTurns`).
+             */
+            maxTurns?: number | null;
+            /**
+             * @description MCP servers for this session only, by name (the agent's own configuration is not
+             *     read). Header and env values reach only the agent: not argv, the log or the store.
+             */
+            mcpServers?: {
+                [key: string]: components["schemas"]["McpServer"];
+            } | null;
             /** @description Model id (see `GET /agents/{agent}/models`). */
             model?: string | null;
             permissionMode?: components["schemas"]["PermissionMode"] | null;
+            /**
+             * @description Instructions for the agent, appended to its own system prompt or replacing it
+             *     (`systemPromptMode`; see the agent's `policy.systemPromptModes`).
+             */
+            systemPrompt?: string | null;
+            systemPromptMode?: components["schemas"]["SystemPromptMode"] | null;
             /**
              * @description Provider credential for this session, overriding the daemon's environment (empty:
              *     the daemon's).
              */
             token?: string | null;
+            tools?: components["schemas"]["ToolPolicy"] | null;
             /**
              * @description Check the credential against the provider before answering (a rejected one is a 422
              *     with a `tokenError`). `true` for an agent whose capabilities say
@@ -861,6 +917,53 @@ export interface components {
          * @enum {string}
          */
         ItemStatus: "inProgress" | "completed" | "failed";
+        /** @description One MCP server for one session, tagged by `type`. */
+        McpServer: {
+            /** @description Its arguments. */
+            args?: string[];
+            command: string;
+            /** @description Extra environment variables for it (kept out of argv, the log and the store). */
+            env?: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            type: "stdio";
+        } | {
+            /**
+             * @description Headers sent with every request, e.g. `Authorization: Bearer …` (kept out of
+             *     argv, the log and the store).
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            type: "http";
+            url: string;
+        };
+        /**
+         * @description An MCP transport.
+         * @enum {string}
+         */
+        McpTransport: "stdio" | "http";
+        /** @description One part of a user message, tagged by `type`. */
+        MessagePart: {
+            /** @description The text. */
+            text: string;
+            /** @enum {string} */
+            type: "text";
+        } | ({
+            /** @description The image, base64-encoded (at most 5 MiB decoded). */
+            data?: string | null;
+            /**
+             * @description `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+             * @enum {string}
+             */
+            mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+            /** @description A file inside the working directory holding the image. */
+            path?: string | null;
+            /** @enum {string} */
+            type: "image";
+        } & (unknown | unknown));
         /** @description One model an agent can use. */
         ModelInfo: {
             /** @description The variant used when none is given. */
@@ -945,8 +1048,9 @@ export interface components {
         /** @description Payload of `permissionResolved`. */
         PermissionResolved: {
             /**
-             * @description True when the daemon answered by itself because of an earlier `always`; such requests
-             *     never appear as `permissionAsked`, so the request is included.
+             * @description True when the daemon answered by itself — `always` because of an earlier `always`,
+             *     `reject` because the session's `tools` refuse the tool; such requests never appear
+             *     as `permissionAsked`, so the request is included.
              */
             automatic: boolean;
             /** @description How it ended. */
@@ -967,6 +1071,28 @@ export interface components {
          * @enum {string}
          */
         PlanEntryStatus: "pending" | "inProgress" | "completed";
+        /**
+         * @description What of a session policy an agent honours, and how (`GET /agents`). A request for
+         *     something it does not honour is refused with a 422 naming the field.
+         */
+        PolicySupport: {
+            /** @description Whether it takes the session's `env`. */
+            env: boolean;
+            /** @description The image media types its messages may carry (empty: no images). */
+            imageTypes: string[];
+            maxTurns?: components["schemas"]["TurnLimiter"] | null;
+            /** @description The MCP transports it takes in `mcpServers` (empty: none). */
+            mcpTransports: components["schemas"]["McpTransport"][];
+            /** @description The `systemPromptMode`s it honours (empty: no `systemPrompt`). */
+            systemPromptModes: components["schemas"]["SystemPromptMode"][];
+            /**
+             * @description How each built-in tool (by universal name) and MCP tools (`mcp`) are taken away;
+             *     a tool not listed cannot be, and a `tools` list that would is refused.
+             */
+            tools: {
+                [key: string]: components["schemas"]["ToolRestriction"];
+            };
+        };
         /** @description An RFC 7807 problem details body (`application/problem+json`). */
         ProblemDetails: {
             agentError?: components["schemas"]["AgentError"] | null;
@@ -1040,9 +1166,14 @@ export interface components {
         };
         /** @description Body of `POST /sessions/{id}/messages`. */
         SendMessageRequest: {
-            /** @description The user's message. */
-            message: string;
-        };
+            /**
+             * @description The user's message as parts: text and images (give this or `message`). Images
+             *     need an agent whose `policy.imageTypes` lists their type.
+             */
+            content?: components["schemas"]["MessagePart"][] | null;
+            /** @description The user's message as text (give this or `content`). */
+            message?: string | null;
+        } & (unknown | unknown);
         /** @description Body answering `POST /sessions/{id}/messages` (202). */
         SendMessageResponse: {
             /** @description The turn the message started. */
@@ -1157,6 +1288,29 @@ export interface components {
          * @enum {string}
          */
         StoreStatus: "ok" | "full" | "unavailable";
+        /**
+         * @description How `systemPrompt` combines with the agent's own instructions.
+         * @enum {string}
+         */
+        SystemPromptMode: "append" | "replace";
+        /**
+         * @description Which tools the agent may use, in universal names: `read`, `write`, `edit`, `shell`,
+         *     `glob`, `grep`, `webFetch`, `webSearch`, `mcp:<server>/<tool>`, `mcp:<server>/*`.
+         */
+        ToolPolicy: {
+            /**
+             * @description Only these tools (absent: every tool). An MCP server's tools are allowed when the
+             *     list names `mcp:<server>/*` or one of them; an empty list allows no tool.
+             */
+            allow?: string[] | null;
+            /** @description Never these tools (applied after `allow`). */
+            deny?: string[];
+        };
+        /**
+         * @description How an agent keeps a tool from the model when a session's `tools` takes it away.
+         * @enum {string}
+         */
+        ToolRestriction: "removed" | "refused" | "absent";
         /** @description Payload of `turnEnded`. */
         TurnEnded: {
             /** @description Why it stopped. */
@@ -1165,6 +1319,11 @@ export interface components {
             turnId: string;
             usage?: components["schemas"]["Usage"] | null;
         };
+        /**
+         * @description Who enforces `maxTurns`.
+         * @enum {string}
+         */
+        TurnLimiter: "agent" | "daemon";
         /** @description Payload of `turnStarted`. */
         TurnStarted: {
             /** @description Daemon-assigned turn id, unique within the session. */
@@ -1301,6 +1460,9 @@ export type ItemEvent = components['schemas']['ItemEvent'];
 export type ItemKind = components['schemas']['ItemKind'];
 export type ItemRole = components['schemas']['ItemRole'];
 export type ItemStatus = components['schemas']['ItemStatus'];
+export type McpServer = components['schemas']['McpServer'];
+export type McpTransport = components['schemas']['McpTransport'];
+export type MessagePart = components['schemas']['MessagePart'];
 export type ModelInfo = components['schemas']['ModelInfo'];
 export type ModelsResponse = components['schemas']['ModelsResponse'];
 export type ModesResponse = components['schemas']['ModesResponse'];
@@ -1313,6 +1475,7 @@ export type PermissionRequest = components['schemas']['PermissionRequest'];
 export type PermissionResolved = components['schemas']['PermissionResolved'];
 export type PlanEntry = components['schemas']['PlanEntry'];
 export type PlanEntryStatus = components['schemas']['PlanEntryStatus'];
+export type PolicySupport = components['schemas']['PolicySupport'];
 export type ProblemDetails = components['schemas']['ProblemDetails'];
 export type Question = components['schemas']['Question'];
 export type QuestionOption = components['schemas']['QuestionOption'];
@@ -1333,7 +1496,11 @@ export type StopReason = components['schemas']['StopReason'];
 export type StoreBackend = components['schemas']['StoreBackend'];
 export type StoreHealth = components['schemas']['StoreHealth'];
 export type StoreStatus = components['schemas']['StoreStatus'];
+export type SystemPromptMode = components['schemas']['SystemPromptMode'];
+export type ToolPolicy = components['schemas']['ToolPolicy'];
+export type ToolRestriction = components['schemas']['ToolRestriction'];
 export type TurnEnded = components['schemas']['TurnEnded'];
+export type TurnLimiter = components['schemas']['TurnLimiter'];
 export type TurnStarted = components['schemas']['TurnStarted'];
 export type UniversalEvent = components['schemas']['UniversalEvent'];
 export type UnknownEvent = components['schemas']['UnknownEvent'];

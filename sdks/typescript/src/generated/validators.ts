@@ -20,6 +20,15 @@ export const AgentCapabilitiesSchema: z.ZodType<Schemas["AgentCapabilities"]> = 
   "commandExecution": z.boolean(),
   /** `fileChange` items. */
   "fileChanges": z.boolean(),
+  /** Messages with images (see `policy.imageTypes`). */
+  "images": z.boolean().optional(),
+  /** `maxTurns` ends a turn that keeps calling tools (see `policy.maxTurns`). */
+  "maxTurns": z.boolean().optional(),
+  /**
+   * `mcpServers`: the agent calls the session's MCP servers (see
+   * `policy.mcpTransports`).
+   */
+  "mcpServers": z.boolean().optional(),
   /** Model selection. */
   "models": z.boolean(),
   /** Several turns in one session. */
@@ -38,12 +47,18 @@ export const AgentCapabilitiesSchema: z.ZodType<Schemas["AgentCapabilities"]> = 
   "reasoning": z.boolean(),
   /** The conversation survives an agent process exit. */
   "resume": z.boolean(),
+  /** `env` reaches the agent's process. */
+  "sessionEnv": z.boolean().optional(),
   /** Text arrives as `itemDelta`s while it is generated. */
   "streamingDeltas": z.boolean(),
+  /** `systemPrompt` reaches the model (see `policy.systemPromptModes`). */
+  "systemPrompt": z.boolean().optional(),
   /** Assistant text messages. */
   "textMessages": z.boolean(),
   /** `toolCall` / `toolResult` items. */
   "toolCalls": z.boolean(),
+  /** `tools` takes tools away (see `policy.tools` for how). */
+  "toolLists": z.boolean().optional(),
   /** Token usage on `turnEnded`. */
   "usage": z.boolean(),
   /** `validateToken` on session creation. */
@@ -76,6 +91,39 @@ export const InstalledVersionSchema: z.ZodType<Schemas["InstalledVersion"]> = z.
   "version": z.string(),
 });
 
+/** An MCP transport. */
+export const McpTransportSchema: z.ZodType<Schemas["McpTransport"]> = z.enum(["stdio","http"]);
+
+/** How `systemPrompt` combines with the agent's own instructions. */
+export const SystemPromptModeSchema: z.ZodType<Schemas["SystemPromptMode"]> = z.enum(["append","replace"]);
+
+/** How an agent keeps a tool from the model when a session's `tools` takes it away. */
+export const ToolRestrictionSchema: z.ZodType<Schemas["ToolRestriction"]> = z.enum(["removed","refused","absent"]);
+
+/** Who enforces `maxTurns`. */
+export const TurnLimiterSchema: z.ZodType<Schemas["TurnLimiter"]> = z.enum(["agent","daemon"]);
+
+/**
+ * What of a session policy an agent honours, and how (`GET /agents`). A request for
+ * something it does not honour is refused with a 422 naming the field.
+ */
+export const PolicySupportSchema: z.ZodType<Schemas["PolicySupport"]> = z.looseObject({
+  /** Whether it takes the session's `env`. */
+  "env": z.boolean(),
+  /** The image media types its messages may carry (empty: no images). */
+  "imageTypes": z.array(z.string()),
+  "maxTurns": TurnLimiterSchema.nullable().optional(),
+  /** The MCP transports it takes in `mcpServers` (empty: none). */
+  "mcpTransports": z.array(McpTransportSchema),
+  /** The `systemPromptMode`s it honours (empty: no `systemPrompt`). */
+  "systemPromptModes": z.array(SystemPromptModeSchema),
+  /**
+   * How each built-in tool (by universal name) and MCP tools (`mcp`) are taken away;
+   * a tool not listed cannot be, and a `tools` list that would is refused.
+   */
+  "tools": z.record(z.string(), ToolRestrictionSchema),
+});
+
 /** One agent as seen by `GET /agents`. */
 export const AgentInfoSchema: z.ZodType<Schemas["AgentInfo"]> = z.looseObject({
   /** What the agent supports. */
@@ -98,6 +146,11 @@ export const AgentInfoSchema: z.ZodType<Schemas["AgentInfo"]> = z.looseObject({
   "name": z.string(),
   /** Path of the binary in use. */
   "path": z.string().nullable().optional(),
+  /**
+   * What of a session policy (`systemPrompt`, `tools`, `maxTurns`, `mcpServers`,
+   * images, `env`) the agent honours, and how.
+   */
+  "policy": PolicySupportSchema.optional(),
   "source": BinarySourceSchema.nullable().optional(),
   /** Whether this daemon can drive the agent yet. */
   "supported": z.boolean(),
@@ -262,6 +315,15 @@ export const ContentPartSchema: z.ZodType<Schemas["ContentPart"]> = z.discrimina
     "type": z.literal("toolResult"),
   }),
   z.looseObject({
+    /** The image, base64-encoded, when sent inline. */
+    "data": z.string().nullable().optional(),
+    /** Its media type. */
+    "mediaType": z.string(),
+    /** Its file, when sent by path. */
+    "path": z.string().nullable().optional(),
+    "type": z.literal("image"),
+  }),
+  z.looseObject({
     /** The command line. */
     "command": z.string(),
     /** Working directory, when known. */
@@ -378,8 +440,9 @@ export const PermissionOutcomeSchema: z.ZodType<Schemas["PermissionOutcome"]> = 
 /** Payload of `permissionResolved`. */
 export const PermissionResolvedSchema: z.ZodType<Schemas["PermissionResolved"]> = z.looseObject({
   /**
-   * True when the daemon answered by itself because of an earlier `always`; such requests
-   * never appear as `permissionAsked`, so the request is included.
+   * True when the daemon answered by itself — `always` because of an earlier `always`,
+   * `reject` because the session's `tools` refuse the tool; such requests never appear
+   * as `permissionAsked`, so the request is included.
    */
   "automatic": z.boolean(),
   /** How it ended. */
@@ -933,6 +996,11 @@ export const schemas: {
   readonly BinarySource: typeof BinarySourceSchema;
   readonly CapabilityProof: typeof CapabilityProofSchema;
   readonly InstalledVersion: typeof InstalledVersionSchema;
+  readonly McpTransport: typeof McpTransportSchema;
+  readonly SystemPromptMode: typeof SystemPromptModeSchema;
+  readonly ToolRestriction: typeof ToolRestrictionSchema;
+  readonly TurnLimiter: typeof TurnLimiterSchema;
+  readonly PolicySupport: typeof PolicySupportSchema;
   readonly AgentInfo: typeof AgentInfoSchema;
   readonly AgentsResponse: typeof AgentsResponseSchema;
   readonly CancelResponse: typeof CancelResponseSchema;
@@ -993,6 +1061,11 @@ export const schemas: {
   BinarySource: BinarySourceSchema,
   CapabilityProof: CapabilityProofSchema,
   InstalledVersion: InstalledVersionSchema,
+  McpTransport: McpTransportSchema,
+  SystemPromptMode: SystemPromptModeSchema,
+  ToolRestriction: ToolRestrictionSchema,
+  TurnLimiter: TurnLimiterSchema,
+  PolicySupport: PolicySupportSchema,
   AgentInfo: AgentInfoSchema,
   AgentsResponse: AgentsResponseSchema,
   CancelResponse: CancelResponseSchema,

@@ -64,7 +64,7 @@ mod tests {
     fn a_documented_turn_with_a_command_and_a_patch() {
         let (_, sink) = CollectingSink::new();
         let mut converter = converter("/w");
-        converter.begin_turn("turn_1", "");
+        converter.begin_turn("turn_1", &"".into());
         converter.turn_delivered(None);
         let lines = [
             json!({"type": "system", "subtype": "init", "cwd": "/w", "session_id": "T-1",
@@ -130,7 +130,7 @@ mod tests {
     fn a_failed_run_reports_amps_error_text() {
         let (_, sink) = CollectingSink::new();
         let mut converter = converter("/w");
-        converter.begin_turn("turn_1", "");
+        converter.begin_turn("turn_1", &"".into());
         converter.turn_delivered(None);
         let line = json!({"type": "result", "subtype": "error_during_execution", "duration_ms": 10,
             "is_error": true, "num_turns": 0, "error": "Out of credits", "session_id": "T-1"});

@@ -67,10 +67,10 @@ impl AmpProtocol {
 impl Protocol for AmpProtocol {
     type Out = TurnOut;
 
-    fn begin_turn(&mut self, turn_id: &str, message: &str) -> Vec<TurnOut> {
+    fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<TurnOut> {
         // Claude's `user` line is not Amp's: the prompt goes to stdin as it is.
         drop(self.converter.begin_turn(turn_id, message));
-        vec![TurnOut::Prompt(message.to_string())]
+        vec![TurnOut::Prompt(message.plain_text())]
     }
 
     fn turn_delivered(&mut self, answer: Option<&Value>) {

@@ -30,7 +30,7 @@ fn payloads(events: &[AgentEvent]) -> Vec<&EventPayload> {
 fn a_crash_mid_turn_reports_and_ends_the_turn_and_leaves_items_to_the_core() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     converter.turn_delivered(None);
     let start = json!({"type": "stream_event", "api_message_id": "m1", "event":
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}});
@@ -59,7 +59,7 @@ fn a_crash_mid_turn_reports_and_ends_the_turn_and_leaves_items_to_the_core() {
 #[test]
 fn an_exit_after_a_cancel_ends_the_turn_cancelled_without_error() {
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     converter.turn_delivered(None);
     assert_eq!(converter.cancel().len(), 1, "an interrupt");
     let events = converter.gone(&gone(ExitInfo::default()));
@@ -130,7 +130,7 @@ fn unsupported_control_requests_are_answered_with_an_error() {
 fn exit_plan_mode_is_a_plan_approval_and_a_rejection_keeps_planning() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     let raw = json!({"type": "control_request", "request_id": "r1", "request": {
         "subtype": "can_use_tool", "tool_name": "ExitPlanMode",
         "input": {"plan": "1. add tests\n2. ship"}, "tool_use_id": "toolu_1"}});
@@ -236,7 +236,7 @@ fn notices_and_refusals_of_the_cli_are_status_items() {
 fn a_withdrawn_request_is_forgotten() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     let raw = json!({"type": "control_request", "request_id": "r2", "request": {
         "subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "ls"}}});
     let events = converter.convert(&raw, &ids).events;
@@ -253,7 +253,7 @@ fn a_withdrawn_request_is_forgotten() {
 fn authentication_failures_are_token_errors() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     let raw = json!({"type": "assistant", "error": "authentication_failed", "api_error_status": 401,
         "message": {"id": "x", "content": [{"type": "text", "text": "Invalid API key"}]}});
     let events = converter.convert(&raw, &ids).events;
@@ -271,7 +271,7 @@ fn authentication_failures_are_token_errors() {
 #[test]
 fn an_exit_before_the_message_was_written_leaves_the_turn_to_the_driver() {
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     let events = converter.gone(&gone(ExitInfo::default()));
     assert!(
         events
@@ -286,7 +286,7 @@ fn an_exit_before_the_message_was_written_leaves_the_turn_to_the_driver() {
 fn an_api_retry_is_a_retrying_status_item() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     // Pinned CLI 2.1.330, after the fake provider's `FLAKY` 529.
     let retry = json!({"type": "system", "subtype": "api_retry", "attempt": 1,
         "max_retries": 10, "retry_delay_ms": 541, "error_status": 529, "error": "overloaded",
@@ -321,7 +321,7 @@ fn an_api_retry_is_a_retrying_status_item() {
 fn a_refused_request_ends_the_turn_with_the_providers_message() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     // Pinned CLI 2.1.330 after the fake provider's `REFUSE` 400 (usage trimmed).
     let refusal = "API Error: 400 fake provider refuses this request (REFUSE keyword)";
     let assistant = json!({"type": "assistant", "message": {"id": "b5fd5885-05a4-4df9-81f8-8acfcf3fe4cd",
@@ -349,7 +349,7 @@ fn a_refused_request_ends_the_turn_with_the_providers_message() {
 fn plan_mode_refuses_a_file_edit_itself_and_says_so() {
     let ids = sink();
     let mut converter = Converter::new("/w");
-    converter.begin_turn("turn_1", "");
+    converter.begin_turn("turn_1", &"".into());
     let init =
         json!({"type": "system", "subtype": "init", "session_id": "s", "permissionMode": "plan"});
     converter.convert(&init, &ids);

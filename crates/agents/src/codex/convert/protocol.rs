@@ -28,7 +28,8 @@ impl Converter {
 impl Protocol for Converter {
     type Out = Outgoing;
 
-    fn begin_turn(&mut self, turn_id: &str, message: &str) -> Vec<Outgoing> {
+    fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<Outgoing> {
+        let message = &message.plain_text();
         self.turn = Some(TurnState {
             turn_id: turn_id.to_string(),
             codex_turn_id: None,

@@ -109,7 +109,7 @@ fn unknown_notifications_become_unparsed_and_ignored_ones_vanish() {
 fn usage_after_a_resume_counts_only_the_new_turn() {
     let ids = sink();
     let mut converter = converter(PermissionMode::Default);
-    drop(converter.begin_turn("turn_5", "hi"));
+    drop(converter.begin_turn("turn_5", &"hi".into()));
     // Totals restated by `thread/resume` (earlier turn) become the baseline.
     note(
         &mut converter,
@@ -144,7 +144,7 @@ fn usage_after_a_resume_counts_only_the_new_turn() {
 fn a_dead_process_reports_and_ends_the_turn_and_leaves_items_to_the_core() {
     let ids = sink();
     let mut converter = converter(PermissionMode::Default);
-    drop(converter.begin_turn("turn_1", "hi"));
+    drop(converter.begin_turn("turn_1", &"hi".into()));
     converter.turn_delivered(Some(&json!({"turn": {"id": "t1"}})));
     note(
         &mut converter,
@@ -176,7 +176,7 @@ fn a_dead_process_reports_and_ends_the_turn_and_leaves_items_to_the_core() {
 #[test]
 fn a_turn_codex_never_accepted_survives_its_process_and_a_cancelled_one_ends_cancelled() {
     let mut converter = converter(PermissionMode::Default);
-    drop(converter.begin_turn("turn_1", "hi"));
+    drop(converter.begin_turn("turn_1", &"hi".into()));
     assert_eq!(
         types(&converter.gone(&gone(ExitInfo::default()))),
         ["error"]
@@ -200,7 +200,7 @@ fn turns_start_on_the_thread_with_the_settings_and_are_interrupted_by_codex_turn
     assert!(converter.cancel().is_empty(), "no turn, nothing to cancel");
     converter.set_thread("th");
     assert_eq!(
-        converter.begin_turn("turn_1", "hi"),
+        converter.begin_turn("turn_1", &"hi".into()),
         [Outgoing::Request {
             method: "turn/start",
             params: json!({"threadId": "th", "input": [{"type": "text", "text": "hi"}],

@@ -388,7 +388,11 @@ impl<L: ChildLaunch> AgentSession for ChildSession<L> {
         self.launch().native_id()
     }
 
-    async fn send_message(&mut self, turn_id: &str, message: &str) -> Result<(), AgentError> {
+    async fn send_message(
+        &mut self,
+        turn_id: &str,
+        message: &crate::UserMessage,
+    ) -> Result<(), AgentError> {
         self.ensure_running().await?;
         let outgoing = self.shared.protocol().begin_turn(turn_id, message);
         let mut delivered = self.deliver(outgoing.clone()).await;

@@ -66,7 +66,8 @@ impl Call for NativeCall {
 impl Protocol for Converter {
     type Out = NativeCall;
 
-    fn begin_turn(&mut self, turn_id: &str, message: &str) -> Vec<NativeCall> {
+    fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<NativeCall> {
+        let message = &message.plain_text();
         self.generation += 1;
         let keep = self.generation.saturating_sub(1);
         self.messages

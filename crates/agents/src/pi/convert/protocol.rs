@@ -23,7 +23,8 @@ fn gone_request(error: AgentError) -> AgentError {
 impl Protocol for Converter {
     type Out = Outgoing;
 
-    fn begin_turn(&mut self, turn_id: &str, message: &str) -> Vec<Outgoing> {
+    fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<Outgoing> {
+        let message = &message.plain_text();
         self.calls.clear();
         self.turn = Some(Turn {
             id: turn_id.to_string(),

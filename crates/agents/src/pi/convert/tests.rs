@@ -47,7 +47,7 @@ fn turn_ends(events: &[AgentEvent]) -> Vec<(StopReason, Option<sandbox_universal
 #[test]
 fn one_turn_end_per_prompt_with_the_usage_of_every_model_call() {
     let mut converter = Converter::new("/w");
-    converter.begin_turn("t1", "");
+    converter.begin_turn("t1", &"".into());
     let first = assistant("toolUse", 10, 3);
     let second = assistant("stop", 20, 4);
     let events = run(
@@ -81,7 +81,7 @@ fn stop_reasons_map_and_a_cancel_wins() {
         ("aborted", StopReason::Cancelled),
     ] {
         let mut converter = Converter::new("/w");
-        converter.begin_turn("t", "");
+        converter.begin_turn("t", &"".into());
         let end = json!({"type": "agent_end", "messages": [assistant(native, 1, 1)]});
         assert_eq!(
             turn_ends(&run(&mut converter, &[end]))[0].0,
@@ -90,7 +90,7 @@ fn stop_reasons_map_and_a_cancel_wins() {
         );
     }
     let mut converter = Converter::new("/w");
-    converter.begin_turn("t", "");
+    converter.begin_turn("t", &"".into());
     assert_eq!(lines(converter.cancel()), [json!({"type": "abort"})]);
     let end = json!({"type": "agent_end", "messages": [assistant("error", 1, 1)]});
     let events = run(&mut converter, &[end]);
@@ -105,7 +105,7 @@ fn stop_reasons_map_and_a_cancel_wins() {
 #[test]
 fn a_rejected_prompt_ends_the_turn_and_other_failures_are_errors() {
     let mut converter = Converter::new("/w");
-    converter.begin_turn("t", "");
+    converter.begin_turn("t", &"".into());
     let events = run(
         &mut converter,
         &[
@@ -165,7 +165,7 @@ fn a_failed_command_keeps_its_exit_code_and_a_failed_edit_is_a_tool_result() {
     );
 
     let mut converter = Converter::new("/w");
-    converter.begin_turn("t", "");
+    converter.begin_turn("t", &"".into());
     let events = run(
         &mut converter,
         &[
@@ -212,7 +212,7 @@ fn an_edit_diff_is_rebuilt_from_pis_numbered_diff_or_the_edits() {
     );
 
     let mut converter = Converter::new("/w");
-    converter.begin_turn("t", "");
+    converter.begin_turn("t", &"".into());
     let events = run(
         &mut converter,
         &[
@@ -234,7 +234,7 @@ fn an_edit_diff_is_rebuilt_from_pis_numbered_diff_or_the_edits() {
 #[test]
 fn an_aborted_message_fails_its_open_items_with_the_text_so_far() {
     let mut converter = Converter::new("/w");
-    converter.begin_turn("t", "");
+    converter.begin_turn("t", &"".into());
     let update = |event: Value| json!({"type": "message_update", "assistantMessageEvent": event});
     let events = run(
         &mut converter,
@@ -267,7 +267,7 @@ fn an_aborted_message_fails_its_open_items_with_the_text_so_far() {
 #[test]
 fn a_message_that_did_not_stream_still_makes_its_items() {
     let mut converter = Converter::new("/w");
-    converter.begin_turn("t", "");
+    converter.begin_turn("t", &"".into());
     let events = run(
         &mut converter,
         &[
@@ -289,7 +289,7 @@ fn a_message_that_did_not_stream_still_makes_its_items() {
 #[test]
 fn dialogs_become_requests_and_answers_become_ui_responses() {
     let mut converter = Converter::new("/w");
-    converter.begin_turn("t", "");
+    converter.begin_turn("t", &"".into());
     let events = run(
         &mut converter,
         &[

@@ -66,7 +66,10 @@ async fn a_session_converts_a_text_turn_and_a_tool_turn_with_a_permission() {
     .await
     .unwrap();
 
-    session.send_message("turn_1", "say hi").await.unwrap();
+    session
+        .send_message("turn_1", &"say hi".into())
+        .await
+        .unwrap();
     let events = wait_for(&collected, "first turnEnded", |e| turns_ended(e).len() == 1).await;
     assert_eq!(turns_ended(&events), [StopReason::Completed]);
     let deltas = events
@@ -76,7 +79,7 @@ async fn a_session_converts_a_text_turn_and_a_tool_turn_with_a_permission() {
     assert!(deltas >= 2, "{deltas} deltas");
 
     session
-        .send_message("turn_2", "USE_TOOL now")
+        .send_message("turn_2", &"USE_TOOL now".into())
         .await
         .unwrap();
     let events = wait_for(&collected, "a permission", |e| {

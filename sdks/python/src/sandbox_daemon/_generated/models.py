@@ -7,7 +7,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 from typing_extensions import TypeAliasType
 
 
@@ -36,6 +36,19 @@ class AgentCapabilities(BaseModel):
     file_changes: Annotated[bool, Field(alias="fileChanges")]
     """
     `fileChange` items.
+    """
+    images: bool | None = None
+    """
+    Messages with images (see `policy.imageTypes`).
+    """
+    max_turns: Annotated[bool | None, Field(alias="maxTurns")] = None
+    """
+    `maxTurns` ends a turn that keeps calling tools (see `policy.maxTurns`).
+    """
+    mcp_servers: Annotated[bool | None, Field(alias="mcpServers")] = None
+    """
+    `mcpServers`: the agent calls the session's MCP servers (see
+    `policy.mcpTransports`).
     """
     models: bool
     """
@@ -73,9 +86,17 @@ class AgentCapabilities(BaseModel):
     """
     The conversation survives an agent process exit.
     """
+    session_env: Annotated[bool | None, Field(alias="sessionEnv")] = None
+    """
+    `env` reaches the agent's process.
+    """
     streaming_deltas: Annotated[bool, Field(alias="streamingDeltas")]
     """
     Text arrives as `itemDelta`s while it is generated.
+    """
+    system_prompt: Annotated[bool | None, Field(alias="systemPrompt")] = None
+    """
+    `systemPrompt` reaches the model (see `policy.systemPromptModes`).
     """
     text_messages: Annotated[bool, Field(alias="textMessages")]
     """
@@ -84,6 +105,10 @@ class AgentCapabilities(BaseModel):
     tool_calls: Annotated[bool, Field(alias="toolCalls")]
     """
     `toolCall` / `toolResult` items.
+    """
+    tool_lists: Annotated[bool | None, Field(alias="toolLists")] = None
+    """
+    `tools` takes tools away (see `policy.tools` for how).
     """
     usage: bool
     """
@@ -243,6 +268,12 @@ class Agent(str, Enum):
     mock = "mock"
 
 
+EnvAdditionalProperty = TypeAliasType(
+    "EnvAdditionalProperty",
+    Annotated[str, Field(max_length=32768, min_length=0, pattern="^[^\\x00]*$")],
+)
+
+
 class CreateSessionResponse(BaseModel):
     """
     Body answering `POST /sessions/{sessionId}`.
@@ -309,6 +340,138 @@ class FileChangeKind(str, Enum):
     add = "add"
     update = "update"
     delete = "delete"
+
+
+HeadersAdditionalProperty = TypeAliasType(
+    "HeadersAdditionalProperty",
+    Annotated[str, Field(max_length=8192, min_length=0, pattern="^[^\\x00-\\x1f\\x7f]*$")],
+)
+
+
+class HttpMcpServer(BaseModel):
+    """
+    A server reached over Streamable HTTP.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    headers: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$", min_length=1, max_length=256
+                ),
+            ],
+            HeadersAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=128),
+    ] = None
+    """
+    Headers sent with every request, e.g. `Authorization: Bearer …` (kept out of
+    argv, the log and the store).
+    """
+    type: Literal["http"]
+    url: Annotated[
+        str,
+        Field(max_length=2048, min_length=8, pattern="^https?://[^\\s/?#@]+(/[^\\s]*)?$"),
+    ]
+
+
+class ImageContentPart(BaseModel):
+    """
+    An image the user sent: inline (`data`, base64) or a file of the workspace
+    (`path`, as sent; the bytes are not copied into the log).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    data: str | None = None
+    """
+    The image, base64-encoded, when sent inline.
+    """
+    media_type: Annotated[str, Field(alias="mediaType")]
+    """
+    Its media type.
+    """
+    path: str | None = None
+    """
+    Its file, when sent by path.
+    """
+    type: Literal["image"]
+
+
+class MediaType(str, Enum):
+    """
+    `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    """
+
+    image_png = "image/png"
+    image_jpeg = "image/jpeg"
+    image_gif = "image/gif"
+    image_webp = "image/webp"
+
+
+class ImageMessagePart1(BaseModel):
+    """
+    An image: its bytes inline (`data`, base64) or a file in the session's working
+    directory (`path`, relative to it or absolute inside it).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    data: str | None
+    """
+    The image, base64-encoded (at most 5 MiB decoded).
+    """
+    media_type: Annotated[MediaType, Field(alias="mediaType")]
+    """
+    `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    """
+    path: str | None = None
+    """
+    A file inside the working directory holding the image.
+    """
+    type: Literal["image"]
+
+
+class ImageMessagePart2(BaseModel):
+    """
+    An image: its bytes inline (`data`, base64) or a file in the session's working
+    directory (`path`, relative to it or absolute inside it).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    data: str | None = None
+    """
+    The image, base64-encoded (at most 5 MiB decoded).
+    """
+    media_type: Annotated[MediaType, Field(alias="mediaType")]
+    """
+    `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    """
+    path: str | None
+    """
+    A file inside the working directory holding the image.
+    """
+    type: Literal["image"]
+
+
+ImageMessagePart = TypeAliasType("ImageMessagePart", ImageMessagePart1 | ImageMessagePart2)
+"""
+An image: its bytes inline (`data`, base64) or a file in the session's working
+directory (`path`, relative to it or absolute inside it).
+"""
 
 
 class InstallFailedAgentError(BaseModel):
@@ -513,6 +676,15 @@ class ItemStatus(str, Enum):
     failed = "failed"
 
 
+class McpTransport(str, Enum):
+    """
+    An MCP transport.
+    """
+
+    stdio = "stdio"
+    http = "http"
+
+
 class ModelInfo(BaseModel):
     """
     One model an agent can use.
@@ -699,8 +871,9 @@ class PermissionResolved(BaseModel):
     )
     automatic: bool
     """
-    True when the daemon answered by itself because of an earlier `always`; such requests
-    never appear as `permissionAsked`, so the request is included.
+    True when the daemon answered by itself — `always` because of an earlier `always`,
+    `reject` because the session's `tools` refuse the tool; such requests never appear
+    as `permissionAsked`, so the request is included.
     """
     outcome: PermissionOutcome
     """
@@ -1004,21 +1177,6 @@ class ResolvingInstallProgress(BaseModel):
     """
 
 
-class SendMessageRequest(BaseModel):
-    """
-    Body of `POST /sessions/{id}/messages`.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-    )
-    message: str
-    """
-    The user's message.
-    """
-
-
 class SendMessageResponse(BaseModel):
     """
     Body answering `POST /sessions/{id}/messages` (202).
@@ -1235,6 +1393,44 @@ class StatusContentPart(BaseModel):
     type: Literal["status"]
 
 
+Arg = TypeAliasType(
+    "Arg", Annotated[str, Field(max_length=8192, min_length=0, pattern="^[^\\x00]*$")]
+)
+
+
+class StdioMcpServer(BaseModel):
+    """
+    A program the agent starts and speaks to on stdio.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    args: Annotated[list[Arg] | None, Field(max_length=128)] = None
+    """
+    Its arguments.
+    """
+    command: Annotated[str, Field(max_length=4096, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$")]
+    env: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", min_length=1, max_length=128
+                ),
+            ],
+            EnvAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=128),
+    ] = None
+    """
+    Extra environment variables for it (kept out of argv, the log and the store).
+    """
+    type: Literal["stdio"]
+
+
 class StopReason(str, Enum):
     """
     Why a turn stopped.
@@ -1285,6 +1481,15 @@ class StoreStatus(str, Enum):
     unavailable = "unavailable"
 
 
+class SystemPromptMode(str, Enum):
+    """
+    How `systemPrompt` combines with the agent's own instructions.
+    """
+
+    append = "append"
+    replace_ = "replace"
+
+
 class TextContentPart(BaseModel):
     """
     Plain text (message text).
@@ -1295,6 +1500,22 @@ class TextContentPart(BaseModel):
         validate_by_name=True,
     )
     text: str
+    """
+    The text.
+    """
+    type: Literal["text"]
+
+
+class TextMessagePart(BaseModel):
+    """
+    Text.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    text: Annotated[str, Field(max_length=1000000)]
     """
     The text.
     """
@@ -1357,6 +1578,59 @@ class ToolCallContentPart(BaseModel):
     type: Literal["toolCall"]
 
 
+AllowItem = TypeAliasType(
+    "AllowItem",
+    Annotated[
+        str,
+        Field(
+            pattern="^(read|write|edit|shell|glob|grep|webFetch|webSearch|mcp:[A-Za-z0-9_-]{1,64}/(\\*|[A-Za-z0-9_.-]{1,128}))$"
+        ),
+    ],
+)
+
+
+DenyItem = TypeAliasType(
+    "DenyItem",
+    Annotated[
+        str,
+        Field(
+            pattern="^(read|write|edit|shell|glob|grep|webFetch|webSearch|mcp:[A-Za-z0-9_-]{1,64}/(\\*|[A-Za-z0-9_.-]{1,128}))$"
+        ),
+    ],
+)
+
+
+class ToolPolicy(BaseModel):
+    """
+    Which tools the agent may use, in universal names: `read`, `write`, `edit`, `shell`,
+    `glob`, `grep`, `webFetch`, `webSearch`, `mcp:<server>/<tool>`, `mcp:<server>/*`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    allow: Annotated[list[AllowItem] | None, Field(max_length=64)] = None
+    """
+    Only these tools (absent: every tool). An MCP server's tools are allowed when the
+    list names `mcp:<server>/*` or one of them; an empty list allows no tool.
+    """
+    deny: Annotated[list[DenyItem] | None, Field(max_length=64)] = None
+    """
+    Never these tools (applied after `allow`).
+    """
+
+
+class ToolRestriction(str, Enum):
+    """
+    How an agent keeps a tool from the model when a session's `tools` takes it away.
+    """
+
+    removed = "removed"
+    refused = "refused"
+    absent = "absent"
+
+
 class ToolResultContentPart(BaseModel):
     """
     A tool's output.
@@ -1379,6 +1653,15 @@ class ToolResultContentPart(BaseModel):
     Output text.
     """
     type: Literal["toolResult"]
+
+
+class TurnLimiter(str, Enum):
+    """
+    Who enforces `maxTurns`.
+    """
+
+    agent = "agent"
+    daemon = "daemon"
 
 
 class TurnStarted(BaseModel):
@@ -1601,155 +1884,6 @@ An agent-level error, tagged by `type`. Appears in `error` events and as the
 """
 
 
-class AgentInfo(BaseModel):
-    """
-    One agent as seen by `GET /agents`.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-    )
-    capabilities: AgentCapabilities
-    """
-    What the agent supports.
-    """
-    capability_proofs: Annotated[
-        dict[str, CapabilityProof] | None, Field(alias="capabilityProofs")
-    ] = None
-    """
-    How each `true` capability was proven: the scenarios of the end-to-end table that
-    showed it, and what ran behind the agent then. Keyed by the flag's name.
-    """
-    id: AgentId
-    """
-    The agent id.
-    """
-    installed: bool
-    """
-    Whether a usable binary was found (always true for `mock`).
-    """
-    installed_versions: Annotated[
-        list[InstalledVersion] | None, Field(alias="installedVersions")
-    ] = None
-    """
-    Every version the daemon has installed in its data dir (the one in use among them
-    unless an override or `PATH` binary is used instead).
-    """
-    name: str
-    """
-    Display name.
-    """
-    path: str | None = None
-    """
-    Path of the binary in use.
-    """
-    source: BinarySource | None = None
-    supported: bool
-    """
-    Whether this daemon can drive the agent yet.
-    """
-    version: str | None = None
-    """
-    Installed version, when known.
-    """
-
-
-class AgentsResponse(BaseModel):
-    """
-    Body of `GET /agents`.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-    )
-    agents: list[AgentInfo]
-    """
-    Every known agent.
-    """
-
-
-class CreateSessionRequest(BaseModel):
-    """
-    Body of `POST /sessions/{sessionId}`.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-    )
-    agent: Agent
-    """
-    The agent: `claude`, `codex`, `opencode`, `amp`, `pi` or `mock`.
-    """
-    agent_mode: Annotated[
-        str | None,
-        Field(
-            alias="agentMode",
-            max_length=128,
-            min_length=1,
-            pattern="^[^\\x00-\\x1f\\x7f]+$",
-        ),
-    ] = None
-    """
-    Agent mode (see `GET /agents/{agent}/modes`).
-    """
-    agent_version: Annotated[
-        str | None,
-        Field(
-            alias="agentVersion",
-            max_length=128,
-            min_length=1,
-            pattern="^[A-Za-z0-9][A-Za-z0-9._+-]*$",
-        ),
-    ] = None
-    """
-    Agent version to use: `pinned`, `latest` or a version, installed first when missing
-    (ignored by `mock`).
-    """
-    cwd: Annotated[str | None, Field(max_length=4096, min_length=1, pattern="^/[^\\x00]*$")] = None
-    """
-    Working directory (absolute, existing). Defaults to the daemon's working directory.
-    """
-    dangerously_skip_permissions: Annotated[
-        bool | None, Field(alias="dangerouslySkipPermissions")
-    ] = None
-    """
-    Let the agent act without asking (sandboxed environments only); means
-    `permissionMode: bypass`.
-    """
-    model: Annotated[
-        str | None,
-        Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
-    ] = None
-    """
-    Model id (see `GET /agents/{agent}/models`).
-    """
-    permission_mode: Annotated[PermissionMode | None, Field(alias="permissionMode")] = None
-    token: Annotated[
-        str | None,
-        Field(max_length=8192, min_length=0, pattern="^[^\\x00-\\x1f\\x7f]*$"),
-    ] = None
-    """
-    Provider credential for this session, overriding the daemon's environment (empty:
-    the daemon's).
-    """
-    validate_token: Annotated[bool | None, Field(alias="validateToken")] = None
-    """
-    Check the credential against the provider before answering (a rejected one is a 422
-    with a `tokenError`). `true` for an agent whose capabilities say
-    `validateToken: false` is refused with a 422 naming the field.
-    """
-    variant: Annotated[
-        str | None,
-        Field(max_length=128, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
-    ] = None
-    """
-    Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`.
-    """
-
-
 class ErrorEvent(BaseModel):
     """
     Something went wrong (agent crash, provider error, protocol error, ...).
@@ -1832,6 +1966,23 @@ InstallProgress = TypeAliasType(
 """
 One step of an install, streamed as `progress` frames by `POST /agents/{agent}/install`
 when asked for `text/event-stream`.
+"""
+
+
+McpServer = TypeAliasType(
+    "McpServer", Annotated[StdioMcpServer | HttpMcpServer, Field(discriminator="type")]
+)
+"""
+One MCP server for one session, tagged by `type`.
+"""
+
+
+MessagePart = TypeAliasType(
+    "MessagePart",
+    Annotated[TextMessagePart | ImageMessagePart, Field(discriminator="type")],
+)
+"""
+One part of a user message, tagged by `type`.
 """
 
 
@@ -1922,6 +2073,40 @@ class PlanEntry(BaseModel):
     """
 
 
+class PolicySupport(BaseModel):
+    """
+    What of a session policy an agent honours, and how (`GET /agents`). A request for
+    something it does not honour is refused with a 422 naming the field.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    env: bool
+    """
+    Whether it takes the session's `env`.
+    """
+    image_types: Annotated[list[str], Field(alias="imageTypes")]
+    """
+    The image media types its messages may carry (empty: no images).
+    """
+    max_turns: Annotated[TurnLimiter | None, Field(alias="maxTurns")] = None
+    mcp_transports: Annotated[list[McpTransport], Field(alias="mcpTransports")]
+    """
+    The MCP transports it takes in `mcpServers` (empty: none).
+    """
+    system_prompt_modes: Annotated[list[SystemPromptMode], Field(alias="systemPromptModes")]
+    """
+    The `systemPromptMode`s it honours (empty: no `systemPrompt`).
+    """
+    tools: dict[str, ToolRestriction]
+    """
+    How each built-in tool (by universal name) and MCP tools (`mcp`) are taken away;
+    a tool not listed cannot be, and a `tools` list that would is refused.
+    """
+
+
 class ProblemDetails(BaseModel):
     """
     An RFC 7807 problem details body (`application/problem+json`).
@@ -2008,6 +2193,52 @@ class QuestionRequest(BaseModel):
     """
     The questions, in order.
     """
+
+
+class SendMessageRequest1(BaseModel):
+    """
+    Body of `POST /sessions/{id}/messages`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    content: Annotated[list[MessagePart] | None, Field(max_length=64, min_length=1)] = None
+    """
+    The user's message as parts: text and images (give this or `message`). Images
+    need an agent whose `policy.imageTypes` lists their type.
+    """
+    message: Annotated[str | None, Field(max_length=1000000)]
+    """
+    The user's message as text (give this or `content`).
+    """
+
+
+class SendMessageRequest2(BaseModel):
+    """
+    Body of `POST /sessions/{id}/messages`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    content: Annotated[list[MessagePart] | None, Field(max_length=64, min_length=1)]
+    """
+    The user's message as parts: text and images (give this or `message`). Images
+    need an agent whose `policy.imageTypes` lists their type.
+    """
+    message: Annotated[str | None, Field(max_length=1000000)] = None
+    """
+    The user's message as text (give this or `content`).
+    """
+
+
+SendMessageRequest = TypeAliasType("SendMessageRequest", SendMessageRequest1 | SendMessageRequest2)
+"""
+Body of `POST /sessions/{id}/messages`.
+"""
 
 
 class SessionInfo(BaseModel):
@@ -2265,6 +2496,206 @@ class UnknownStoredEvent(BaseModel):
     type: Literal["unknown"]
 
 
+class AgentInfo(BaseModel):
+    """
+    One agent as seen by `GET /agents`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    capabilities: AgentCapabilities
+    """
+    What the agent supports.
+    """
+    capability_proofs: Annotated[
+        dict[str, CapabilityProof] | None, Field(alias="capabilityProofs")
+    ] = None
+    """
+    How each `true` capability was proven: the scenarios of the end-to-end table that
+    showed it, and what ran behind the agent then. Keyed by the flag's name.
+    """
+    id: AgentId
+    """
+    The agent id.
+    """
+    installed: bool
+    """
+    Whether a usable binary was found (always true for `mock`).
+    """
+    installed_versions: Annotated[
+        list[InstalledVersion] | None, Field(alias="installedVersions")
+    ] = None
+    """
+    Every version the daemon has installed in its data dir (the one in use among them
+    unless an override or `PATH` binary is used instead).
+    """
+    name: str
+    """
+    Display name.
+    """
+    path: str | None = None
+    """
+    Path of the binary in use.
+    """
+    policy: PolicySupport | None = None
+    """
+    What of a session policy (`systemPrompt`, `tools`, `maxTurns`, `mcpServers`,
+    images, `env`) the agent honours, and how.
+    """
+    source: BinarySource | None = None
+    supported: bool
+    """
+    Whether this daemon can drive the agent yet.
+    """
+    version: str | None = None
+    """
+    Installed version, when known.
+    """
+
+
+class AgentsResponse(BaseModel):
+    """
+    Body of `GET /agents`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    agents: list[AgentInfo]
+    """
+    Every known agent.
+    """
+
+
+class CreateSessionRequest(BaseModel):
+    """
+    Body of `POST /sessions/{sessionId}`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    agent: Agent
+    """
+    The agent: `claude`, `codex`, `opencode`, `amp`, `pi` or `mock`.
+    """
+    agent_mode: Annotated[
+        str | None,
+        Field(
+            alias="agentMode",
+            max_length=128,
+            min_length=1,
+            pattern="^[^\\x00-\\x1f\\x7f]+$",
+        ),
+    ] = None
+    """
+    Agent mode (see `GET /agents/{agent}/modes`).
+    """
+    agent_version: Annotated[
+        str | None,
+        Field(
+            alias="agentVersion",
+            max_length=128,
+            min_length=1,
+            pattern="^[A-Za-z0-9][A-Za-z0-9._+-]*$",
+        ),
+    ] = None
+    """
+    Agent version to use: `pinned`, `latest` or a version, installed first when missing
+    (ignored by `mock`).
+    """
+    cwd: Annotated[str | None, Field(max_length=4096, min_length=1, pattern="^/[^\\x00]*$")] = None
+    """
+    Working directory (absolute, existing). Defaults to the daemon's working directory.
+    """
+    dangerously_skip_permissions: Annotated[
+        bool | None, Field(alias="dangerouslySkipPermissions")
+    ] = None
+    """
+    Let the agent act without asking (sandboxed environments only); means
+    `permissionMode: bypass`.
+    """
+    env: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", min_length=1, max_length=128
+                ),
+            ],
+            EnvAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=128),
+    ] = None
+    """
+    Extra environment variables for the agent's process (the variables the daemon
+    sets itself, credentials and `LD_*` cannot be given).
+    """
+    max_turns: Annotated[int | None, Field(alias="maxTurns", ge=1, le=1000)] = None
+    """
+    The most model responses one turn may take; the turn then ends with `stopReason:
+    maxTurns` (see the agent's `policy.maxTurns`).
+    """
+    mcp_servers: Annotated[
+        dict[
+            Annotated[
+                str, StringConstraints(pattern=r"^[A-Za-z0-9_-]+$", min_length=1, max_length=64)
+            ],
+            McpServer,
+        ]
+        | None,
+        Field(alias="mcpServers", max_length=32),
+    ] = None
+    """
+    MCP servers for this session only, by name (the agent's own configuration is not
+    read). Header and env values reach only the agent: not argv, the log or the store.
+    """
+    model: Annotated[
+        str | None,
+        Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
+    ] = None
+    """
+    Model id (see `GET /agents/{agent}/models`).
+    """
+    permission_mode: Annotated[PermissionMode | None, Field(alias="permissionMode")] = None
+    system_prompt: Annotated[
+        str | None,
+        Field(alias="systemPrompt", max_length=65536, min_length=1, pattern="^[^\\x00]+$"),
+    ] = None
+    """
+    Instructions for the agent, appended to its own system prompt or replacing it
+    (`systemPromptMode`; see the agent's `policy.systemPromptModes`).
+    """
+    system_prompt_mode: Annotated[SystemPromptMode | None, Field(alias="systemPromptMode")] = None
+    token: Annotated[
+        str | None,
+        Field(max_length=8192, min_length=0, pattern="^[^\\x00-\\x1f\\x7f]*$"),
+    ] = None
+    """
+    Provider credential for this session, overriding the daemon's environment (empty:
+    the daemon's).
+    """
+    tools: ToolPolicy | None = None
+    validate_token: Annotated[bool | None, Field(alias="validateToken")] = None
+    """
+    Check the credential against the provider before answering (a rejected one is a 422
+    with a `tokenError`). `true` for an agent whose capabilities say
+    `validateToken: false` is refused with a 422 naming the field.
+    """
+    variant: Annotated[
+        str | None,
+        Field(max_length=128, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
+    ] = None
+    """
+    Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`.
+    """
+
+
 class HealthResponse(BaseModel):
     """
     Body of `GET /health`.
@@ -2360,6 +2791,7 @@ ContentPart = TypeAliasType(
         | ReasoningContentPart
         | ToolCallContentPart
         | ToolResultContentPart
+        | ImageContentPart
         | CommandExecutionContentPart
         | FileChangeContentPart
         | PlanContentPart

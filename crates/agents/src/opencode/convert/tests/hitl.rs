@@ -14,7 +14,7 @@ use crate::kernel::Protocol;
 #[test]
 fn always_is_sent_once_and_covered_requests_get_the_approved_scope() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1", "");
+    s.converter.begin_turn("turn_1", &"".into());
     let first = s.bash_permission("per_1", "c1", "echo a && cat b", &["echo *", "cat *"]);
     let scope = "opencode:bash:echo *, cat *";
     assert_eq!(first.always_scope.as_deref(), Some(scope));

@@ -12,7 +12,7 @@ use crate::process::ExitInfo;
 #[test]
 fn a_cancel_ends_once_after_the_failed_message_between_two_idles() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1", "");
+    s.converter.begin_turn("turn_1", &"".into());
     s.status(ROOT, "busy");
     s.message(ROOT, "msg_1", false, None);
     s.text(ROOT, "msg_1", "prt_t", "", false);
@@ -65,7 +65,7 @@ fn a_cancel_ends_once_after_the_failed_message_between_two_idles() {
     );
     // The second idle ends nothing; nor does it end the next turn before it runs.
     assert!(s.status(ROOT, "idle").is_empty());
-    s.converter.begin_turn("turn_2", "");
+    s.converter.begin_turn("turn_2", &"".into());
     assert!(
         s.feed("session.idle", json!({"sessionID": ROOT}))
             .is_empty()
@@ -80,7 +80,7 @@ fn a_cancel_ends_once_after_the_failed_message_between_two_idles() {
 #[test]
 fn child_sessions_report_under_their_task_and_their_idle_does_not_end_the_turn() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1", "");
+    s.converter.begin_turn("turn_1", &"".into());
     s.status(ROOT, "busy");
     s.message(ROOT, "msg_1", false, None);
     let input = json!({"prompt": "say hi", "description": "child", "subagent_type": "general"});
@@ -154,7 +154,7 @@ fn child_sessions_report_under_their_task_and_their_idle_does_not_end_the_turn()
 #[test]
 fn errors_map_to_universal_kinds_once_per_turn() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1", "");
+    s.converter.begin_turn("turn_1", &"".into());
     s.status(ROOT, "busy");
     let auth = json!({"sessionID": ROOT, "error": {"name": "APIError",
         "data": {"message": "bad key", "statusCode": 401}}});
@@ -186,7 +186,7 @@ fn errors_map_to_universal_kinds_once_per_turn() {
 #[test]
 fn a_lost_server_reports_and_ends_the_turn_and_leaves_items_to_the_core() {
     let mut s = Session::new();
-    s.converter.begin_turn("turn_1", "");
+    s.converter.begin_turn("turn_1", &"".into());
     s.status(ROOT, "busy");
     s.message(ROOT, "msg_1", false, None);
     s.text(ROOT, "msg_1", "prt_t", "par", false);
