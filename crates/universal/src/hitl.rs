@@ -19,6 +19,8 @@ pub enum PermissionKind {
     Network,
     /// Approving a plan and leaving plan mode.
     PlanApproval,
+    /// A tool of a session MCP server (`tool` names it as the agent does).
+    McpTool,
     /// Any other tool.
     Tool,
 }

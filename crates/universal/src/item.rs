@@ -166,6 +166,16 @@ pub struct PlanEntry {
     pub status: PlanEntryStatus,
 }
 
+/// An MCP server's tool, named as the session's `mcpServers` and the server name them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpToolRef {
+    /// The server's name in `mcpServers`.
+    pub server: String,
+    /// The tool's name on that server.
+    pub tool: String,
+}
+
 /// A typed piece of item content, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase")]
@@ -191,6 +201,9 @@ pub enum ContentPart {
         name: String,
         /// Tool arguments as JSON.
         arguments: Value,
+        /// The MCP server and tool, when the tool is one of a session MCP server's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mcp: Option<McpToolRef>,
     },
     /// A tool's output.
     #[serde(rename_all = "camelCase")]

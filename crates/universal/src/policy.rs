@@ -373,7 +373,7 @@ pub fn permission_tools(kind: crate::PermissionKind) -> &'static [ToolName] {
         Kind::FileChange => &[ToolName::Write, ToolName::Edit],
         Kind::FileRead => &[ToolName::Read],
         Kind::Network => &[ToolName::WebFetch],
-        Kind::PlanApproval | Kind::Tool => &[],
+        Kind::PlanApproval | Kind::McpTool | Kind::Tool => &[],
     }
 }
 

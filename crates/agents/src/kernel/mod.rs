@@ -10,11 +10,13 @@
 //! [`tap`] sees every native message a runner exchanges, both ways.
 
 pub mod child;
+pub mod limit;
 pub mod per_turn;
 pub mod protocol;
 pub mod server;
 pub mod tap;
 
 pub use child::{ChildLaunch, ChildSession, LineProtocol, Link, Outgoing, Spawn};
+pub use limit::StepLimit;
 pub use protocol::{Converted, Gone, Protocol, gone_facts};
 pub use tap::{Direction, Tap, TapSink};

@@ -187,6 +187,7 @@ fn tool_call(turn: &mut TurnEmitter, name: &str, arguments: serde_json::Value) -
             call_id: call_id.clone(),
             name: name.into(),
             arguments,
+            mcp: None,
         }),
     );
     (call, call_id)

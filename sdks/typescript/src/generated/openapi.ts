@@ -542,6 +542,7 @@ export interface components {
             arguments: unknown;
             /** @description The agent's id of the call. */
             callId: string;
+            mcp?: components["schemas"]["McpToolRef"] | null;
             /** @description Tool name as the agent knows it. */
             name: string;
             /** @enum {string} */
@@ -940,6 +941,13 @@ export interface components {
             type: "http";
             url: string;
         };
+        /** @description An MCP server's tool, named as the session's `mcpServers` and the server name them. */
+        McpToolRef: {
+            /** @description The server's name in `mcpServers`. */
+            server: string;
+            /** @description The tool's name on that server. */
+            tool: string;
+        };
         /**
          * @description An MCP transport.
          * @enum {string}
@@ -995,7 +1003,7 @@ export interface components {
          * @description What a permission request is about.
          * @enum {string}
          */
-        PermissionKind: "command" | "fileChange" | "fileRead" | "network" | "planApproval" | "tool";
+        PermissionKind: "command" | "fileChange" | "fileRead" | "network" | "planApproval" | "mcpTool" | "tool";
         /**
          * @description How much the agent may do without asking.
          * @enum {string}
@@ -1461,6 +1469,7 @@ export type ItemKind = components['schemas']['ItemKind'];
 export type ItemRole = components['schemas']['ItemRole'];
 export type ItemStatus = components['schemas']['ItemStatus'];
 export type McpServer = components['schemas']['McpServer'];
+export type McpToolRef = components['schemas']['McpToolRef'];
 export type McpTransport = components['schemas']['McpTransport'];
 export type MessagePart = components['schemas']['MessagePart'];
 export type ModelInfo = components['schemas']['ModelInfo'];

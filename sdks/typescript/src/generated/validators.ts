@@ -273,6 +273,14 @@ export const ItemDeltaSchema: z.ZodType<Schemas["ItemDelta"]> = z.looseObject({
 /** How a file was changed. */
 export const FileChangeKindSchema: z.ZodType<Schemas["FileChangeKind"]> = z.enum(["add","update","delete"]);
 
+/** An MCP server's tool, named as the session's `mcpServers` and the server name them. */
+export const McpToolRefSchema: z.ZodType<Schemas["McpToolRef"]> = z.looseObject({
+  /** The server's name in `mcpServers`. */
+  "server": z.string(),
+  /** The tool's name on that server. */
+  "tool": z.string(),
+});
+
 /** Status of one plan entry. */
 export const PlanEntryStatusSchema: z.ZodType<Schemas["PlanEntryStatus"]> = z.enum(["pending","inProgress","completed"]);
 
@@ -301,6 +309,7 @@ export const ContentPartSchema: z.ZodType<Schemas["ContentPart"]> = z.discrimina
     "arguments": z.unknown(),
     /** The agent's id of the call. */
     "callId": z.string(),
+    "mcp": McpToolRefSchema.nullable().optional(),
     /** Tool name as the agent knows it. */
     "name": z.string(),
     "type": z.literal("toolCall"),
@@ -402,7 +411,7 @@ export const ItemEventSchema: z.ZodType<Schemas["ItemEvent"]> = z.looseObject({
 });
 
 /** What a permission request is about. */
-export const PermissionKindSchema: z.ZodType<Schemas["PermissionKind"]> = z.enum(["command","fileChange","fileRead","network","planApproval","tool"]);
+export const PermissionKindSchema: z.ZodType<Schemas["PermissionKind"]> = z.enum(["command","fileChange","fileRead","network","planApproval","mcpTool","tool"]);
 
 /**
  * The agent asks permission to act. Answer with
@@ -1008,6 +1017,7 @@ export const schemas: {
   readonly AgentError: typeof AgentErrorSchema;
   readonly ItemDelta: typeof ItemDeltaSchema;
   readonly FileChangeKind: typeof FileChangeKindSchema;
+  readonly McpToolRef: typeof McpToolRefSchema;
   readonly PlanEntryStatus: typeof PlanEntryStatusSchema;
   readonly PlanEntry: typeof PlanEntrySchema;
   readonly ContentPart: typeof ContentPartSchema;
@@ -1073,6 +1083,7 @@ export const schemas: {
   AgentError: AgentErrorSchema,
   ItemDelta: ItemDeltaSchema,
   FileChangeKind: FileChangeKindSchema,
+  McpToolRef: McpToolRefSchema,
   PlanEntryStatus: PlanEntryStatusSchema,
   PlanEntry: PlanEntrySchema,
   ContentPart: ContentPartSchema,

@@ -235,6 +235,7 @@ impl Items {
                         call_id: id.clone(),
                         name: name.clone(),
                         arguments: input.clone(),
+                        mcp: None,
                     });
                     item.parent_id = parent.clone();
                     self.calls.insert(

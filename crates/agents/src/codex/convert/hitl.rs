@@ -310,6 +310,7 @@ impl Converter {
                     call_id: params.item_id.clone(),
                     name: USER_INPUT_TOOL.into(),
                     arguments: json!({"questions": raw["params"]["questions"]}),
+                    mcp: None,
                 });
                 let id = call.item_id.clone();
                 events.extend(finished_item(call, raw));

@@ -273,6 +273,7 @@ fn tool_call(item: Item, id: &str, name: &str, arguments: Value) -> Item {
         call_id: id.to_string(),
         name: name.to_string(),
         arguments,
+        mcp: None,
     })
 }
 

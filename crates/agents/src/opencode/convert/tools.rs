@@ -83,6 +83,7 @@ pub(super) fn content(
             } else {
                 input.clone()
             },
+            mcp: None,
         }],
     }
 }

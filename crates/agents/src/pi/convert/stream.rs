@@ -27,6 +27,7 @@ fn call_content(id: &str, name: &str, arguments: Value) -> ContentPart {
         call_id: id.to_string(),
         name: name.to_string(),
         arguments,
+        mcp: None,
     }
 }
 

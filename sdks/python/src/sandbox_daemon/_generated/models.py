@@ -676,6 +676,25 @@ class ItemStatus(str, Enum):
     failed = "failed"
 
 
+class McpToolRef(BaseModel):
+    """
+    An MCP server's tool, named as the session's `mcpServers` and the server name them.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    server: str
+    """
+    The server's name in `mcpServers`.
+    """
+    tool: str
+    """
+    The tool's name on that server.
+    """
+
+
 class McpTransport(str, Enum):
     """
     An MCP transport.
@@ -757,6 +776,7 @@ class PermissionKind(str, Enum):
     file_read = "fileRead"
     network = "network"
     plan_approval = "planApproval"
+    mcp_tool = "mcpTool"
     tool = "tool"
 
 
@@ -1571,6 +1591,7 @@ class ToolCallContentPart(BaseModel):
     """
     The agent's id of the call.
     """
+    mcp: McpToolRef | None = None
     name: str
     """
     Tool name as the agent knows it.
