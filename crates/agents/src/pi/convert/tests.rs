@@ -403,7 +403,10 @@ fn a_model_call_past_max_turns_aborts_the_run_and_ends_the_turn_max_turns() {
     }
     let over = lines(converter.convert(&start, &ids).replies);
     assert_eq!(over[0], json!({"type": "abort"}));
-    assert!(converter.convert(&start, &ids).replies.is_empty(), "aborted once");
+    assert!(
+        converter.convert(&start, &ids).replies.is_empty(),
+        "aborted once"
+    );
     let end = json!({"type": "agent_end", "messages": [assistant("aborted", 1, 1)]});
     let events = run(&mut converter, &[end]);
     assert_eq!(turn_ends(&events)[0].0, StopReason::MaxTurns);
@@ -411,5 +414,8 @@ fn a_model_call_past_max_turns_aborts_the_run_and_ends_the_turn_max_turns() {
     converter.begin_turn("t2", &"again".into());
     assert!(converter.convert(&start, &ids).replies.is_empty());
     let end = json!({"type": "agent_end", "messages": [assistant("stop", 1, 1)]});
-    assert_eq!(turn_ends(&run(&mut converter, &[end]))[0].0, StopReason::Completed);
+    assert_eq!(
+        turn_ends(&run(&mut converter, &[end]))[0].0,
+        StopReason::Completed
+    );
 }
