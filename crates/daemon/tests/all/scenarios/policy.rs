@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use base64::Engine;
 use sandbox_universal::{
-    CreateSessionRequest, EventPayload, ItemKind, MessagePart, PermissionMode, PermissionOutcome,
-    PolicySupport, SendMessageRequest, StopReason, SystemPromptMode, ToolPolicy, ToolRestriction,
+    AgentId, CreateSessionRequest, EventPayload, ItemKind, MessagePart, PermissionMode,
+    PermissionOutcome, PolicySupport, SendMessageRequest, StopReason, SystemPromptMode, ToolPolicy,
+    ToolRestriction,
 };
 
 use super::Proved;
@@ -126,6 +127,19 @@ pub async fn system_prompt(ctx: Arc<Ctx>) -> Proved {
         let s = ctx.session_with(&id, tweak).await;
         let events = ctx.turn(&s.id, &ctx.prompt(Ask::Text, &id)).await;
         assert_eq!(stop_reason(&events), StopReason::Completed, "{id}");
+        if matches!(
+            ctx.subject.agent,
+            AgentId::Claude | AgentId::Codex | AgentId::Pi
+        ) {
+            // A process of the session's own: killed, the next turn's agent (resumed)
+            // still carries the prompt.
+            let after = ctx.last_sequence(&s.id).await;
+            super::faults::kill(&ctx, &s, None);
+            ctx.next(&s.id, after, |p| {
+                matches!(p, EventPayload::Error(_)).then_some(())
+            })
+            .await;
+        }
         let events = ctx
             .turn(&s.id, &ctx.prompt(Ask::Text, &format!("{id}-2")))
             .await;
