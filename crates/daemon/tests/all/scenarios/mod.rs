@@ -23,6 +23,7 @@
 pub(crate) mod ctx;
 mod faults;
 mod hitl;
+mod mcp;
 mod policy;
 mod proofs;
 mod runner;
@@ -303,6 +304,20 @@ pub fn table() -> Vec<Scenario> {
             "env POLICY_PROBE; in the agent's environment, HOME refused (unsupported: 422)",
             always,
             policy::session_env
+        ),
+        row!(
+            "mcp-stdio",
+            &["mcpServers", "toolCalls", "permissions"],
+            "USE_MCP st/echo with a stdio MCP server and an env; the call (asked once where the agent asks) reaches the server with the variable, its output the model (no stdio MCP: 422)",
+            always,
+            mcp::stdio
+        ),
+        row!(
+            "mcp-http",
+            &["mcpServers", "toolCalls", "permissions", "permissionAlways"],
+            "USE_MCP ht/echo twice with an HTTP MCP server behind a bearer token, answered always; not asked again, a denied tool of it not offered, the token in no event, argv or store file (no HTTP MCP: 422)",
+            always,
+            mcp::http
         ),
         row!(alone "daemon-restart", &["resume"], "the daemon restarts mid-session; the next turn resumes with the history", needs_outside_state, faults::restart),
     ]

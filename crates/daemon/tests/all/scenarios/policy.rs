@@ -12,32 +12,13 @@ use sandbox_universal::{
 };
 
 use super::Proved;
-use sandbox_testkit::provider::{Effect, RecordedRequest, ToolTemplate};
-use serde_json::json;
+use sandbox_testkit::provider::RecordedRequest;
 
 use super::ctx::{Ctx, items, stop_reason};
 use super::subject::{Ask, Runs, environ};
 
 /// A prompt keyword: the fake model calls the shell tool again after every result.
-pub const LOOP: &str = "POLICY_LOOP";
-
-/// [`LOOP`]'s effect: the shell tool, called again after each result (more steps than
-/// any limit a scenario sets).
-pub fn loop_effect() -> Effect {
-    let command = "echo loop-step";
-    let step = vec![
-        ToolTemplate::json(
-            "Bash",
-            json!({"command": command, "description": "Print a line"}),
-        ),
-        ToolTemplate::json("exec_command", json!({"cmd": command})),
-        ToolTemplate::json(
-            "bash",
-            json!({"command": command, "description": "Print a line"}),
-        ),
-    ];
-    Effect::CallChain(vec![step; 8])
-}
+const LOOP: &str = "LOOP_TOOLS";
 
 /// The agent's policy support, as `GET /agents` states it.
 pub async fn support(ctx: &Ctx) -> PolicySupport {
@@ -97,7 +78,7 @@ fn first_tools(ctx: &Ctx, tag: &str) -> Vec<String> {
     let first = calls
         .first()
         .unwrap_or_else(|| panic!("{tag}: no model call"));
-    first.tool_names().into_iter().map(str::to_string).collect()
+    first.tool_names()
 }
 
 /// `systemPrompt`: appended (and replacing, where the agent can) it reaches the model in
