@@ -89,13 +89,18 @@ impl AgentDriver for CodexDriver {
             variants: true,
             agent_modes: false,
             validate_token: true,
-            system_prompt: false,
-            tool_lists: false,
-            max_turns: false,
-            mcp_servers: false,
-            images: false,
-            session_env: false,
+            // The session policy: `codex_e2e::policy`.
+            system_prompt: true,
+            tool_lists: true,
+            max_turns: true,
+            mcp_servers: true,
+            images: true,
+            session_env: true,
         }
+    }
+
+    fn policy(&self) -> sandbox_universal::PolicySupport {
+        super::policy::support()
     }
 
     async fn status(&self) -> BinaryStatus {
@@ -196,7 +201,8 @@ impl CodexDriver {
             Credentials::None => None,
         };
         let settings = TurnSettings::new(session);
-        let mut converter = Converter::new(settings.clone());
+        let mut converter =
+            Converter::new(settings.clone()).with_max_turns(session.policy.max_turns);
         if let Some(thread_id) = &thread_id {
             converter.set_thread(thread_id);
         }
