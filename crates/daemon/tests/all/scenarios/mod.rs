@@ -23,6 +23,7 @@
 pub(crate) mod ctx;
 mod faults;
 mod hitl;
+mod policy;
 mod proofs;
 mod runner;
 pub(crate) mod subject;
@@ -267,6 +268,41 @@ pub fn table() -> Vec<Scenario> {
             "validateToken with a bad key is refused (or refused as unsupported); a session token is used",
             always,
             turns::validate_token
+        ),
+        row!(
+            "system-prompt",
+            &["systemPrompt"],
+            "systemPrompt appended, and replacing where the agent can; every model call carries it (a mode it lacks: 422)",
+            always,
+            policy::system_prompt
+        ),
+        row!(
+            "tools",
+            &["toolLists"],
+            "tools deny shell, then allow read only; the model is offered fewer tools (or the daemon refuses the call), nothing runs (unsupported: 422)",
+            always,
+            policy::tools
+        ),
+        row!(
+            "max-turns",
+            &["maxTurns"],
+            "maxTurns 2 and a model that keeps calling tools; the turn ends maxTurns, the next works (unsupported: 422)",
+            always,
+            policy::max_turns
+        ),
+        row!(
+            "image",
+            &["images"],
+            "a PNG inline and by workspace path; both reach the model, the user item carries the parts (no images: 422)",
+            always,
+            policy::image
+        ),
+        row!(
+            "session-env",
+            &["sessionEnv"],
+            "env POLICY_PROBE; in the agent's environment, HOME refused (unsupported: 422)",
+            always,
+            policy::session_env
         ),
         row!(alone "daemon-restart", &["resume"], "the daemon restarts mid-session; the next turn resumes with the history", needs_outside_state, faults::restart),
     ]

@@ -116,7 +116,7 @@ impl Subject {
         let provider = match runs {
             Runs::RealCli => Some(
                 FakeProvider::builder()
-                    .script(rules(Script::default()).with_rule(
+                    .script(rules(Script::default()).with_rule(super::policy::LOOP, super::policy::loop_effect()).with_rule(
                         USE_PYTHON,
                         Effect::CallTool(
                             ["Bash", "bash"]
