@@ -39,25 +39,52 @@ impl RecordedRequest {
         self.body["model"].as_str()
     }
 
-    /// Names of the tools the request offered (any of the three dialects).
+    /// Names of the tools the request offered (any of the three dialects), including
+    /// the tools of Responses `namespace` tools, of Codex's `additional_tools` input
+    /// items, and those a code-mode tool (Codex's `exec`) reaches (see
+    /// [`super::view::code_mode_tools`]).
     pub fn tool_names(&self) -> Vec<&str> {
-        self.body["tools"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|t| {
-                t["name"]
-                    .as_str()
-                    .or_else(|| t["function"]["name"].as_str())
-            })
-            .collect()
+        let mut names = Vec::new();
+        tools_named(&self.body["tools"], &mut names);
+        for item in self.body["input"].as_array().into_iter().flatten() {
+            if item["type"] == "additional_tools" {
+                tools_named(&item["tools"], &mut names);
+            }
+        }
+        names
     }
 
     /// Whether a model call: a Messages, Responses or Chat Completions request.
     pub fn is_model_call(&self) -> bool {
         let route = self.route().trim_start_matches("/v1");
         matches!(route, "/messages" | "/responses" | "/chat/completions")
+    }
+}
+
+/// Collects the names of the tools `declared` (an array of tool declarations).
+fn tools_named<'a>(declared: &'a Value, names: &mut Vec<&'a str>) {
+    for tool in declared.as_array().into_iter().flatten() {
+        if tool["type"] == "namespace" {
+            tools_named(&tool["tools"], names);
+            continue;
+        }
+        let Some(name) = tool["name"]
+            .as_str()
+            .or_else(|| tool["function"]["name"].as_str())
+        else {
+            continue;
+        };
+        names.push(name);
+        if tool["type"] == "custom"
+            && let Some(description) = tool["description"].as_str()
+        {
+            // Code mode: one "### `<tool>`" section per tool the script reaches.
+            names.extend(
+                description
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("### `")?.strip_suffix('`')),
+            );
+        }
     }
 }
 
