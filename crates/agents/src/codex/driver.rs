@@ -89,11 +89,14 @@ impl AgentDriver for CodexDriver {
             variants: true,
             agent_modes: false,
             validate_token: true,
-            // The session policy: `codex_e2e::policy`.
+            // The session policy: the table's policy rows and `codex_e2e::policy`.
             system_prompt: true,
             tool_lists: true,
             max_turns: true,
-            mcp_servers: true,
+            // Configured per thread and proved to start with their secrets
+            // (`codex_e2e::policy`); not claimed until a real-CLI test calls their tools
+            // (behind Codex's `tool_search`) and answers their approvals.
+            mcp_servers: false,
             images: true,
             session_env: true,
         }

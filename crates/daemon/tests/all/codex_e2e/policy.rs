@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::common::agent_events::{command_part, kill_9};
 use crate::scenarios::ctx::{Ctx, Session, items, stop_reason};
-use crate::scenarios::subject::{Ask, Subject};
+use crate::scenarios::subject::{Ask, Subject, environ, files_under};
 
 /// A prompt keyword that makes the fake model run `env`.
 const SHOW_ENV: &str = "SHOW_ENV";
@@ -324,4 +324,138 @@ async fn the_session_env_reaches_the_commands() {
         .expect("the env command");
     let output = command_part(&command).1.expect("env output");
     assert!(output.contains("TEAM_COLOR=teal-42"), "{output}");
+}
+
+/// The processes whose command line contains `needle`.
+fn processes_running(needle: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(needle))
+        })
+        .collect()
+}
+
+/// The session's MCP servers start with Codex's thread: the HTTP one is reached with
+/// the bearer token, the stdio one runs with the `env` it was given — while the secrets
+/// are in no request Codex got, no argv, no command's environment and no file of the
+/// daemon's but its secrets file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_servers_start_with_secrets_that_reach_only_them() {
+    use sandbox_testkit::mcp::{ECHO_PREFIX_ENV, HttpMcpServer, stdio_server};
+    use sandbox_universal::McpServer;
+
+    sandbox_testkit::isolate!();
+    let Some(ctx) = ctx().await else {
+        return;
+    };
+    const TOKEN: &str = "mcp-bearer-secret-81";
+    const HEADER: &str = "mcp-header-secret-17";
+    const PREFIX: &str = "mcp-env-secret-29";
+    let http = HttpMcpServer::start(TOKEN).await.unwrap();
+    let dir = ctx.daemon.data_dir.path().join("mcp-stdio");
+    let stdio = stdio_server(&dir).unwrap();
+    let servers = [
+        (
+            "ht".to_string(),
+            McpServer::Http {
+                url: http.url(),
+                headers: [
+                    ("Authorization".to_string(), format!("Bearer {TOKEN}")),
+                    ("X-Team".to_string(), HEADER.to_string()),
+                ]
+                .into(),
+            },
+        ),
+        (
+            "st".to_string(),
+            McpServer::Stdio {
+                command: stdio.command.clone(),
+                args: stdio.args.clone(),
+                env: [(ECHO_PREFIX_ENV.to_string(), PREFIX.to_string())].into(),
+            },
+        ),
+    ];
+    let s = ctx
+        .session_with("mcp", |r| CreateSessionRequest {
+            mcp_servers: Some(servers.into()),
+            ..r
+        })
+        .await;
+    let (events, _) = ctx
+        .turn_answering(&s.id, &format!("{SHOW_ENV} (mcp)"), PermissionReply::Once)
+        .await;
+    assert_eq!(stop_reason(&events), StopReason::Completed);
+    let command = items(&events, ItemKind::CommandExecution)
+        .pop()
+        .expect("the env command");
+    let output = command_part(&command).1.expect("env output");
+    for secret in [TOKEN, HEADER, PREFIX] {
+        assert!(
+            !output.contains(secret),
+            "a command sees {secret}: {output}"
+        );
+    }
+
+    // The HTTP server was reached with the token.
+    let authorized: Vec<_> = http
+        .requests()
+        .into_iter()
+        .filter(|r| r.authorized)
+        .collect();
+    assert!(
+        authorized
+            .iter()
+            .any(|r| r.rpc_method.as_deref() == Some("initialize")),
+        "{:?}",
+        http.requests()
+    );
+    // The stdio server runs with its env under its own name, and nothing of the daemon's.
+    let script = &stdio.args[0];
+    let pids = processes_running(script);
+    assert!(!pids.is_empty(), "the stdio MCP server is not running");
+    let server = pids
+        .iter()
+        .map(|pid| environ(*pid))
+        .find(|env| {
+            env.iter()
+                .any(|e| e.starts_with(&format!("{ECHO_PREFIX_ENV}=")))
+        })
+        .expect("the stdio MCP server has its env");
+    assert!(
+        server.contains(&format!("{ECHO_PREFIX_ENV}={PREFIX}")),
+        "{server:?}"
+    );
+    assert!(
+        !server.iter().any(|e| e.starts_with("SANDBOX_MCP_")),
+        "{server:?}"
+    );
+    // No secret in what Codex was told, in argv, or in the daemon's files.
+    let tapped = serde_json::to_string(&ctx.events(&s.id).await).unwrap();
+    let data = ctx.daemon.data_dir.path();
+    for secret in [TOKEN, HEADER, PREFIX] {
+        assert!(!tapped.contains(secret), "{secret} in the log");
+        for pid in ctx.subject.processes(&s.cwd, data, None) {
+            let argv = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            assert!(
+                !String::from_utf8_lossy(&argv).contains(secret),
+                "{secret} in argv"
+            );
+        }
+        for file in files_under(data) {
+            if file.file_name().is_some_and(|n| n == "policy-secrets.json") {
+                continue;
+            }
+            let bytes = std::fs::read(&file).unwrap_or_default();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(secret),
+                "{secret} is stored in {}",
+                file.display()
+            );
+        }
+    }
 }
