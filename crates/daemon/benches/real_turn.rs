@@ -90,7 +90,7 @@ fn args(argv: &[String]) -> Result<Args> {
 /// The same agent driven natively by the test kit.
 enum Native {
     Claude(Claude),
-    Codex(Codex),
+    Codex(Box<Codex>),
 }
 
 impl Native {
@@ -103,7 +103,9 @@ impl Native {
             }
             _ => {
                 let launch = offline::codex::launch(exe, sandbox, provider)?;
-                Self::Codex(Codex::start(&launch, transcript, START_LIMIT).await?)
+                Self::Codex(Box::new(
+                    Codex::start(&launch, transcript, START_LIMIT).await?,
+                ))
             }
         })
     }

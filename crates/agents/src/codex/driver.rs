@@ -89,13 +89,21 @@ impl AgentDriver for CodexDriver {
             variants: true,
             agent_modes: false,
             validate_token: true,
-            system_prompt: false,
-            tool_lists: false,
-            max_turns: false,
+            // The session policy: the table's policy rows and `codex_e2e::policy`.
+            system_prompt: true,
+            tool_lists: true,
+            max_turns: true,
+            // Configured per thread and proved to start with their secrets
+            // (`codex_e2e::policy`); not claimed until a real-CLI test calls their tools
+            // (behind Codex's `tool_search`) and answers their approvals.
             mcp_servers: false,
-            images: false,
-            session_env: false,
+            images: true,
+            session_env: true,
         }
+    }
+
+    fn policy(&self) -> sandbox_universal::PolicySupport {
+        super::policy::support()
     }
 
     async fn status(&self) -> BinaryStatus {
@@ -196,7 +204,8 @@ impl CodexDriver {
             Credentials::None => None,
         };
         let settings = TurnSettings::new(session);
-        let mut converter = Converter::new(settings.clone());
+        let mut converter =
+            Converter::new(settings.clone()).with_max_turns(session.policy.max_turns);
         if let Some(thread_id) = &thread_id {
             converter.set_thread(thread_id);
         }

@@ -14,9 +14,10 @@ use serde_json::{Value, json};
 
 use super::convert::Converter;
 use super::native::{InitializeResult, ThreadResult, method};
-use crate::SessionConfig;
+use super::policy::{self, Instructions, SECRET_ENV_PREFIX};
 use crate::kernel::{ChildLaunch, Link, Spawn};
-use crate::process::{ProcessSpec, base_env};
+use crate::process::{ProcessSpec, add_session_env, base_env};
+use crate::{SessionConfig, UserMessage, UserPart};
 
 /// The id of the model provider the daemon writes into `config.toml`.
 pub const PROVIDER_ID: &str = "sandbox_daemon";
@@ -43,6 +44,8 @@ pub fn codex_home(state_dir: &Path) -> PathBuf {
 ///   no API for them.
 /// - `default_mode_request_user_input` lets the model ask questions outside Plan mode;
 ///   the warning about it being unstable is silenced.
+/// - The commands the model runs do not inherit the variables holding the session's MCP
+///   secrets ([`policy::secret_env`]).
 pub fn config_toml(base_url: &str) -> String {
     format!(
         r#"# Written by sandbox-daemon for one session.
@@ -59,6 +62,9 @@ requires_openai_auth = true
 
 [analytics]
 enabled = false
+
+[shell_environment_policy]
+exclude = ["{SECRET_ENV_PREFIX}*"]
 
 [features]
 plugins = false
@@ -98,14 +104,24 @@ pub fn environment(state_dir: &Path) -> BTreeMap<String, String> {
     env
 }
 
+/// The app-server's environment of a session: [`environment`], the variables holding its
+/// MCP servers' secrets, and its `env` (which cannot override the daemon's).
+pub fn session_environment(session: &SessionConfig) -> BTreeMap<String, String> {
+    let mut env = environment(&session.state_dir);
+    env.extend(policy::secret_env(&session.policy));
+    add_session_env(&mut env, &session.policy.env);
+    env
+}
+
 /// The `codex app-server` process of a session: in its working directory, with
-/// [`environment`] (write `CODEX_HOME` first with [`write_codex_home`]).
+/// [`session_environment`] (write `CODEX_HOME` first with [`write_codex_home`]). The
+/// arguments never carry the session's policy: its secrets are in the environment only.
 pub fn app_server(program: PathBuf, session: &SessionConfig) -> ProcessSpec {
     ProcessSpec {
         program,
         args: vec![OsString::from("app-server")],
         cwd: session.cwd.clone(),
-        env: environment(&session.state_dir),
+        env: session_environment(session),
     }
 }
 
@@ -165,6 +181,10 @@ pub struct TurnSettings {
     pub cwd: String,
     /// Model override.
     pub model: Option<String>,
+    /// The session's instructions.
+    pub instructions: Instructions,
+    /// The thread's `config` (removed tools, MCP servers), sent again on every resume.
+    pub config: Option<Value>,
 }
 
 impl TurnSettings {
@@ -173,6 +193,8 @@ impl TurnSettings {
         Self {
             effort: session.variant.clone(),
             model: session.model.clone(),
+            instructions: Instructions::of(&session.policy),
+            config: policy::thread_config(&session.policy),
             ..Self::in_mode(session.permission_mode, session.cwd.display().to_string())
         }
     }
@@ -185,14 +207,20 @@ impl TurnSettings {
             effort: None,
             cwd: cwd.into(),
             model: None,
+            instructions: Instructions::default(),
+            config: None,
         }
     }
 
-    /// `thread/start` params.
+    /// `thread/start` params: also the session's instructions and thread config.
     pub fn thread_start(&self) -> Value {
         let mut params = json!({"cwd": self.cwd, "approvalPolicy": self.policy.approval});
         if let Some(model) = &self.model {
             params["model"] = json!(model);
+        }
+        self.instructions.apply(&mut params);
+        if let Some(config) = &self.config {
+            params["config"] = config.clone();
         }
         params
     }
@@ -204,11 +232,19 @@ impl TurnSettings {
         params
     }
 
-    /// `turn/start` params.
-    pub fn turn_start(&self, thread_id: &str, message: &str) -> Value {
+    /// `turn/start` params: the message's parts in order, images as `data:` URLs.
+    pub fn turn_start(&self, thread_id: &str, message: &UserMessage) -> Value {
+        let input: Vec<Value> = message
+            .parts
+            .iter()
+            .map(|part| match part {
+                UserPart::Text(text) => json!({"type": "text", "text": text}),
+                UserPart::Image(image) => json!({"type": "image", "url": image.data_url()}),
+            })
+            .collect();
         let mut params = json!({
             "threadId": thread_id,
-            "input": [{"type": "text", "text": message}],
+            "input": input,
             "approvalPolicy": self.policy.approval,
             "sandboxPolicy": self.policy.sandbox,
         });
@@ -378,6 +414,68 @@ mod tests {
             env.keys()
                 .all(|k| !k.contains("KEY") && !k.contains("TOKEN"))
         );
+    }
+
+    fn session(policy: Value) -> SessionConfig {
+        SessionConfig {
+            session_id: "s".into(),
+            agent_mode: None,
+            permission_mode: PermissionMode::Default,
+            model: None,
+            variant: None,
+            token: None,
+            validate_token: false,
+            dangerously_skip_permissions: false,
+            agent_version: None,
+            cwd: "/work".into(),
+            state_dir: "/state/s".into(),
+            tap: None,
+            policy: serde_json::from_value(policy).unwrap(),
+        }
+    }
+
+    /// The policy reaches Codex in `thread/start` and again in `thread/resume`; its
+    /// secrets only in the app-server's environment, never in argv or a request.
+    #[test]
+    fn the_policy_goes_in_the_thread_requests_and_its_secrets_in_the_environment() {
+        let session = session(json!({
+            "systemPrompt": "Answer in French.",
+            "tools": {"deny": ["shell"]},
+            "env": {"TEAM": "blue", "PATH": "/evil"},
+            "mcpServers": {
+                "ht": {"type": "http", "url": "http://127.0.0.1:1/mcp",
+                       "headers": {"Authorization": "Bearer tok-secret"}},
+                "st": {"type": "stdio", "command": "python3", "env": {"KEY": "env-secret"}},
+            },
+        }));
+        let settings = TurnSettings::new(&session);
+        let start = settings.thread_start();
+        assert_eq!(start["developerInstructions"], "Answer in French.");
+        assert_eq!(start["config"]["features"]["shell_tool"], false);
+        assert_eq!(
+            start["config"]["mcp_servers"]["ht"]["bearer_token_env_var"],
+            "SANDBOX_MCP_0_BEARER"
+        );
+        let resume = settings.thread_resume("th");
+        assert_eq!(resume["threadId"], "th");
+        assert_eq!(resume["config"], start["config"]);
+        assert_eq!(resume["developerInstructions"], "Answer in French.");
+
+        let spec = app_server("/bin/codex".into(), &session);
+        let shown = format!("{:?} {start} {resume}", spec.args);
+        assert!(
+            !shown.contains("tok-secret") && !shown.contains("env-secret"),
+            "{shown}"
+        );
+        assert_eq!(spec.env["SANDBOX_MCP_0_BEARER"], "tok-secret");
+        assert_eq!(spec.env["SANDBOX_MCP_1_0"], "env-secret");
+        assert_eq!(spec.env["TEAM"], "blue");
+        assert_ne!(
+            spec.env["PATH"], "/evil",
+            "the session's env cannot override the daemon's"
+        );
+        assert_eq!(spec.env["CODEX_HOME"], "/state/s/.codex");
+        assert!(config_toml("http://x").contains(r#"exclude = ["SANDBOX_MCP_*"]"#));
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //!   as JSON-RPC.
 //! - [`launch`]: `config.toml`, environment, permission-mode policies, turn settings, and
 //!   the handshake of each process (initialize, log in, start or resume the thread).
+//! - [`policy`]: a session policy in Codex's terms (instructions, thread config, MCP
+//!   servers and their secrets).
 //! - [`models`]: `model/list` for `GET /agents/codex/models`.
 //! - [`driver`]: the driver.
 
@@ -16,5 +18,6 @@ pub mod driver;
 pub mod launch;
 pub mod models;
 pub mod native;
+pub mod policy;
 
 pub use driver::CodexDriver;

@@ -8,7 +8,6 @@
 use std::time::{Duration, Instant};
 
 use sandbox_agents::codex::launch::TurnSettings;
-use sandbox_agents::codex::launch::policy;
 use sandbox_universal::PermissionMode;
 use serde_json::{Value, json};
 
@@ -66,10 +65,8 @@ impl Codex {
     ) -> Result<Self> {
         let agent = StdioAgent::spawn(launch, transcript)?;
         let settings = TurnSettings {
-            policy: policy(PermissionMode::Default),
-            effort: None,
-            cwd: launch.cwd.display().to_string(),
             model,
+            ..TurnSettings::in_mode(PermissionMode::Default, launch.cwd.display().to_string())
         };
         let mut codex = Self {
             agent,
@@ -140,7 +137,9 @@ impl Codex {
     ) -> Result<Turn> {
         let id = self.next_id;
         self.next_id += 1;
-        let params = self.settings.turn_start(&self.thread_id, prompt);
+        let params = self
+            .settings
+            .turn_start(&self.thread_id, &sandbox_agents::UserMessage::text(prompt));
         self.agent
             .send(json!({"id": id, "method": "turn/start", "params": params}))
             .await?;

@@ -258,19 +258,26 @@ pub fn responses(body: &Value) -> RequestView {
     };
     let entries: Vec<Entry> = items
         .iter()
-        .map(|item| match item["type"].as_str().unwrap_or("message") {
-            "message" => match item["role"].as_str() {
+        .flat_map(|item| match item["type"].as_str().unwrap_or("message") {
+            "message" => vec![match item["role"].as_str() {
                 Some("user") => user_entry(&item["content"]),
                 Some("assistant") => Entry::Assistant,
                 _ => Entry::Skip,
+            }],
+            k if k.ends_with("_output") => {
+                vec![Entry::ToolResult(result_text(&item["output"]))]
+            }
+            "reasoning" | "additional_tools" => vec![Entry::Skip],
+            "tool_search_call" => vec![Entry::ToolCall(TOOL_SEARCH.to_owned())],
+            k if k.ends_with("_call") => match item["name"].as_str() {
+                // A code-mode call is a call of each tool its script calls.
+                Some(name) => match script_calls(item["input"].as_str().unwrap_or_default()) {
+                    nested if nested.is_empty() => vec![Entry::ToolCall(name.to_owned())],
+                    nested => nested.into_iter().map(Entry::ToolCall).collect(),
+                },
+                None => vec![Entry::Assistant],
             },
-            k if k.ends_with("_output") => Entry::ToolResult(result_text(&item["output"])),
-            "reasoning" | "additional_tools" => Entry::Skip,
-            "tool_search_call" => Entry::ToolCall(TOOL_SEARCH.to_owned()),
-            k if k.ends_with("_call") => item["name"]
-                .as_str()
-                .map_or(Entry::Assistant, |name| Entry::ToolCall(name.to_owned())),
-            _ => Entry::Assistant,
+            _ => vec![Entry::Assistant],
         })
         .collect();
     // Tools come in `tools`, (Codex on a code-mode model) in `additional_tools` items, and
@@ -286,6 +293,21 @@ pub fn responses(body: &Value) -> RequestView {
         responses_tools(slice(&item["tools"]), None, &mut tools);
     }
     RequestView::new(body, last_turn(&entries), tools)
+}
+
+/// The tools a code-mode script calls (`tools.<name>(`), in order.
+fn script_calls(script: &str) -> Vec<String> {
+    script
+        .split("tools.")
+        .skip(1)
+        .filter_map(|rest| {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty() && rest[name.len()..].starts_with('(')).then_some(name)
+        })
+        .collect()
 }
 
 /// Reads Responses tool declarations: functions, custom (freeform) tools, `namespace`

@@ -11,7 +11,8 @@ use serde_json::{Map, Value, json};
 
 use super::{Converted, Converter, event};
 use crate::codex::native::{
-    CommandApproval, FileChangeApproval, PermissionsApproval, UserInputRequest, method,
+    CommandApproval, FileChangeApproval, McpElicitation, PermissionsApproval, UserInputRequest,
+    method,
 };
 use crate::items::{finished_item, parse, unparsed_item};
 use crate::kernel::Outgoing;
@@ -40,6 +41,13 @@ pub enum Pending {
         /// The requested profile (granted as asked).
         requested: Value,
     },
+    /// `mcpServer/elicitation/request` approving an MCP tool call.
+    McpTool {
+        /// The server's request id.
+        native_id: Value,
+        /// Whether Codex can remember an approval for the session.
+        persists: bool,
+    },
     /// `item/tool/requestUserInput`.
     Question {
         /// The server's request id.
@@ -56,6 +64,7 @@ impl Pending {
             Self::Command { native_id }
             | Self::FileChange { native_id }
             | Self::Permissions { native_id, .. }
+            | Self::McpTool { native_id, .. }
             | Self::Question { native_id, .. } => native_id,
         }
     }
@@ -92,6 +101,9 @@ impl Converter {
                 parse(params).map(|p| self.permissions(ids, id, &p, params, raw))
             }
             method::USER_INPUT => parse(params).map(|p| self.question(ids, id, &p, raw)),
+            method::MCP_ELICITATION => {
+                parse(params).map(|p| self.mcp_elicitation(ids, id, &p, raw))
+            }
             other => Err(format!(
                 "sandbox-daemon does not handle the Codex request `{other}`"
             )),
@@ -262,6 +274,57 @@ impl Converter {
         self.ask(request, pending, raw)
     }
 
+    /// The approval of an MCP tool call is a `permissionAsked` of kind `mcpTool`; any
+    /// other elicitation (a server asking the user for input) is declined: the daemon has
+    /// no form to show.
+    fn mcp_elicitation(
+        &mut self,
+        ids: &dyn SessionIds,
+        id: &Value,
+        params: &McpElicitation,
+        raw: &Value,
+    ) -> Converted {
+        let server = &params.server_name;
+        let Some(tool) = params.tool_approval() else {
+            let detail = format!("{server}: {}", params.message);
+            return Converted {
+                events: finished_item(
+                    crate::items::status(ids, "mcpElicitationDeclined", Some(detail)),
+                    raw,
+                ),
+                replies: vec![Outgoing::Line(response(id, json!({"action": "decline"})))],
+            };
+        };
+        let meta = params.meta.clone().unwrap_or_default();
+        let item_id = self.open.iter().find_map(|open| {
+            open.item.content.iter().find_map(|part| match part {
+                ContentPart::ToolCall { mcp: Some(m), .. }
+                    if m.server == *server && m.tool == tool =>
+                {
+                    Some(open.item.item_id.clone())
+                }
+                _ => None,
+            })
+        });
+        let request = PermissionRequest {
+            permission_id: ids.next_id("perm"),
+            kind: PermissionKind::McpTool,
+            title: format!("Call `{tool}` of the MCP server `{server}`"),
+            item_id,
+            tool: Some(super::items::mcp_tool_name(server, tool)),
+            command: None,
+            paths: Vec::new(),
+            plan: None,
+            input: meta.tool_params.clone(),
+            always_scope: Some(format!("codex:mcp:{server}/{tool}")),
+        };
+        let pending = Pending::McpTool {
+            native_id: id.clone(),
+            persists: meta.persist.iter().any(|p| p == "session"),
+        };
+        self.ask(request, pending, raw)
+    }
+
     fn question(
         &mut self,
         ids: &dyn SessionIds,
@@ -335,7 +398,8 @@ impl Converter {
     }
 
     /// The response to a pending permission request: `once` → `accept`, `always` →
-    /// `acceptForSession`, `reject` → `decline`.
+    /// `acceptForSession`, `reject` → `decline`; for an MCP tool `accept` (remembered for
+    /// the session with `_meta.persist` on `always`) or `decline`.
     pub(super) fn permission_reply(
         &mut self,
         permission_id: &str,
@@ -360,6 +424,20 @@ impl Converter {
                         json!({"permissions": requested, "scope": "session"})
                     }
                     PermissionReply::Reject => json!({"permissions": {}}),
+                };
+                Ok(response(&native_id, result))
+            }
+            Pending::McpTool {
+                native_id,
+                persists,
+            } => {
+                let result = match reply {
+                    PermissionReply::Once => json!({"action": "accept", "content": {}}),
+                    PermissionReply::Always if persists => json!({
+                        "action": "accept", "content": {}, "_meta": {"persist": "session"}
+                    }),
+                    PermissionReply::Always => json!({"action": "accept", "content": {}}),
+                    PermissionReply::Reject => json!({"action": "decline"}),
                 };
                 Ok(response(&native_id, result))
             }

@@ -2,7 +2,7 @@
 
 use sandbox_universal::{
     ContentPart, EventPayload, FileChangeKind, Item, ItemDelta, ItemEvent, ItemKind, ItemRole,
-    ItemStatus,
+    ItemStatus, McpToolRef,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -216,12 +216,17 @@ fn map_item(native: &ThreadItem, item_id: String) -> Mapped {
             arguments,
             status,
             ..
-        } => tool_call(
-            new(ItemKind::ToolCall, tool_status(*status)),
-            id,
-            &format!("mcp__{server}__{tool}"),
-            arguments.clone(),
-        ),
+        } => new(ItemKind::ToolCall, tool_status(*status))
+            .with_native_id(id)
+            .with_content(ContentPart::ToolCall {
+                call_id: id.to_string(),
+                name: mcp_tool_name(server, tool),
+                arguments: arguments.clone(),
+                mcp: Some(McpToolRef {
+                    server: server.clone(),
+                    tool: tool.clone(),
+                }),
+            }),
         ThreadItem::DynamicToolCall {
             id,
             tool,
@@ -266,6 +271,11 @@ fn map_item(native: &ThreadItem, item_id: String) -> Mapped {
         ),
     };
     Mapped::Item(item)
+}
+
+/// Codex's name for an MCP server's tool (`mcp__<server>__<tool>`).
+pub(super) fn mcp_tool_name(server: &str, tool: &str) -> String {
+    format!("mcp__{server}__{tool}")
 }
 
 fn tool_call(item: Item, id: &str, name: &str, arguments: Value) -> Item {

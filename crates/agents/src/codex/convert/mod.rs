@@ -27,7 +27,7 @@ use super::native::{
     TokenUsageNotification, TurnResult, TurnStatus, WarningNotification,
 };
 use crate::items::{finished_item, native_event as event, parse, unparsed_item};
-use crate::kernel::Outgoing;
+use crate::kernel::{Outgoing, StepLimit};
 use crate::{AgentEvent, SessionIds};
 
 /// What one native message turned into: universal events, and JSON-RPC responses to send
@@ -49,8 +49,10 @@ type Converted = crate::kernel::Converted<Outgoing>;
 /// - `item/mcpToolCall/progress`: progress text of an MCP call; the call's item carries the
 ///   result.
 /// - `thread/compacted`: the `contextCompaction` item reports it.
-/// - `mcpServer/startupStatus/updated`, `skills/changed`, `app/list/updated`: the daemon
-///   configures no MCP servers, plugins or apps.
+/// - `skills/changed`, `app/list/updated`: the daemon configures no plugins or apps.
+///
+/// `mcpServer/startupStatus/updated` (an MCP server starting) is not shown either; a
+/// failure is logged for the operator.
 pub const IGNORED_NOTIFICATIONS: &[&str] = &[
     "thread/started",
     "thread/status/changed",
@@ -68,7 +70,6 @@ pub const IGNORED_NOTIFICATIONS: &[&str] = &[
     "item/commandExecution/terminalInteraction",
     "item/mcpToolCall/progress",
     "thread/compacted",
-    "mcpServer/startupStatus/updated",
     "skills/changed",
     "app/list/updated",
 ];
@@ -94,6 +95,9 @@ struct TurnState {
     usage_seen: bool,
     /// Whether an `error` was already emitted for this turn.
     error_reported: bool,
+    /// The next item Codex starts begins a model response (none began yet, or the last
+    /// one's usage was reported).
+    awaiting_response: bool,
 }
 
 /// An item that started and has not completed yet.
@@ -116,6 +120,8 @@ pub struct Converter {
     /// The daemon's requests awaiting their answer, by id: their method, named when
     /// Codex refuses one.
     requests: HashMap<String, String>,
+    /// The session's `maxTurns`: model responses per turn.
+    limit: StepLimit,
 }
 
 impl Converter {
@@ -130,6 +136,45 @@ impl Converter {
             usage_total: TokenUsageBreakdown::default(),
             pending: HashMap::new(),
             requests: HashMap::new(),
+            limit: StepLimit::default(),
+        }
+    }
+
+    /// Each turn may take at most `max_turns` model responses (`None`: no limit).
+    pub fn with_max_turns(mut self, max_turns: Option<u32>) -> Self {
+        self.limit = StepLimit::new(max_turns);
+        self
+    }
+
+    /// Counts the running turn's model responses: one begins with the first item Codex
+    /// starts after the turn began or after the last response's usage was reported
+    /// (`thread/tokenUsage/updated` follows every response, after its tools ran). One
+    /// response too many interrupts the turn (`turn/interrupt`, whose answer nobody
+    /// awaits), which then ends with `maxTurns`.
+    fn count_response(&mut self, method: &str, params: &Value) -> Option<Outgoing> {
+        let turn = self.turn.as_mut()?;
+        match method {
+            "thread/tokenUsage/updated" => {
+                turn.awaiting_response = true;
+                None
+            }
+            "item/started" if turn.awaiting_response => {
+                if params.pointer("/item/type").and_then(Value::as_str) == Some("userMessage") {
+                    return None;
+                }
+                turn.awaiting_response = false;
+                if !self.limit.step() {
+                    return None;
+                }
+                let codex_turn = turn.codex_turn_id.as_ref()?;
+                tracing::info!(target: "codex", turn = %turn.turn_id, "maxTurns reached: interrupting the turn");
+                Some(Outgoing::Line(serde_json::json!({
+                    "id": format!("maxTurns:{}", turn.turn_id),
+                    "method": native::method::TURN_INTERRUPT,
+                    "params": {"threadId": self.thread_id, "turnId": codex_turn},
+                })))
+            }
+            _ => None,
         }
     }
 
@@ -215,6 +260,12 @@ impl Converter {
                 let detail = format!("{} → {}", rerouted.from_model, rerouted.to_model);
                 status_item(ids, "modelRerouted", Some(detail), raw)
             }
+            "mcpServer/startupStatus/updated" => {
+                if params["status"] == "failed" {
+                    tracing::warn!(target: "codex", %params, "an MCP server of the session failed to start");
+                }
+                Vec::new()
+            }
             m if IGNORED_NOTIFICATIONS.contains(&m) => Vec::new(),
             m if LOGGED_NOTIFICATIONS.contains(&m) => {
                 tracing::warn!(target: "codex", method = m, %params, "codex reported a setup problem");
@@ -244,9 +295,9 @@ impl Converter {
             return Vec::new();
         };
         let stop_reason = match completed.turn.status {
-            TurnStatus::Interrupted => StopReason::Cancelled,
+            TurnStatus::Interrupted => self.limit.stop_reason(StopReason::Cancelled),
             TurnStatus::Failed => StopReason::Error,
-            _ => StopReason::Completed,
+            _ => self.limit.stop_reason(StopReason::Completed),
         };
         let item_status = if stop_reason == StopReason::Completed {
             ItemStatus::Completed
@@ -414,5 +465,7 @@ fn plan_item(ids: &dyn SessionIds, plan: &PlanUpdated, raw: &Value) -> Vec<Agent
     finished_item(item, raw)
 }
 
+#[cfg(test)]
+mod policy_tests;
 #[cfg(test)]
 mod tests;

@@ -29,7 +29,7 @@ impl Protocol for Converter {
     type Out = Outgoing;
 
     fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<Outgoing> {
-        let message = &message.plain_text();
+        self.limit.begin();
         self.turn = Some(TurnState {
             turn_id: turn_id.to_string(),
             codex_turn_id: None,
@@ -38,6 +38,7 @@ impl Protocol for Converter {
             baseline: self.usage_total,
             usage_seen: false,
             error_reported: false,
+            awaiting_response: true,
         });
         vec![Outgoing::Request {
             method: method::TURN_START,
@@ -68,7 +69,11 @@ impl Protocol for Converter {
     fn convert(&mut self, native: &Value, ids: &dyn SessionIds) -> Converted {
         match Incoming::classify(native) {
             Ok(Incoming::Notification { method, params }) => {
-                Converted::events(self.notification(ids, &method, &params, native))
+                let interrupt = self.count_response(&method, &params);
+                let mut converted =
+                    Converted::events(self.notification(ids, &method, &params, native));
+                converted.replies.extend(interrupt);
+                converted
             }
             Ok(Incoming::Request { id, method, params }) => {
                 self.server_request(ids, &id, &method, &params, native)

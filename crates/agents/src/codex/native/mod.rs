@@ -14,8 +14,8 @@ use serde_json::Value;
 
 pub use items::{FileUpdateChange, PatchChangeKind, ThreadItem, ToolStatus};
 pub use requests::{
-    CommandApproval, FileChangeApproval, PermissionsApproval, UserInputOption, UserInputQuestion,
-    UserInputRequest,
+    CommandApproval, FileChangeApproval, McpApprovalMeta, McpElicitation, PermissionsApproval,
+    UserInputOption, UserInputQuestion, UserInputRequest,
 };
 
 /// Method names the daemon sends or handles.
@@ -45,6 +45,9 @@ pub mod method {
     pub const PERMISSIONS_APPROVAL: &str = "item/permissions/requestApproval";
     /// Server request: the `request_user_input` tool.
     pub const USER_INPUT: &str = "item/tool/requestUserInput";
+    /// Server request: an MCP elicitation, or the approval of an MCP tool call
+    /// (`_meta.codex_approval_kind: "mcp_tool_call"`).
+    pub const MCP_ELICITATION: &str = "mcpServer/elicitation/request";
 }
 
 /// One message from the app-server, classified.

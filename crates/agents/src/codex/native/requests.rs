@@ -84,3 +84,45 @@ pub struct UserInputOption {
     #[serde(default)]
     pub description: String,
 }
+
+/// `mcpServer/elicitation/request` params.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct McpElicitation {
+    /// The MCP server asking (or whose tool Codex asks about).
+    pub server_name: String,
+    /// What to show the user.
+    #[serde(default)]
+    pub message: String,
+    /// Codex's own metadata: for a tool call's approval `codex_approval_kind:
+    /// "mcp_tool_call"`, `tool_name`, `tool_params`, `persist` (`["session", "always"]`).
+    #[serde(default, rename = "_meta")]
+    pub meta: Option<McpApprovalMeta>,
+}
+
+/// The `_meta` of an MCP tool call's approval.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct McpApprovalMeta {
+    /// `mcp_tool_call` for a tool call's approval.
+    #[serde(default)]
+    pub codex_approval_kind: Option<String>,
+    /// The tool's name on its server.
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    /// The call's arguments.
+    #[serde(default)]
+    pub tool_params: Option<Value>,
+    /// How an approval may be remembered (`session`, `always`).
+    #[serde(default)]
+    pub persist: Vec<String>,
+}
+
+impl McpElicitation {
+    /// The tool whose call Codex asks to approve, when this is such an approval.
+    pub fn tool_approval(&self) -> Option<&str> {
+        let meta = self.meta.as_ref()?;
+        (meta.codex_approval_kind.as_deref() == Some("mcp_tool_call"))
+            .then_some(meta.tool_name.as_deref())
+            .flatten()
+    }
+}

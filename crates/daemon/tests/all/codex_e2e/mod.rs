@@ -11,6 +11,8 @@ use crate::common::agent_events::command_part;
 use crate::scenarios::ctx::{Ctx, items, stop_reason};
 use crate::scenarios::subject::{Ask, OPENAI_KEY, Subject, environ, files_under};
 
+mod policy;
+
 /// A prompt keyword that makes the fake model run `env`.
 const SHOW_ENV: &str = "SHOW_ENV";
 

@@ -221,9 +221,10 @@ fn codex_code_mode_tools_come_in_an_additional_tools_item() {
 fn after_a_code_mode_call_the_conversation_ends_with_its_output() {
     let capture = code_mode_capture();
     for (name, called) in [
-        ("exec_command", "exec"),
-        ("exec_command_declined", "exec"),
-        ("apply_patch", "exec"),
+        // A code-mode call is a call of the tools its script calls.
+        ("exec_command", "exec_command"),
+        ("exec_command_declined", "exec_command"),
+        ("apply_patch", "apply_patch"),
         ("request_user_input", "request_user_input"),
     ] {
         let mut request = capture["request"].clone();
