@@ -93,10 +93,10 @@ impl AgentDriver for CodexDriver {
             system_prompt: true,
             tool_lists: true,
             max_turns: true,
-            // Configured per thread and proved to start with their secrets
-            // (`codex_e2e::policy`); not claimed until a real-CLI test calls their tools
-            // (behind Codex's `tool_search`) and answers their approvals.
-            mcp_servers: false,
+            // Configured per thread (`codex_e2e::policy`: the secrets reach only the
+            // servers); the table's `mcp-stdio` / `mcp-http` rows call their tools on the
+            // default model (code mode) and answer their approvals.
+            mcp_servers: true,
             images: true,
             session_env: true,
         }
