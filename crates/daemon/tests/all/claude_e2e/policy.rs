@@ -1,0 +1,283 @@
+//! Claude Code's session policy with the real pinned CLI offline, through the daemon over
+//! HTTP: the system prompt (also after a crash and a daemon restart), removed tools, its own
+//! turn limit, images and extra environment variables.
+
+use std::collections::BTreeMap;
+
+use sandbox_testkit::provider::RecordedRequest;
+use sandbox_universal::{
+    AgentId, CreateSessionRequest, EventPayload, MessagePart, PermissionMode, SendMessageRequest,
+    StopReason, SystemPromptMode, ToolPolicy, UniversalEvent,
+};
+use serde_json::Value;
+
+use super::claude_pids;
+use crate::common::agent_events::kill_9;
+use crate::scenarios::ctx::{Ctx, Session, stop_reason};
+use crate::scenarios::subject::{Ask, environ};
+
+/// The system prompt of a model call: its `system` text blocks (or string), joined.
+fn system_text(call: &RecordedRequest) -> String {
+    match &call.body["system"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The model calls that carry `message`; at least one.
+fn calls_with(ctx: &Ctx, message: &str) -> Vec<RecordedRequest> {
+    let calls = ctx.subject.calls_with(message);
+    assert!(!calls.is_empty(), "no model call carries {message:?}");
+    calls
+}
+
+/// A completed turn of `ask`; the model calls of it.
+async fn turn(ctx: &Ctx, s: &Session, ask: Ask, tag: &str) -> Vec<RecordedRequest> {
+    let message = ctx.prompt(ask, tag);
+    let events = ctx.turn(&s.id, &message).await;
+    assert_eq!(stop_reason(&events), StopReason::Completed, "{tag}");
+    calls_with(ctx, &message)
+}
+
+const MARKER: &str = "Always sign as SANDBOX-MARKER-51f3.";
+
+/// An appended system prompt reaches every model call after Claude's own; a replacing one
+/// stands alone. It is still there after the CLI crashed (a respawn resumes the
+/// conversation) and after a daemon restart (the restored session resumes it): Claude
+/// records the prompt on the first request and the daemon passes it on every launch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_system_prompt_survives_a_crash_and_a_restart() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Claude).await else {
+        return;
+    };
+    let with = |mode| {
+        move |r| CreateSessionRequest {
+            system_prompt: Some(MARKER.into()),
+            system_prompt_mode: Some(mode),
+            ..r
+        }
+    };
+    let (append, replace) = tokio::join!(
+        ctx.session_with("append", with(SystemPromptMode::Append)),
+        ctx.session_with("replace", with(SystemPromptMode::Replace)),
+    );
+    let appended = system_text(&turn(&ctx, &append, Ask::Text, "append-1").await[0]);
+    let replaced = system_text(&turn(&ctx, &replace, Ask::Text, "replace-1").await[0]);
+    assert!(appended.contains(MARKER), "{appended}");
+    assert!(replaced.contains(MARKER), "{replaced}");
+    assert!(
+        appended.find(MARKER).unwrap() > 1000,
+        "appended after Claude's own prompt: {appended}"
+    );
+    assert!(
+        replaced.len() < appended.len() / 4,
+        "replaced: Claude's own prompt is gone: {replaced}"
+    );
+    // The prompt is in a private file, not in argv.
+    for pid in claude_pids(&ctx, &append) {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&cmdline).contains(MARKER));
+    }
+
+    // A crash: the respawned CLI resumes with the prompt.
+    let after = ctx.last_sequence(&append.id).await;
+    claude_pids(&ctx, &append).into_iter().for_each(kill_9);
+    ctx.next(&append.id, after, |p| match p {
+        EventPayload::Error(_) => Some(()),
+        _ => None,
+    })
+    .await;
+    for call in turn(&ctx, &append, Ask::Text, "append-2").await {
+        assert!(system_text(&call).contains(MARKER), "after the crash");
+    }
+
+    // A daemon restart: the restored sessions resume with their prompts.
+    let Ctx { subject, daemon } = ctx;
+    let ctx = Ctx {
+        daemon: daemon.restart().await,
+        subject,
+    };
+    for call in turn(&ctx, &append, Ask::Text, "append-3").await {
+        assert!(system_text(&call).contains(MARKER), "after the restart");
+    }
+    for call in turn(&ctx, &replace, Ask::Text, "replace-3").await {
+        let text = system_text(&call);
+        assert!(text.contains(MARKER) && text.len() < appended.len() / 4);
+    }
+}
+
+/// The tool names of a model call: its `tools`, and those deferred behind ToolSearch,
+/// which the CLI lists one a line after "…available via ToolSearch…:".
+fn offered(call: &RecordedRequest) -> Vec<String> {
+    let mut names: Vec<String> = call.body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    let text = call.body.to_string().replace("\\n", "\n");
+    if let Some(at) = text.find("available via ToolSearch") {
+        let list = &text[at..];
+        let list = &list[list.find(":\n").map_or(list.len(), |i| i + 2)..];
+        names.extend(
+            list.lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(|l| l.trim().to_string()),
+        );
+    }
+    names
+}
+
+/// Removed tools are absent from the model's tool list (denied: `shell`, `webFetch`;
+/// outside an allow list: everything but `read`), and the others stay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn removed_tools_are_absent_from_the_model_call() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Claude).await else {
+        return;
+    };
+    let with = |tools: ToolPolicy| {
+        move |r| CreateSessionRequest {
+            tools: Some(tools),
+            ..r
+        }
+    };
+    let deny = ToolPolicy {
+        allow: None,
+        deny: vec!["shell".into(), "webFetch".into()],
+    };
+    let allow = ToolPolicy {
+        allow: Some(vec!["read".into()]),
+        deny: Vec::new(),
+    };
+    let (open, denied, allowed) = tokio::join!(
+        ctx.session("open"),
+        ctx.session_with("deny", with(deny)),
+        ctx.session_with("allow", with(allow)),
+    );
+    let has = |tools: &[String], name: &str| tools.iter().any(|t| t == name);
+    let all = offered(&turn(&ctx, &open, Ask::Text, "open").await[0]);
+    for tool in [
+        "Bash",
+        "Monitor",
+        "Read",
+        "Write",
+        "Edit",
+        "NotebookEdit",
+        "WebFetch",
+    ] {
+        assert!(has(&all, tool), "{tool}: {all:?}");
+    }
+    let tools = offered(&turn(&ctx, &denied, Ask::Text, "deny").await[0]);
+    for gone in ["Bash", "Monitor", "WebFetch"] {
+        assert!(!has(&tools, gone), "{gone}: {tools:?}");
+    }
+    assert!(has(&tools, "Read") && has(&tools, "Write"), "{tools:?}");
+    let tools = offered(&turn(&ctx, &allowed, Ask::Text, "allow").await[0]);
+    assert!(has(&tools, "Read"), "{tools:?}");
+    for gone in [
+        "Bash",
+        "Monitor",
+        "Write",
+        "Edit",
+        "NotebookEdit",
+        "WebFetch",
+        "WebSearch",
+    ] {
+        assert!(!has(&tools, gone), "{gone}: {tools:?}");
+    }
+}
+
+/// `maxTurns` is Claude's own `--max-turns`: a turn that needs a second model response
+/// after its tool call ends with `maxTurns`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_turns_ends_the_turn() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Claude).await else {
+        return;
+    };
+    let s = ctx
+        .session_with("limited", |r| CreateSessionRequest {
+            max_turns: Some(1),
+            permission_mode: Some(PermissionMode::Bypass),
+            dangerously_skip_permissions: Some(true),
+            ..r
+        })
+        .await;
+    let message = ctx.prompt(Ask::Shell, "limited");
+    let events = ctx.turn(&s.id, &message).await;
+    assert_eq!(stop_reason(&events), StopReason::MaxTurns, "{events:#?}");
+    assert_eq!(calls_with(&ctx, &message).len(), 1, "one model response");
+}
+
+/// A 1×1 PNG.
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/// An image reaches the provider as a base64 `image` block beside the text; the session's
+/// `env` reaches Claude's process.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn images_and_env_reach_claude() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Claude).await else {
+        return;
+    };
+    let s = ctx
+        .session_with("image", |r| CreateSessionRequest {
+            env: Some(BTreeMap::from([(
+                "POLICY_E2E_VAR".into(),
+                "e2e-value".into(),
+            )])),
+            ..r
+        })
+        .await;
+    let text = ctx.prompt(Ask::Text, "image");
+    let request = SendMessageRequest {
+        message: None,
+        content: Some(vec![
+            MessagePart::Text { text: text.clone() },
+            MessagePart::Image {
+                media_type: "image/png".into(),
+                data: Some(PNG.into()),
+                path: None,
+            },
+        ]),
+    };
+    let turn = ctx
+        .daemon
+        .client
+        .send_request(&s.id, &request)
+        .await
+        .unwrap()
+        .turn_id;
+    let events: Vec<UniversalEvent> = ctx.ended(&s.id, &turn).await;
+    assert_eq!(stop_reason(&events), StopReason::Completed);
+    let call = &calls_with(&ctx, &text)[0];
+    let last = call.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user" && m.to_string().contains(&text))
+        .unwrap();
+    let image = last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "image")
+        .unwrap_or_else(|| panic!("no image block: {last}"));
+    assert_eq!(image["source"]["type"], "base64");
+    assert_eq!(image["source"]["media_type"], "image/png");
+    assert_eq!(image["source"]["data"], PNG);
+    for pid in claude_pids(&ctx, &s) {
+        assert!(
+            environ(pid).iter().any(|e| e == "POLICY_E2E_VAR=e2e-value"),
+            "the session's env"
+        );
+    }
+}
