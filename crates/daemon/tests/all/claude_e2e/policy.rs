@@ -4,17 +4,18 @@
 
 use std::collections::BTreeMap;
 
+use sandbox_testkit::mcp::{ECHO_PREFIX_ENV, HttpMcpServer, StdioMcp, stdio_server};
 use sandbox_testkit::provider::RecordedRequest;
 use sandbox_universal::{
-    AgentId, CreateSessionRequest, EventPayload, MessagePart, PermissionMode, SendMessageRequest,
-    StopReason, SystemPromptMode, ToolPolicy, UniversalEvent,
+    AgentId, CreateSessionRequest, EventPayload, McpServer, MessagePart, PermissionMode,
+    SendMessageRequest, StopReason, SystemPromptMode, ToolPolicy, UniversalEvent,
 };
 use serde_json::Value;
 
 use super::claude_pids;
 use crate::common::agent_events::kill_9;
 use crate::scenarios::ctx::{Ctx, Session, stop_reason};
-use crate::scenarios::subject::{Ask, environ};
+use crate::scenarios::subject::{Ask, environ, files_under};
 
 /// The system prompt of a model call: its `system` text blocks (or string), joined.
 fn system_text(call: &RecordedRequest) -> String {
@@ -278,6 +279,119 @@ async fn images_and_env_reach_claude() {
         assert!(
             environ(pid).iter().any(|e| e == "POLICY_E2E_VAR=e2e-value"),
             "the session's env"
+        );
+    }
+}
+
+const TOKEN: &str = "mcp-e2e-token-9c2e";
+const PREFIX: &str = "mcp-e2e-prefix-41d7";
+
+/// The session's MCP servers: `st` (stdio, `MCP_ECHO_PREFIX` in its env) and `ht` (HTTP,
+/// with the bearer token).
+fn mcp_servers(st: &StdioMcp, ht: &HttpMcpServer) -> BTreeMap<String, McpServer> {
+    BTreeMap::from([
+        (
+            "st".to_string(),
+            McpServer::Stdio {
+                command: st.command.clone(),
+                args: st.args.clone(),
+                env: BTreeMap::from([(ECHO_PREFIX_ENV.into(), PREFIX.into())]),
+            },
+        ),
+        (
+            "ht".to_string(),
+            McpServer::Http {
+                url: ht.url(),
+                headers: BTreeMap::from([("Authorization".into(), format!("Bearer {TOKEN}"))]),
+            },
+        ),
+    ])
+}
+
+/// The session's MCP servers (and only those: `--strict-mcp-config`) reach the model's tool
+/// list, the HTTP server gets the bearer token (Claude expands it from its environment),
+/// and removed MCP tools are absent: one tool (`mcp:ht/delete_everything`), a whole server
+/// (`mcp:st/*`), or a server an allow list leaves out. No secret is in argv or in a file
+/// other than the daemon's own 0600 `policy-secrets.json`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_servers_reach_the_model_and_removed_mcp_tools_do_not() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Claude).await else {
+        return;
+    };
+    let ht = HttpMcpServer::start(TOKEN).await.unwrap();
+    let st = stdio_server(&ctx.daemon.data_dir.path().join("mcp")).unwrap();
+    let with = |deny: &[&str], allow: Option<&[&str]>| {
+        let tools = ToolPolicy {
+            allow: allow.map(|a| a.iter().map(|t| t.to_string()).collect()),
+            deny: deny.iter().map(|t| t.to_string()).collect(),
+        };
+        let servers = mcp_servers(&st, &ht);
+        move |r| CreateSessionRequest {
+            mcp_servers: Some(servers),
+            tools: Some(tools),
+            ..r
+        }
+    };
+    let (one, server, allow) = tokio::join!(
+        ctx.session_with("one", with(&["mcp:ht/delete_everything"], None)),
+        ctx.session_with("server", with(&["mcp:st/*"], None)),
+        ctx.session_with("allow", with(&[], Some(&["read", "mcp:ht/*"]))),
+    );
+    let has = |tools: &[String], name: &str| tools.iter().any(|t| t == name);
+    let tools = offered(&turn(&ctx, &one, Ask::Text, "one").await[0]);
+    for tool in [
+        "mcp__st__echo",
+        "mcp__st__delete_everything",
+        "mcp__ht__echo",
+    ] {
+        assert!(has(&tools, tool), "{tool}: {tools:?}");
+    }
+    assert!(!has(&tools, "mcp__ht__delete_everything"), "{tools:?}");
+    let tools = offered(&turn(&ctx, &server, Ask::Text, "server").await[0]);
+    assert!(has(&tools, "mcp__ht__echo"), "{tools:?}");
+    assert!(
+        !tools.iter().any(|t| t.starts_with("mcp__st__")),
+        "{tools:?}"
+    );
+    let tools = offered(&turn(&ctx, &allow, Ask::Text, "allow").await[0]);
+    assert!(has(&tools, "mcp__ht__echo") && has(&tools, "mcp__ht__delete_everything"));
+    assert!(
+        !tools.iter().any(|t| t.starts_with("mcp__st__")),
+        "{tools:?}"
+    );
+    assert!(!has(&tools, "Bash"), "{tools:?}");
+
+    let authorizations = ht.authorizations();
+    assert!(!authorizations.is_empty(), "Claude reached the HTTP server");
+    assert!(
+        authorizations
+            .iter()
+            .all(|a| a.as_deref() == Some(&format!("Bearer {TOKEN}")[..])),
+        "{authorizations:?}"
+    );
+    for s in [&one, &server, &allow] {
+        for pid in claude_pids(&ctx, s) {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline);
+            assert!(
+                !cmdline.contains(TOKEN) && !cmdline.contains(PREFIX),
+                "{cmdline}"
+            );
+            if !cmdline.contains("sandbox_testkit_mcp") {
+                assert!(cmdline.contains("--strict-mcp-config"), "{cmdline}");
+            }
+        }
+    }
+    for file in files_under(ctx.daemon.data_dir.path()) {
+        if file.ends_with("policy-secrets.json") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap_or_default()).into_owned();
+        assert!(
+            !text.contains(TOKEN) && !text.contains(PREFIX),
+            "{} holds a secret",
+            file.display()
         );
     }
 }
