@@ -124,11 +124,25 @@ pub fn reply(plan: &Plan, ids: &Ids, body: &Value, default_delay: Duration) -> R
             );
         });
     }
-    if let Some(tool) = &plan.tool {
+    if let Some(tool) = &plan.tool
+        && let ToolInput::Search(arguments) = &tool.input
+    {
+        // A client-executed tool search: no argument deltas, the arguments as JSON.
+        let (id, call_id) = (ids.next("tsc"), ids.next("call"));
+        let item = |status: &str, arguments: &Value| {
+            json!({"id": id, "type": "tool_search_call", "status": status, "call_id": call_id,
+                   "execution": "client", "arguments": arguments})
+        };
+        ev.item(
+            item("in_progress", &json!({})),
+            item("completed", arguments),
+            |_, _| {},
+        );
+    } else if let Some(tool) = &plan.tool {
         let call_id = ids.next("call");
         let input = tool.input_text();
         let (id, kind, field, delta_event, done_event) = match tool.input {
-            ToolInput::Json(_) => (
+            ToolInput::Json(_) | ToolInput::Search(_) => (
                 ids.next("fc"),
                 "function_call",
                 "arguments",
