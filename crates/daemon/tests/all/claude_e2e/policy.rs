@@ -4,30 +4,30 @@
 
 use std::collections::BTreeMap;
 
-use sandbox_testkit::mcp::{ECHO_PREFIX_ENV, HttpMcpServer, StdioMcp, stdio_server};
+use sandbox_testkit::mcp::{ECHO_PREFIX_ENV, HttpMcpServer, StdioMcp, echo_text, stdio_server};
 use sandbox_testkit::provider::RecordedRequest;
+use sandbox_testkit::provider::script::MCP_TEXT;
 use sandbox_universal::{
-    AgentId, CreateSessionRequest, EventPayload, McpServer, MessagePart, PermissionMode,
-    SendMessageRequest, StopReason, SystemPromptMode, ToolPolicy, UniversalEvent,
+    AgentId, ContentPart, CreateSessionRequest, EventPayload, ItemKind, McpServer, MessagePart,
+    PermissionKind, PermissionMode, PermissionReply, SendMessageRequest, StopReason,
+    SystemPromptMode, ToolPolicy, UniversalEvent,
 };
-use serde_json::Value;
 
 use super::claude_pids;
 use crate::common::agent_events::kill_9;
-use crate::scenarios::ctx::{Ctx, Session, stop_reason};
+use crate::scenarios::ctx::{Ctx, Session, items, stop_reason};
 use crate::scenarios::subject::{Ask, environ, files_under};
 
-/// The system prompt of a model call: its `system` text blocks (or string), joined.
-fn system_text(call: &RecordedRequest) -> String {
-    match &call.body["system"] {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
+/// The request's `system` blocks, joined (the kit's `system_text` also holds the system
+/// entries Claude puts in `messages`, which stay whatever the mode).
+fn system_blocks(call: &RecordedRequest) -> String {
+    call.body["system"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The model calls that carry `message`; at least one.
@@ -68,8 +68,8 @@ async fn the_system_prompt_survives_a_crash_and_a_restart() {
         ctx.session_with("append", with(SystemPromptMode::Append)),
         ctx.session_with("replace", with(SystemPromptMode::Replace)),
     );
-    let appended = system_text(&turn(&ctx, &append, Ask::Text, "append-1").await[0]);
-    let replaced = system_text(&turn(&ctx, &replace, Ask::Text, "replace-1").await[0]);
+    let appended = system_blocks(&turn(&ctx, &append, Ask::Text, "append-1").await[0]);
+    let replaced = system_blocks(&turn(&ctx, &replace, Ask::Text, "replace-1").await[0]);
     assert!(appended.contains(MARKER), "{appended}");
     assert!(replaced.contains(MARKER), "{replaced}");
     assert!(
@@ -95,7 +95,7 @@ async fn the_system_prompt_survives_a_crash_and_a_restart() {
     })
     .await;
     for call in turn(&ctx, &append, Ask::Text, "append-2").await {
-        assert!(system_text(&call).contains(MARKER), "after the crash");
+        assert!(call.system_text().contains(MARKER), "after the crash");
     }
 
     // A daemon restart: the restored sessions resume with their prompts.
@@ -105,34 +105,20 @@ async fn the_system_prompt_survives_a_crash_and_a_restart() {
         subject,
     };
     for call in turn(&ctx, &append, Ask::Text, "append-3").await {
-        assert!(system_text(&call).contains(MARKER), "after the restart");
+        assert!(call.system_text().contains(MARKER), "after the restart");
     }
     for call in turn(&ctx, &replace, Ask::Text, "replace-3").await {
-        let text = system_text(&call);
+        let text = system_blocks(&call);
         assert!(text.contains(MARKER) && text.len() < appended.len() / 4);
     }
 }
 
-/// The tool names of a model call: its `tools`, and those deferred behind ToolSearch,
-/// which the CLI lists one a line after "…available via ToolSearch…:".
+/// The tool names a model call offers (those deferred behind ToolSearch included).
 fn offered(call: &RecordedRequest) -> Vec<String> {
-    let mut names: Vec<String> = call.body["tools"]
-        .as_array()
+    call.tool_names()
         .into_iter()
-        .flatten()
-        .filter_map(|t| t["name"].as_str().map(str::to_string))
-        .collect();
-    let text = call.body.to_string().replace("\\n", "\n");
-    if let Some(at) = text.find("available via ToolSearch") {
-        let list = &text[at..];
-        let list = &list[list.find(":\n").map_or(list.len(), |i| i + 2)..];
-        names.extend(
-            list.lines()
-                .take_while(|l| !l.trim().is_empty())
-                .map(|l| l.trim().to_string()),
-        );
-    }
-    names
+        .map(|t| t.strip_prefix("deferred:").map(str::to_string).unwrap_or(t))
+        .collect()
 }
 
 /// Removed tools are absent from the model's tool list (denied: `shell`, `webFetch`;
@@ -394,4 +380,169 @@ async fn mcp_servers_reach_the_model_and_removed_mcp_tools_do_not() {
             file.display()
         );
     }
+}
+
+/// The `toolCall` items of MCP tools in `events`, as `(server, tool)`.
+fn mcp_calls(events: &[UniversalEvent]) -> Vec<(String, String)> {
+    items(events, ItemKind::ToolCall)
+        .iter()
+        .filter_map(|item| match &item.content[0] {
+            ContentPart::ToolCall { mcp: Some(mcp), .. } => {
+                Some((mcp.server.clone(), mcp.tool.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text of the tool results in `events`.
+fn results(events: &[UniversalEvent]) -> Vec<String> {
+    items(events, ItemKind::ToolResult)
+        .iter()
+        .filter_map(|item| match &item.content[0] {
+            ContentPart::ToolResult { output, .. } => Some(output.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Claude calls the session's stdio and HTTP MCP servers: each call asks (`mcpTool`), an
+/// `always` answer covers that tool only, the call is a `toolCall` naming its server and
+/// tool, its output (the stdio server got its env value through `${VAR}`) is a
+/// `toolResult` and reaches the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_tools_are_called_after_a_permission_round_trip() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Claude).await else {
+        return;
+    };
+    let ht = HttpMcpServer::start(TOKEN).await.unwrap();
+    let st = stdio_server(&ctx.daemon.data_dir.path().join("mcp")).unwrap();
+    let servers = mcp_servers(&st, &ht);
+    let s = ctx
+        .session_with("mcp", |r| CreateSessionRequest {
+            mcp_servers: Some(servers),
+            ..r
+        })
+        .await;
+    let echoed = format!("{PREFIX}{}", echo_text(MCP_TEXT));
+    let message = "USE_MCP st/echo (first)";
+    let (events, asked) = ctx
+        .turn_answering(&s.id, message, PermissionReply::Always)
+        .await;
+    assert_eq!(stop_reason(&events), StopReason::Completed);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].kind, PermissionKind::McpTool);
+    assert_eq!(asked[0].tool.as_deref(), Some("mcp__st__echo"));
+    assert_eq!(mcp_calls(&events), [("st".into(), "echo".into())]);
+    assert!(
+        results(&events).iter().any(|r| r.contains(&echoed)),
+        "{events:#?}"
+    );
+    assert!(
+        ctx.subject
+            .calls_with(message)
+            .iter()
+            .any(|call| call.tool_results().iter().any(|r| r.contains(&echoed))),
+        "the output reached the model"
+    );
+    assert_eq!(st.calls().len(), 1);
+    assert_eq!(st.calls()[0].prefix.as_deref(), Some(PREFIX));
+
+    // `always` covered st's echo: no question the second time.
+    let (events, asked) = ctx
+        .turn_answering(&s.id, "USE_MCP st/echo (again)", PermissionReply::Reject)
+        .await;
+    assert!(asked.is_empty(), "{asked:?}");
+    assert!(results(&events).iter().any(|r| r.contains(&echoed)));
+    assert_eq!(st.calls().len(), 2);
+
+    // Another tool asks again; the HTTP server's echo, allowed once.
+    let (events, asked) = ctx
+        .turn_answering(&s.id, "USE_MCP ht/echo (http)", PermissionReply::Once)
+        .await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].tool.as_deref(), Some("mcp__ht__echo"));
+    assert_eq!(mcp_calls(&events), [("ht".into(), "echo".into())]);
+    assert!(
+        results(&events)
+            .iter()
+            .any(|r| r.contains(&echo_text(MCP_TEXT)))
+    );
+    assert_eq!(ht.calls().len(), 1);
+}
+
+/// An allow list naming one tool of a server: Claude cannot list the server's other
+/// tools up front, so they ask and the daemon refuses them by itself (visible as an
+/// automatic rejection), also in bypass mode; the allowed tool runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_tool_outside_the_allow_list_is_refused() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Claude).await else {
+        return;
+    };
+    let ht = HttpMcpServer::start(TOKEN).await.unwrap();
+    let st = stdio_server(&ctx.daemon.data_dir.path().join("mcp")).unwrap();
+    let servers = mcp_servers(&st, &ht);
+    let s = ctx
+        .session_with("partial", |r| CreateSessionRequest {
+            mcp_servers: Some(servers),
+            tools: Some(ToolPolicy {
+                allow: Some(vec!["read".into(), "mcp:st/echo".into()]),
+                deny: Vec::new(),
+            }),
+            permission_mode: Some(PermissionMode::Bypass),
+            dangerously_skip_permissions: Some(true),
+            ..r
+        })
+        .await;
+    let (events, asked) = ctx
+        .turn_answering(
+            &s.id,
+            "USE_MCP st/delete_everything (refused)",
+            PermissionReply::Once,
+        )
+        .await;
+    assert!(asked.is_empty(), "the host is not asked: {asked:?}");
+    let refused: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::PermissionResolved(r) if r.automatic => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused.len(), 1, "{events:#?}");
+    assert_eq!(
+        refused[0].request.as_ref().unwrap().kind,
+        PermissionKind::McpTool
+    );
+    assert!(st.calls().is_empty(), "{:?}", st.calls());
+    let (events, asked) = ctx
+        .turn_answering(&s.id, "USE_MCP st/echo (allowed)", PermissionReply::Reject)
+        .await;
+    assert!(asked.is_empty(), "bypass: {asked:?}");
+    assert_eq!(mcp_calls(&events), [("st".into(), "echo".into())]);
+    assert_eq!(st.calls().len(), 1);
+}
+
+/// `LOOP_TOOLS` keeps calling the shell; `maxTurns: 3` ends the turn after three model
+/// responses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_turns_stops_a_turn_that_keeps_calling_tools() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Claude).await else {
+        return;
+    };
+    let s = ctx
+        .session_with("loop", |r| CreateSessionRequest {
+            max_turns: Some(3),
+            permission_mode: Some(PermissionMode::Bypass),
+            dangerously_skip_permissions: Some(true),
+            ..r
+        })
+        .await;
+    let message = "LOOP_TOOLS (loop)";
+    let events = ctx.turn(&s.id, message).await;
+    assert_eq!(stop_reason(&events), StopReason::MaxTurns);
+    assert_eq!(ctx.subject.calls_with(message).len(), 3);
 }
