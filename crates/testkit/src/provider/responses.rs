@@ -5,7 +5,9 @@
 //! `apply_patch` is a freeform `custom_tool_call` whose `input` is the raw patch. A call
 //! of a tool declared in a `namespace` tool carries that `namespace` (Codex's
 //! `functions`). In code mode (Codex's default model) the call is a `custom_tool_call`
-//! of `exec` whose `input` is JavaScript (see [`super::calls::exec_source`]).
+//! of `exec` whose `input` is JavaScript (see [`super::calls::exec_source`]). A call of
+//! Codex's client-executed `tool_search` is a `tool_search_call` item (`execution:
+//! "client"`, JSON `arguments`, no deltas).
 
 use std::time::Duration;
 

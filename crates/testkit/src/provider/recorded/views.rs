@@ -12,7 +12,7 @@ use crate::provider::view::{self, OfferedTool, result_text};
 pub struct InputImage {
     /// The media type (`image/png`, ...) of an inline image; empty when not stated.
     pub media_type: String,
-    /// The base64 data of an inline image; empty for a [`Self::reference`].
+    /// The base64 data of an inline image; empty when the image is only referenced.
     pub data: String,
     /// What an image that is not inline points to: its URL or file id.
     pub reference: Option<String>,
