@@ -125,9 +125,13 @@ impl AgentDriver for AmpDriver {
             agent_modes: true,
             validate_token: false,
             system_prompt: false,
-            tool_lists: true,
+            // Honoured (see `policy()`), but no scenario can prove them offline: the
+            // model loop is on Amp's servers and the stand-in does not model
+            // `amp.tools.disable` or MCP. `amp_e2e::policy` checks the settings file the
+            // real binary starts the session's MCP servers from.
+            tool_lists: false,
             max_turns: false,
-            mcp_servers: true,
+            mcp_servers: false,
             images: false,
             session_env: true,
         }

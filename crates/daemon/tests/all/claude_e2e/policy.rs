@@ -526,7 +526,7 @@ async fn an_mcp_tool_outside_the_allow_list_is_refused() {
 }
 
 /// `LOOP_TOOLS` keeps calling the shell; `maxTurns: 3` ends the turn after three model
-/// responses.
+/// responses, and the limit is per turn: the next one completes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_turns_stops_a_turn_that_keeps_calling_tools() {
     sandbox_testkit::isolate!();
@@ -545,4 +545,7 @@ async fn max_turns_stops_a_turn_that_keeps_calling_tools() {
     let events = ctx.turn(&s.id, message).await;
     assert_eq!(stop_reason(&events), StopReason::MaxTurns);
     assert_eq!(ctx.subject.calls_with(message).len(), 3);
+    let next = ctx.prompt(Ask::Text, "after the limit");
+    let events = ctx.turn(&s.id, &next).await;
+    assert_eq!(stop_reason(&events), StopReason::Completed, "the next turn");
 }
