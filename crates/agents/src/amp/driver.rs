@@ -48,10 +48,14 @@ impl AmpDriver {
                         .into(),
             })?;
         let dirs = AmpDirs::new(&session.state_dir);
-        dirs.write(session.permission_mode, &self.context.executable)
-            .map_err(|e| AgentError::SpawnFailed {
-                message: format!("writing Amp's settings: {e}"),
-            })?;
+        dirs.write(
+            session.permission_mode,
+            &self.context.executable,
+            &session.policy,
+        )
+        .map_err(|e| AgentError::SpawnFailed {
+            message: format!("writing Amp's settings: {e}"),
+        })?;
         let (channel, asks) = Channel::open().map_err(|e| AgentError::SpawnFailed {
             message: format!("opening the permission channel for Amp: {e}"),
         })?;
@@ -63,6 +67,7 @@ impl AmpDriver {
             url: env.get("AMP_URL").map(str::to_string),
             mode: session.agent_mode.clone(),
             channel,
+            env: session.policy.env.clone(),
         };
         Ok((launch, asks))
     }
@@ -120,12 +125,21 @@ impl AgentDriver for AmpDriver {
             agent_modes: true,
             validate_token: false,
             system_prompt: false,
+            // Honoured (see `policy()`), but no scenario can prove them offline: the
+            // model loop is on Amp's servers and the stand-in does not model
+            // `amp.tools.disable` or MCP. `amp_e2e::policy` checks the settings file the
+            // real binary starts the session's MCP servers from.
             tool_lists: false,
             max_turns: false,
             mcp_servers: false,
             images: false,
-            session_env: false,
+            session_env: true,
         }
+    }
+
+    /// Built-in tools, MCP servers and env, in its settings file: see [`super::policy`].
+    fn policy(&self) -> sandbox_universal::PolicySupport {
+        super::policy::support()
     }
 
     async fn status(&self) -> BinaryStatus {

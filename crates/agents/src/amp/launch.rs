@@ -77,11 +77,30 @@ impl AmpDirs {
         }
     }
 
-    /// Creates HOME and writes the settings of `mode`, delegating to `helper`.
-    pub fn write(&self, mode: PermissionMode, helper: &Path) -> std::io::Result<()> {
+    /// Creates HOME and writes the settings (readable by the daemon's user alone: they may
+    /// hold MCP secrets) of `mode`, delegating to `helper`, with the session's `policy`.
+    pub fn write(
+        &self,
+        mode: PermissionMode,
+        helper: &Path,
+        policy: &sandbox_universal::SessionPolicy,
+    ) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         std::fs::create_dir_all(&self.home)?;
-        let text = serde_json::to_string_pretty(&settings(mode, helper)).expect("serializes");
-        std::fs::write(&self.settings, text)
+        let mut all = settings(mode, helper);
+        if let Value::Object(map) = &mut all {
+            map.extend(super::policy::settings(policy));
+        }
+        let text = serde_json::to_string_pretty(&all).expect("serializes");
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&self.settings)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(text.as_bytes())
     }
 }
 
@@ -152,6 +171,8 @@ pub struct TurnLaunch<'a> {
     pub url: Option<&'a str>,
     /// The permission channel (see `relay`), as its environment value.
     pub permission_channel: &'a str,
+    /// The session's extra environment variables.
+    pub session_env: &'a BTreeMap<String, String>,
 }
 
 impl TurnLaunch<'_> {
@@ -166,6 +187,7 @@ impl TurnLaunch<'_> {
             super::relay::CHANNEL_ENV.into(),
             self.permission_channel.into(),
         );
+        crate::process::add_session_env(&mut env, self.session_env);
         ProcessSpec {
             program: self.program.to_path_buf(),
             args,
@@ -191,6 +213,8 @@ pub struct Launch {
     pub mode: Option<String>,
     /// The session's permission channel (its delegate program's asks).
     pub channel: super::relay::Channel,
+    /// The session's extra environment variables.
+    pub env: BTreeMap<String, String>,
 }
 
 impl crate::kernel::per_turn::TurnLaunch for Launch {
@@ -206,6 +230,7 @@ impl crate::kernel::per_turn::TurnLaunch for Launch {
             key: &self.key,
             url: self.url.as_deref(),
             permission_channel: self.channel.env_value(),
+            session_env: &self.env,
         };
         turn.spec(args(thread, self.mode.as_deref(), &self.dirs))
     }
@@ -271,9 +296,14 @@ mod tests {
             key: "sk-amp",
             url: Some("http://127.0.0.1:9"),
             permission_channel: "c",
+            session_env: &BTreeMap::from([
+                ("FOO".to_string(), "bar".to_string()),
+                ("AMP_API_KEY".to_string(), "other".to_string()),
+            ]),
         };
         let spec = launch.spec(next);
         assert_eq!(spec.env["AMP_API_KEY"], "sk-amp");
+        assert_eq!(spec.env["FOO"], "bar");
         assert_eq!(spec.env["HOME"], "/s/home");
         assert!(!spec.env.contains_key("AMP_THREAD_ID"));
         assert!(

@@ -8,11 +8,13 @@
 //!   relay's asks as permissions).
 //! - [`launch`]: arguments, private files, permission rules; [`relay`]: permission
 //!   questions from Amp's delegate program to the daemon.
+//! - [`policy`]: a session's policy in Amp's settings file.
 //! - [`driver`]: the driver.
 
 pub mod convert;
 pub mod driver;
 pub mod launch;
+pub mod policy;
 pub mod relay;
 
 pub use driver::AmpDriver;

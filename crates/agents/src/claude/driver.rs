@@ -13,6 +13,7 @@ use sandbox_universal::{
 
 use super::convert::Converter;
 use super::launch::{self, ClaudeLaunch, LaunchPlan};
+use super::policy;
 use super::probe;
 use crate::context::DriverContext;
 use crate::kernel::ChildSession;
@@ -88,13 +89,17 @@ impl ClaudeDriver {
                 message: format!("creating the session's private HOME: {e}"),
             }
         })?;
-        Ok(LaunchPlan::new(
+        let plan = LaunchPlan::new(
             program,
             config,
             &credentials,
             launch::base_url(provider),
             launch::running_as_root(),
-        ))
+        );
+        plan.write_files().map_err(|e| AgentError::SpawnFailed {
+            message: format!("writing the session's Claude files: {e}"),
+        })?;
+        Ok(plan)
     }
 }
 
@@ -128,13 +133,18 @@ impl AgentDriver for ClaudeDriver {
             variants: true,
             agent_modes: true,
             validate_token: true,
-            system_prompt: false,
-            tool_lists: false,
-            max_turns: false,
-            mcp_servers: false,
-            images: false,
-            session_env: false,
+            system_prompt: true,
+            tool_lists: true,
+            max_turns: true,
+            mcp_servers: true,
+            images: true,
+            session_env: true,
         }
+    }
+
+    /// Everything, by Claude's own means: see [`policy::support`].
+    fn policy(&self) -> sandbox_universal::PolicySupport {
+        policy::support()
     }
 
     async fn status(&self) -> BinaryStatus {
@@ -186,6 +196,7 @@ impl AgentDriver for ClaudeDriver {
         let cwd = config.cwd.display().to_string();
         let mut converter = Converter::new(&cwd);
         converter.set_native_session_id(&native_id);
+        converter.set_policy(&config.policy);
         let launch = ClaudeLaunch::new(self.plan(&config, program)?, native_id.clone());
         let (session, init) =
             ChildSession::start(launch, converter, Some(sink.clone()), config.tap.clone()).await?;
@@ -224,6 +235,7 @@ impl AgentDriver for ClaudeDriver {
         let program = self.session_binary(&config).await?;
         let mut converter = Converter::new(&cwd);
         converter.set_native_session_id(&native_id);
+        converter.set_policy(&config.policy);
         let launch = ClaudeLaunch::new(self.plan(&config, program)?, native_id);
         Ok(Box::new(ChildSession::restored(
             launch,

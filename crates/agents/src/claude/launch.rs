@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use sandbox_universal::PermissionMode;
 
 use super::convert::Converter;
+use super::policy::PolicyLaunch;
 use crate::kernel::{ChildLaunch, Link, Spawn};
 use crate::process::{ProcessSpec, base_env};
 use crate::{Credentials, ProviderEnv, SessionConfig};
@@ -135,6 +136,9 @@ pub struct LaunchPlan {
     pub args: Vec<String>,
     /// The permission mode the session was created with.
     pub permission_mode: PermissionMode,
+    /// The policy's private files (system prompt, MCP servers), written by
+    /// [`LaunchPlan::write_files`] before a process starts.
+    pub files: Vec<(PathBuf, String)>,
 }
 
 impl LaunchPlan {
@@ -158,18 +162,30 @@ impl LaunchPlan {
             }
         }
         let bypass_as_root = as_root && config.permission_mode == PermissionMode::Bypass;
+        let mut env = environment(
+            &home_dir(&config.state_dir),
+            credentials,
+            base_url,
+            bypass_as_root,
+        );
+        let policy = PolicyLaunch::new(&config.policy, &config.state_dir);
+        args.extend(policy.args.iter().cloned());
+        for (name, value) in &policy.env {
+            env.entry(name.clone()).or_insert_with(|| value.clone());
+        }
         Self {
             program,
             cwd: config.cwd.clone(),
-            env: environment(
-                &home_dir(&config.state_dir),
-                credentials,
-                base_url,
-                bypass_as_root,
-            ),
+            env,
             args,
             permission_mode: config.permission_mode,
+            files: policy.files,
         }
+    }
+
+    /// Writes the policy's files (0600) into the session's state dir.
+    pub fn write_files(&self) -> std::io::Result<()> {
+        super::policy::write_files(&self.files)
     }
 
     /// The process to spawn for `conversation`, given the permission mode the CLI last

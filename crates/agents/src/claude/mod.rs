@@ -6,6 +6,7 @@
 //! - [`convert`]: Claude's protocol (`convert/protocol.rs`): native lines → universal
 //!   events, each command as stream-json lines and control requests.
 //! - [`launch`]: arguments, the allow-listed environment, and each process's handshake.
+//! - [`policy`]: a session's policy as flags, environment and private files.
 //! - [`probe`]: what the installed CLI knows (models), asked offline.
 //! - [`driver`]: the driver.
 
@@ -13,6 +14,7 @@ pub mod convert;
 pub mod driver;
 pub mod launch;
 pub mod native;
+pub mod policy;
 pub mod probe;
 
 pub use driver::ClaudeDriver;

@@ -30,6 +30,7 @@ pub async fn initialize(program: &Path) -> Result<Value, AgentError> {
         env: environment(&home, &Credentials::None, None, false),
         args: STREAM_ARGS.iter().map(|a| (*a).to_string()).collect(),
         permission_mode: sandbox_universal::PermissionMode::Default,
+        files: Vec::new(),
     };
     let id = uuid::Uuid::new_v4().to_string();
     let converter = Converter::new(home.display().to_string());

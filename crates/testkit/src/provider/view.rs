@@ -201,6 +201,10 @@ pub fn result_text(content: &Value) -> String {
     }
 }
 
+/// Texts Claude Code puts beside a tool's result itself (after a `ToolSearch` result):
+/// not a user's message.
+const TOOL_RESULT_NOTES: &[&str] = &["Tool loaded."];
+
 /// Reads an Anthropic Messages request.
 pub fn anthropic(body: &Value) -> RequestView {
     let mut entries = Vec::new();
@@ -213,11 +217,19 @@ pub fn anthropic(body: &Value) -> RequestView {
                     .filter(|p| p["type"] == "tool_result")
                     .map(|p| result_text(&p["content"]))
                     .collect();
-                entries.push(if results.is_empty() {
-                    user_entry(content)
-                } else {
-                    Entry::ToolResult(results.join("\n"))
-                });
+                if results.is_empty() {
+                    entries.push(user_entry(content));
+                    continue;
+                }
+                entries.push(Entry::ToolResult(results.join("\n")));
+                // A new user message merged after the results (Claude Code does so when
+                // a turn ended between a tool's result and the next request, e.g. at its
+                // turn limit): the user spoke last.
+                if let Some(text) =
+                    user_text(content).filter(|t| !TOOL_RESULT_NOTES.contains(&t.as_str()))
+                {
+                    entries.push(Entry::User(text));
+                }
             }
             Some("assistant") => {
                 let calls: Vec<Entry> = slice(content)

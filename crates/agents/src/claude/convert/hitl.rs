@@ -131,6 +131,14 @@ pub fn ask(
         paths.push(blocked.clone());
     }
     let tool = request.tool_name.as_str();
+    let mcp = items.mcp_tool(tool).or_else(|| {
+        let server = request.mcp_server.as_ref()?["name"].as_str()?;
+        let tool = tool.strip_prefix(&format!("mcp__{server}__"))?;
+        Some(sandbox_universal::McpToolRef {
+            server: server.to_string(),
+            tool: tool.to_string(),
+        })
+    });
     let first_path = paths.first().cloned().unwrap_or_default();
     let (kind, title) = match tool {
         "Bash" => (
@@ -155,6 +163,17 @@ pub fn ask(
             ),
         ),
         "ExitPlanMode" => (PermissionKind::PlanApproval, "Approve the plan".to_string()),
+        _ if mcp.is_some() => {
+            let mcp = mcp.as_ref().expect("an MCP tool");
+            (
+                PermissionKind::McpTool,
+                format!(
+                    "Use {} ({})",
+                    request.display_name.as_deref().unwrap_or(&mcp.tool),
+                    mcp.server
+                ),
+            )
+        }
         _ => (
             PermissionKind::Tool,
             request
@@ -175,12 +194,14 @@ pub fn ask(
         paths,
         plan: plan_approval.then(|| str_of("plan")).flatten(),
         input: Some(request.input.clone()),
-        always_scope: if plan_approval {
-            None
-        } else {
-            always_scope(&request.permission_suggestions)
-        },
+        always_scope: None,
     };
+    // `always` for an MCP tool is remembered for that tool, whatever the CLI suggests.
+    let mut suggestions = request.permission_suggestions;
+    if kind == PermissionKind::McpTool && suggestions.is_empty() {
+        suggestions.push(json!({"type": "addRules", "behavior": "allow",
+            "rules": [{"toolName": request.tool_name}], "destination": "session"}));
+    }
     let pending = Pending {
         request_id: request_id.to_string(),
         kind: if plan_approval {
@@ -189,8 +210,14 @@ pub fn ask(
             PendingKind::Permission
         },
         input: request.input,
-        suggestions: request.permission_suggestions,
+        suggestions,
         questions: Vec::new(),
+    };
+    let asked = PermissionRequest {
+        always_scope: (!plan_approval)
+            .then(|| always_scope(&pending.suggestions))
+            .flatten(),
+        ..asked
     };
     let event = AgentEvent::native(EventPayload::PermissionAsked(asked), Some(raw.clone()));
     (vec![event], Some((permission_id, pending)))

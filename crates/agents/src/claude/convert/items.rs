@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use sandbox_universal::{
     ContentPart, EventPayload, Item, ItemDelta, ItemEvent, ItemKind, ItemRole, ItemStatus,
+    McpToolRef,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -38,9 +39,21 @@ pub struct Items {
     current_message: Option<String>,
     open: Vec<OpenBlock>,
     calls: HashMap<String, Call>,
+    /// The session's MCP servers (their tools are `mcp__<server>__<tool>`).
+    mcp_servers: Vec<String>,
 }
 
 impl Items {
+    /// Names the session's MCP servers.
+    pub fn set_mcp_servers(&mut self, servers: Vec<String>) {
+        self.mcp_servers = servers;
+    }
+
+    /// The session MCP server and tool of a tool name, if it is one.
+    pub fn mcp_tool(&self, name: &str) -> Option<McpToolRef> {
+        crate::claude::policy::mcp_tool(name, &self.mcp_servers)
+    }
+
     /// The tool call with this native id.
     pub fn call(&self, tool_use_id: &str) -> Option<&Call> {
         self.calls.get(tool_use_id)
@@ -235,7 +248,7 @@ impl Items {
                         call_id: id.clone(),
                         name: name.clone(),
                         arguments: input.clone(),
-                        mcp: None,
+                        mcp: self.mcp_tool(&name),
                     });
                     item.parent_id = parent.clone();
                     self.calls.insert(

@@ -31,7 +31,9 @@ mod tools;
 
 use std::collections::HashMap;
 
-use sandbox_universal::{AgentError, EventPayload, StopReason, TurnEnded, Usage};
+use sandbox_universal::{
+    AgentError, EventPayload, PermissionReply, StopReason, ToolName, ToolPolicy, TurnEnded, Usage,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -70,6 +72,8 @@ pub struct Converter {
     native_session_id: Option<String>,
     /// The permission mode the CLI last reported (`system/init`, `system/status`).
     permission_mode: Option<String>,
+    /// The session's tool policy (MCP tools it takes away are refused when they ask).
+    tools: ToolPolicy,
 }
 
 impl Converter {
@@ -88,6 +92,38 @@ impl Converter {
             pending: HashMap::new(),
             native_session_id: None,
             permission_mode: None,
+            tools: ToolPolicy::default(),
+        }
+    }
+
+    /// Applies the session's policy: its MCP servers name tool calls, and an MCP tool its
+    /// `tools` take away is refused when it asks (Claude removes what it can up front;
+    /// the rest of a server whose tools `allow` names one by one asks, see
+    /// `claude::policy::partly_allowed`).
+    pub fn set_policy(&mut self, policy: &sandbox_universal::SessionPolicy) {
+        self.items
+            .set_mcp_servers(policy.mcp_servers.keys().cloned().collect());
+        self.tools = policy.tools.clone();
+    }
+
+    /// What the daemon answers by itself to a permission request, if anything: a refusal
+    /// of an MCP tool the policy takes away, or (in bypass mode, where nothing else asks)
+    /// an allowance of a permitted one.
+    fn answer_itself(&self, event: &AgentEvent) -> Option<PermissionReply> {
+        let EventPayload::PermissionAsked(asked) = &event.payload else {
+            return None;
+        };
+        let mcp = self.items.mcp_tool(asked.tool.as_deref()?)?;
+        let tool = ToolName::Mcp {
+            server: mcp.server,
+            tool: Some(mcp.tool),
+        };
+        if !self.tools.permits(&tool) {
+            Some(PermissionReply::Reject)
+        } else if self.permission_mode.as_deref() == Some("bypassPermissions") {
+            Some(PermissionReply::Once)
+        } else {
+            None
         }
     }
 
@@ -139,7 +175,16 @@ impl Converter {
                     let (events, pending) =
                         hitl::ask(&request.request_id, can_use, &self.items, raw, ids);
                     let planning = self.permission_mode.as_deref() == Some("plan");
+                    let itself = events.first().and_then(|e| self.answer_itself(e));
                     match (pending, events.as_slice()) {
+                        (Some((_, pending)), [event]) if itself.is_some() => {
+                            let reply = itself.expect("an answer");
+                            out.replies
+                                .push(Outgoing::Line(hitl::permission_response(&pending, reply)));
+                            if reply == PermissionReply::Reject {
+                                out.events.push(hitl::refused_automatically(event, raw));
+                            }
+                        }
                         // Plan mode changes no file, whatever the user would answer (the
                         // pinned CLI would ask, and write once allowed): the daemon refuses
                         // the edit itself, visibly.

@@ -10,12 +10,22 @@ use super::hitl::{PendingKind, permission_response, question_response};
 use super::{Converted, Converter, Turn};
 use crate::claude::native::ControlResponseLine;
 use crate::kernel::{Gone, LineProtocol, Outgoing, Protocol, gone_facts};
-use crate::{AgentEvent, QuestionAnswer, SessionIds};
+use crate::{AgentEvent, QuestionAnswer, SessionIds, UserMessage, UserPart};
 
-/// The line that sends the user's `message`.
-pub fn user_line(message: &str) -> Value {
+/// The line that sends the user's `message`: its text and images as content blocks, in
+/// order (images as base64 `image` blocks of the Messages API).
+pub fn user_line(message: &UserMessage) -> Value {
+    let content: Vec<Value> = message
+        .parts
+        .iter()
+        .map(|part| match part {
+            UserPart::Text(text) => json!({"type": "text", "text": text}),
+            UserPart::Image(image) => json!({"type": "image", "source": {
+                "type": "base64", "media_type": image.media_type, "data": image.data}}),
+        })
+        .collect();
     json!({"type": "user", "session_id": "", "parent_tool_use_id": null,
-        "message": {"role": "user", "content": [{"type": "text", "text": message}]}})
+        "message": {"role": "user", "content": content}})
 }
 
 impl Converter {
@@ -52,7 +62,6 @@ impl Protocol for Converter {
     type Out = Outgoing;
 
     fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<Outgoing> {
-        let message = &message.plain_text();
         self.turn = Some(Turn {
             id: turn_id.to_string(),
             delivered: false,

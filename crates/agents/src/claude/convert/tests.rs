@@ -396,3 +396,117 @@ fn plan_mode_refuses_a_file_edit_itself_and_says_so() {
         EventPayload::PermissionAsked(_)
     ));
 }
+
+fn mcp_policy(tools: serde_json::Value) -> sandbox_universal::SessionPolicy {
+    serde_json::from_value(json!({
+        "mcpServers": {
+            "st": {"type": "stdio", "command": "python3"},
+            "my_ht": {"type": "http", "url": "http://127.0.0.1:1/mcp"},
+        },
+        "tools": tools,
+    }))
+    .unwrap()
+}
+
+fn can_use(id: &str, tool: &str, server: &str) -> serde_json::Value {
+    json!({"type": "control_request", "request_id": id, "request": {
+        "subtype": "can_use_tool", "tool_name": tool, "input": {"text": "hi"},
+        "mcp_server": {"name": server, "source": "dynamic"}, "display_name": "Echo",
+        "tool_use_id": format!("toolu_{id}")}})
+}
+
+#[test]
+fn mcp_tool_calls_name_their_server_and_ask_as_mcp_tools() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.set_policy(&mcp_policy(json!({})));
+    converter.begin_turn("turn_1", &"".into());
+    converter.turn_delivered(None);
+    let call = json!({"type": "assistant", "message": {"id": "m1", "content": [
+        {"type": "tool_use", "id": "toolu_r1", "name": "mcp__my_ht__echo", "input": {"text": "hi"}}]}});
+    let events = converter.convert(&call, &ids).events;
+    let EventPayload::ItemCompleted(done) = &events.last().unwrap().payload else {
+        panic!("{events:?}")
+    };
+    let ContentPart::ToolCall { mcp, name, .. } = &done.item.content[0] else {
+        panic!("{done:?}")
+    };
+    assert_eq!(name, "mcp__my_ht__echo");
+    let mcp = mcp.as_ref().expect("the MCP tool");
+    assert_eq!((mcp.server.as_str(), mcp.tool.as_str()), ("my_ht", "echo"));
+    let out = converter.convert(&can_use("r1", "mcp__my_ht__echo", "my_ht"), &ids);
+    assert!(out.replies.is_empty(), "the host is asked");
+    let EventPayload::PermissionAsked(asked) = &out.events[0].payload else {
+        panic!("{:?}", out.events)
+    };
+    assert_eq!(asked.kind, PermissionKind::McpTool);
+    assert_eq!(asked.tool.as_deref(), Some("mcp__my_ht__echo"));
+    assert_eq!(asked.title, "Use Echo (my_ht)");
+    assert_eq!(
+        asked.always_scope.as_deref(),
+        Some("claude:mcp__my_ht__echo"),
+        "always covers this tool"
+    );
+    let pending = converter.take_pending(&asked.permission_id).unwrap();
+    let always = permission_response(&pending, PermissionReply::Always);
+    assert_eq!(
+        always["response"]["response"]["updatedPermissions"][0]["rules"][0]["toolName"],
+        "mcp__my_ht__echo"
+    );
+}
+
+#[test]
+fn an_mcp_tool_outside_the_allow_list_is_refused_when_it_asks() {
+    let ids = sink();
+    let mut converter = Converter::new("/w");
+    converter.set_policy(&mcp_policy(json!({"allow": ["read", "mcp:st/echo"]})));
+    converter.begin_turn("turn_1", &"".into());
+    converter.turn_delivered(None);
+    let out = converter.convert(&can_use("r1", "mcp__st__delete", "st"), &ids);
+    assert_eq!(out.replies.len(), 1);
+    let crate::kernel::Outgoing::Line(reply) = &out.replies[0] else {
+        panic!("{:?}", out.replies)
+    };
+    assert_eq!(reply["response"]["response"]["behavior"], "deny");
+    assert!(matches!(
+        &out.events[..],
+        [e] if matches!(&e.payload, EventPayload::PermissionResolved(r) if r.automatic)
+    ));
+    let allowed = converter.convert(&can_use("r2", "mcp__st__echo", "st"), &ids);
+    assert!(allowed.replies.is_empty(), "a permitted tool asks the host");
+    // In bypass mode nothing else asks: a permitted tool is allowed at once.
+    let status =
+        json!({"type": "system", "subtype": "status", "permissionMode": "bypassPermissions"});
+    converter.convert(&status, &ids);
+    let bypass = converter.convert(&can_use("r3", "mcp__st__echo", "st"), &ids);
+    let crate::kernel::Outgoing::Line(reply) = &bypass.replies[0] else {
+        panic!("{:?}", bypass.replies)
+    };
+    assert_eq!(reply["response"]["response"]["behavior"], "allow");
+    assert!(bypass.events.is_empty());
+}
+
+#[test]
+fn images_go_as_base64_blocks_in_order() {
+    use crate::{Image, UserMessage, UserPart};
+    let mut converter = Converter::new("/w");
+    let message = UserMessage {
+        parts: vec![
+            UserPart::Text("look".into()),
+            UserPart::Image(Image {
+                media_type: "image/png".into(),
+                data: "AAAA".into(),
+                path: None,
+            }),
+        ],
+    };
+    let out = converter.begin_turn("turn_1", &message);
+    let crate::kernel::Outgoing::Line(line) = &out[0] else {
+        panic!("{out:?}")
+    };
+    assert_eq!(
+        line["message"]["content"],
+        json!([{"type": "text", "text": "look"},
+               {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}])
+    );
+}

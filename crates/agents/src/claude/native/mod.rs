@@ -392,6 +392,12 @@ pub struct CanUseTool {
     /// A title for the prompt.
     #[serde(default)]
     pub title: Option<String>,
+    /// The MCP server of an MCP tool (`{name, source}`).
+    #[serde(default)]
+    pub mcp_server: Option<Value>,
+    /// The tool's display name (MCP tools: the server's title of the tool).
+    #[serde(default)]
+    pub display_name: Option<String>,
 }
 
 /// A `control_response` line from the CLI.

@@ -6,6 +6,7 @@
 //! daemon runs Amp: a process per turn continuing a thread, the key never on disk.
 //! Everything every agent does is in the scenario table (`scenarios::amp_standin`).
 
+mod policy;
 mod real;
 mod standin;
 

@@ -14,6 +14,8 @@ use crate::common::agent_events::kill_9;
 use crate::scenarios::ctx::{Ctx, Session, asked_permission, items, stop_reason};
 use crate::scenarios::subject::{Ask, KEY, environ};
 
+mod policy;
+
 /// The variables Claude's process gets besides those every agent inherits.
 const OWN_VARS: &[&str] = &[
     "HOME",

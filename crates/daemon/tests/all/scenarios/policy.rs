@@ -348,6 +348,29 @@ pub async fn session_env(ctx: Arc<Ctx>) -> Proved {
         refused(&ctx, "session-env", "env", tweak).await;
         return Vec::new();
     }
+    if ctx.subject.runs == Runs::StandIn {
+        // A process per turn, gone when the turn ends: the stand-in records the names
+        // (never the values) of its environment.
+        let s = ctx.session_with("session-env", tweak).await;
+        ctx.turn(&s.id, &ctx.prompt(Ask::Text, "session-env")).await;
+        let named = super::subject::files_under(ctx.daemon.data_dir.path())
+            .into_iter()
+            .filter(|f| f.ends_with("standin-calls.jsonl"))
+            .filter_map(|f| std::fs::read_to_string(f).ok())
+            .flat_map(|text| text.lines().map(str::to_string).collect::<Vec<_>>())
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
+            .any(|run| {
+                run["cwd"].as_str() == Some(&s.cwd.display().to_string())
+                    && run["env_names"]
+                        .as_array()
+                        .is_some_and(|names| names.iter().any(|n| n == "POLICY_PROBE"))
+            });
+        assert!(
+            named,
+            "session-env: the variable is not in the stand-in's environment"
+        );
+        return vec!["sessionEnv"];
+    }
     if ctx.subject.runs != Runs::RealCli {
         return Vec::new();
     }

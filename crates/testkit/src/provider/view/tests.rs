@@ -246,3 +246,27 @@ fn a_description_without_declarations_reaches_no_tools() {
     assert_eq!(tools.len(), 1);
     assert!(tools[0].freeform && tools[0].via.as_deref() == Some("run"));
 }
+
+#[test]
+fn anthropic_user_text_merged_after_a_tool_result_is_the_last_turn() {
+    let body = json!({"messages": [
+        {"role": "user", "content": "LOOP_TOOLS"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "content": "ok"},
+            {"type": "text", "text": "<system-reminder>x</system-reminder>"},
+            {"type": "text", "text": "say hi"}]}
+    ]});
+    assert_eq!(anthropic(&body).last, LastTurn::User("say hi".into()));
+    let loaded = json!({"messages": [
+        {"role": "user", "content": "USE_MCP st/echo"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "ToolSearch", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "tool_reference", "tool_name": "mcp__st__echo"}]},
+            {"type": "text", "text": "Tool loaded."}]}
+    ]});
+    assert!(matches!(
+        anthropic(&loaded).last,
+        LastTurn::ToolResult { .. }
+    ));
+}
