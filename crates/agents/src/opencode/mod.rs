@@ -15,6 +15,7 @@ pub mod convert;
 pub mod driver;
 pub mod launch;
 pub mod native;
+pub mod policy;
 pub mod pool;
 pub mod server;
 
