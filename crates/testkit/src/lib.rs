@@ -14,6 +14,7 @@
 //!   driver of each agent, with checks; shared by the smoke tests and `testkit record`.
 //! - [`mirror`]: a loopback mirror of the agents' download hosts and of an npm registry,
 //!   filled with the real pinned binaries and packages, with injectable faults.
+//! - [`mcp`]: two small MCP servers for tests (Streamable HTTP in-process, stdio by command).
 //! - [`postgres`]: fresh databases in the store tests' throw-away PostgreSQL cluster.
 //!
 //! See `crates/testkit/README.md` for how to run and extend it.
@@ -23,6 +24,7 @@
 pub mod agents;
 pub mod drivers;
 mod loud;
+pub mod mcp;
 pub mod mirror;
 pub mod netns;
 pub mod offline;
