@@ -12,6 +12,7 @@
 //! Through the daemon, set up as the table sets it up: `servers` (sessions sharing a
 //! server, tokens separating them).
 
+mod policy;
 mod pool;
 mod server;
 mod servers;
