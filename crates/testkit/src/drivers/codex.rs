@@ -52,6 +52,18 @@ impl Codex {
         transcript: Transcript,
         limit: Duration,
     ) -> Result<Self> {
+        Self::start_with(launch, model, json!({}), transcript, limit).await
+    }
+
+    /// [`Codex::start_on`] with `extra` (an object) merged into the `thread/start`
+    /// params, e.g. `{"config": {"mcp_servers": {…}}}`.
+    pub async fn start_with(
+        launch: &Launch,
+        model: Option<String>,
+        extra: Value,
+        transcript: Transcript,
+        limit: Duration,
+    ) -> Result<Self> {
         let agent = StdioAgent::spawn(launch, transcript)?;
         let settings = TurnSettings {
             policy: policy(PermissionMode::Default),
@@ -82,9 +94,11 @@ impl Codex {
                 deadline,
             )
             .await?;
-        let started = codex
-            .request("thread/start", codex.settings.thread_start(), deadline)
-            .await?;
+        let mut params = codex.settings.thread_start();
+        if let (Value::Object(params), Value::Object(extra)) = (&mut params, extra) {
+            params.extend(extra);
+        }
+        let started = codex.request("thread/start", params, deadline).await?;
         codex.thread_id = started["thread"]["id"]
             .as_str()
             .ok_or_else(|| {

@@ -55,7 +55,7 @@ fn stop_reason(plan: &Plan) -> &'static str {
 
 fn tool_input_json(input: &ToolInput) -> Value {
     match input {
-        ToolInput::Json(v) => v.clone(),
+        ToolInput::Json(v) | ToolInput::Search(v) => v.clone(),
         ToolInput::Freeform(s) => json!({"input": s}),
     }
 }

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::script::{PlannedTool, ToolInput, ToolTemplate};
-use super::view::RequestView;
+use super::view::{OfferedTool, RequestView};
 
 /// Placeholder for the agent's working directory (`.` when the prompt does not state it).
 pub const CWD: &str = "{cwd}";
@@ -56,7 +56,10 @@ pub fn next_call(
 ///
 /// A candidate the request offers only through a code-mode tool (Codex's `exec`, see
 /// [`super::view::code_mode_tools`]) becomes a call of that tool whose JavaScript calls
-/// the candidate with the same arguments (see [`exec_source`]).
+/// the candidate with the same arguments (see [`exec_source`]); so does a
+/// [`ToolTemplate::deferred`] candidate the request does not offer at all when a
+/// code-mode tool reaches deferred tools. A JSON candidate of a search tool (Codex's
+/// `tool_search`) becomes a [`ToolInput::Search`].
 pub fn pick_tool(candidates: &[ToolTemplate], view: &RequestView) -> Option<PlannedTool> {
     candidates.iter().find_map(|candidate| {
         // A tool offered directly is preferred over the same tool reached by code.
@@ -64,7 +67,10 @@ pub fn pick_tool(candidates: &[ToolTemplate], view: &RequestView) -> Option<Plan
             .tools
             .iter()
             .filter(|t| t.name == candidate.name)
-            .min_by_key(|t| t.via.is_some())?;
+            .filter(|t| candidate.namespace.is_none() || t.namespace == candidate.namespace)
+            .min_by_key(|t| t.via.is_some())
+            .cloned()
+            .or_else(|| deferred(candidate, view))?;
         let input = match (&candidate.input, offered.freeform) {
             (ToolInput::Freeform(raw), true) => ToolInput::Freeform(fill(raw, view)?),
             (ToolInput::Json(args), false) => {
@@ -72,16 +78,20 @@ pub fn pick_tool(candidates: &[ToolTemplate], view: &RequestView) -> Option<Plan
                 if let (Value::Object(map), Some(props)) = (&mut args, &offered.properties) {
                     map.retain(|key, _| props.iter().any(|p| p == key));
                 }
-                ToolInput::Json(args)
+                if offered.search {
+                    ToolInput::Search(args)
+                } else {
+                    ToolInput::Json(args)
+                }
             }
             _ => return None,
         };
         Some(match &offered.via {
             Some(exec) => PlannedTool {
                 name: exec.clone(),
-                input: ToolInput::Freeform(exec_source(&candidate.name, &input)),
+                input: ToolInput::Freeform(exec_source(&offered.name, &input)),
                 namespace: offered.namespace.clone(),
-                nested: Some(candidate.name.clone()),
+                nested: Some(offered.name.clone()),
             },
             None => PlannedTool {
                 name: candidate.name.clone(),
@@ -90,6 +100,32 @@ pub fn pick_tool(candidates: &[ToolTemplate], view: &RequestView) -> Option<Plan
                 nested: None,
             },
         })
+    })
+}
+
+/// A deferred candidate as a code-mode tool that reaches deferred tools offers it: by
+/// its name as a JavaScript identifier, arguments unknown.
+fn deferred(candidate: &ToolTemplate, view: &RequestView) -> Option<OfferedTool> {
+    if !candidate.deferred {
+        return None;
+    }
+    let exec = view.tools.iter().find(|t| t.reaches_deferred)?;
+    let name = candidate
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    Some(OfferedTool {
+        name,
+        namespace: exec.namespace.clone(),
+        via: Some(exec.name.clone()),
+        ..OfferedTool::default()
     })
 }
 
@@ -103,7 +139,7 @@ pub fn pick_tool(candidates: &[ToolTemplate], view: &RequestView) -> Option<Plan
 pub fn exec_source(tool: &str, input: &ToolInput) -> String {
     // JSON is a JavaScript expression: the arguments need no other quoting.
     let argument = match input {
-        ToolInput::Json(args) => args.to_string(),
+        ToolInput::Json(args) | ToolInput::Search(args) => args.to_string(),
         ToolInput::Freeform(raw) => Value::String(raw.clone()).to_string(),
     };
     format!("const result = await tools.{tool}({argument});\ntext(result);\n")
@@ -144,7 +180,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::provider::view::{LastTurn, OfferedTool};
+    use crate::provider::view::LastTurn;
 
     fn view(tools: &[&str], plan_file: Option<&str>) -> RequestView {
         RequestView {
@@ -230,7 +266,7 @@ mod tests {
         fn script(tool: &crate::provider::script::PlannedTool) -> &str {
             match &tool.input {
                 ToolInput::Freeform(source) => source,
-                ToolInput::Json(_) => panic!("exec takes JavaScript"),
+                ToolInput::Json(_) | ToolInput::Search(_) => panic!("exec takes JavaScript"),
             }
         }
 

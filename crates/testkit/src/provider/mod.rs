@@ -34,7 +34,7 @@ use bytes::Bytes;
 use serde_json::json;
 use tokio::task::JoinHandle;
 
-pub use recorded::{REDACTED, RecordedRequest};
+pub use recorded::{InputImage, REDACTED, RecordedRequest};
 pub use script::{
     Effect, Failure, Memory, OpenAiError, Plan, Rule, Script, ToolInput, ToolTemplate,
 };

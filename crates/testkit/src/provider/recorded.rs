@@ -1,4 +1,9 @@
-//! What the fake provider remembers about each request it served.
+//! What the fake provider remembers about each request it served, and views of it in
+//! any dialect (`views.rs`).
+
+mod views;
+
+pub use views::InputImage;
 
 use std::collections::BTreeMap;
 
@@ -37,21 +42,6 @@ impl RecordedRequest {
     /// The `model` field of the body, if any.
     pub fn model(&self) -> Option<&str> {
         self.body["model"].as_str()
-    }
-
-    /// Names of the tools the request offered (any of the three dialects).
-    pub fn tool_names(&self) -> Vec<&str> {
-        self.body["tools"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|t| {
-                t["name"]
-                    .as_str()
-                    .or_else(|| t["function"]["name"].as_str())
-            })
-            .collect()
     }
 
     /// Whether a model call: a Messages, Responses or Chat Completions request.

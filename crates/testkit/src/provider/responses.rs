@@ -5,7 +5,9 @@
 //! `apply_patch` is a freeform `custom_tool_call` whose `input` is the raw patch. A call
 //! of a tool declared in a `namespace` tool carries that `namespace` (Codex's
 //! `functions`). In code mode (Codex's default model) the call is a `custom_tool_call`
-//! of `exec` whose `input` is JavaScript (see [`super::calls::exec_source`]).
+//! of `exec` whose `input` is JavaScript (see [`super::calls::exec_source`]). A call of
+//! Codex's client-executed `tool_search` is a `tool_search_call` item (`execution:
+//! "client"`, JSON `arguments`, no deltas).
 
 use std::time::Duration;
 
@@ -124,11 +126,25 @@ pub fn reply(plan: &Plan, ids: &Ids, body: &Value, default_delay: Duration) -> R
             );
         });
     }
-    if let Some(tool) = &plan.tool {
+    if let Some(tool) = &plan.tool
+        && let ToolInput::Search(arguments) = &tool.input
+    {
+        // A client-executed tool search: no argument deltas, the arguments as JSON.
+        let (id, call_id) = (ids.next("tsc"), ids.next("call"));
+        let item = |status: &str, arguments: &Value| {
+            json!({"id": id, "type": "tool_search_call", "status": status, "call_id": call_id,
+                   "execution": "client", "arguments": arguments})
+        };
+        ev.item(
+            item("in_progress", &json!({})),
+            item("completed", arguments),
+            |_, _| {},
+        );
+    } else if let Some(tool) = &plan.tool {
         let call_id = ids.next("call");
         let input = tool.input_text();
         let (id, kind, field, delta_event, done_event) = match tool.input {
-            ToolInput::Json(_) => (
+            ToolInput::Json(_) | ToolInput::Search(_) => (
                 ids.next("fc"),
                 "function_call",
                 "arguments",

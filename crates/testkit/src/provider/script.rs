@@ -3,8 +3,8 @@
 //! A [`Script`] is a small table of [`Rule`]s. Each rule pairs a keyword with an
 //! [`Effect`]; every rule whose keyword occurs in the last real user message applies,
 //! in table order. The default table (see [`Script::default`]) understands
-//! `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`, `THINK`, `SLOW`, `FAIL`,
-//! `REFUSE` and `FLAKY`.
+//! `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`, `USE_MCP`, `LOOP_TOOLS`,
+//! `THINK`, `SLOW`, `FAIL`, `REFUSE` and `FLAKY`.
 //!
 //! The table itself is stateless; the one exception, [`Effect::FailOnce`] (`FLAKY`),
 //! remembers in a [`Memory`] (one per provider) which prompts already failed.
@@ -28,10 +28,14 @@ use serde_json::Value;
 use super::calls;
 use super::view::{LastTurn, RequestView};
 
+mod mcp;
 mod rules;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_mcp;
 
+pub use mcp::{MCP_REPLY_PREFIX, MCP_TEXT, mcp_candidates, mcp_target};
 use rules::default_rules;
 
 /// Text of a plain reply.
@@ -64,6 +68,8 @@ pub const FLAKY_MESSAGE: &str = "fake provider is overloaded, try again (FLAKY k
 pub const FLAKY_RETRY_AFTER_MS: u64 = 200;
 /// The `ToolSearch` query that loads Claude Code's deferred `ExitPlanMode` tool.
 pub const EXIT_PLAN_SEARCH: &str = "select:ExitPlanMode";
+/// The shell command `LOOP_TOOLS` runs again and again.
+pub const LOOP_COMMAND: &str = "echo loop-step";
 
 /// How one candidate tool call is written.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,6 +83,10 @@ pub enum ToolInput {
     Json(Value),
     /// Raw input of a freeform (custom) tool, such as Codex's `apply_patch`.
     Freeform(String),
+    /// JSON arguments of a client-executed tool search (Codex's `tool_search`), sent as a
+    /// `tool_search_call` item. Only planned: a template asks for it with [`Self::Json`]
+    /// arguments, and the offered tool decides.
+    Search(Value),
 }
 
 /// One candidate tool call in one agent's dialect.
@@ -86,6 +96,13 @@ pub struct ToolTemplate {
     pub name: String,
     /// Arguments of the call.
     pub input: ToolInput,
+    /// Only a tool declared in this Responses `namespace` tool matches (Codex's
+    /// `mcp__<server>`); `None`: a tool of this name in any namespace or none.
+    pub namespace: Option<String>,
+    /// When no request offers the tool, it may still be reached through a code-mode tool
+    /// that reaches deferred tools ([`super::view::OfferedTool::reaches_deferred`]:
+    /// Codex's `exec` and its MCP tools).
+    pub deferred: bool,
 }
 
 impl ToolTemplate {
@@ -94,15 +111,29 @@ impl ToolTemplate {
         Self {
             name: name.to_owned(),
             input: ToolInput::Json(input),
+            namespace: None,
+            deferred: false,
         }
     }
 
     /// A freeform tool call with raw text input.
     pub fn freeform(name: &str, input: &str) -> Self {
         Self {
-            name: name.to_owned(),
             input: ToolInput::Freeform(input.to_owned()),
+            ..Self::json(name, Value::Null)
         }
+    }
+
+    /// The same call, matching only a tool of this Responses `namespace`.
+    pub fn in_namespace(mut self, namespace: &str) -> Self {
+        self.namespace = Some(namespace.to_owned());
+        self
+    }
+
+    /// The same call, also reachable as a deferred tool of a code-mode tool.
+    pub fn deferred(mut self) -> Self {
+        self.deferred = true;
+        self
     }
 }
 
@@ -191,6 +222,15 @@ pub enum Effect {
     /// Steps called one reply after another, each step a candidate list like
     /// [`Effect::CallTool`]'s; a step none of whose candidates is offered is skipped.
     CallChain(Vec<Vec<ToolTemplate>>),
+    /// Call an MCP tool with these arguments: the word after the keyword names it as
+    /// `<server>/<tool>` (`USE_MCP ht/echo`), and [`mcp_candidates`] are its names in every
+    /// agent's dialect, searching for it first where the agent defers it. After its
+    /// result the final text quotes the result: [`MCP_REPLY_PREFIX`] then the tool's
+    /// output. Without a `<server>/<tool>` word it does nothing.
+    CallMcp(Value),
+    /// Call the first of these tools that the request offers, and again after every
+    /// tool result, forever: only a turn limit (or a cancel) ends the turn.
+    CallForever(Vec<ToolTemplate>),
     /// Stream this reasoning text before the answer.
     Think(String),
     /// Spread the whole stream over this much time, and use [`SLOW_TEXT`].
@@ -206,14 +246,26 @@ pub enum Effect {
 }
 
 impl Effect {
-    /// The steps of a tool-calling effect (`CallTool` is a one-step chain).
-    fn steps(&self) -> Option<Vec<&[ToolTemplate]>> {
+    /// The steps of a tool-calling effect matched by `keyword` in `prompt` (`CallTool`,
+    /// `CallForever` and `CallMcp` are one-step chains).
+    fn steps(&self, keyword: &str, prompt: &str) -> Option<Vec<Vec<ToolTemplate>>> {
         match self {
-            Effect::CallTool(candidates) => Some(vec![candidates.as_slice()]),
-            Effect::CallChain(steps) => Some(steps.iter().map(Vec::as_slice).collect()),
+            Effect::CallTool(candidates) | Effect::CallForever(candidates) => {
+                Some(vec![candidates.clone()])
+            }
+            Effect::CallChain(steps) => Some(steps.clone()),
+            Effect::CallMcp(arguments) => {
+                let (server, tool) = mcp_target(prompt, keyword)?;
+                Some(vec![mcp_candidates(&server, &tool, arguments)])
+            }
             _ => None,
         }
     }
+}
+
+/// Steps as the call pickers take them.
+fn slices(steps: &[Vec<ToolTemplate>]) -> Vec<&[ToolTemplate]> {
+    steps.iter().map(Vec::as_slice).collect()
 }
 
 /// A keyword and its effect.
@@ -276,7 +328,7 @@ impl PlannedTool {
     /// The arguments as the text the model streams (JSON or raw freeform input).
     pub fn input_text(&self) -> String {
         match &self.input {
-            ToolInput::Json(v) => v.to_string(),
+            ToolInput::Json(v) | ToolInput::Search(v) => v.to_string(),
             ToolInput::Freeform(s) => s.clone(),
         }
     }
@@ -330,8 +382,8 @@ impl Plan {
 }
 
 impl Default for Script {
-    /// The default table: `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`, `THINK`,
-    /// `SLOW`, `FAIL`, `REFUSE`, `FLAKY`.
+    /// The default table: `USE_TOOL`, `USE_WRITE`, `ASK_QUESTION`, `EXIT_PLAN`,
+    /// `USE_MCP`, `LOOP_TOOLS`, `THINK`, `SLOW`, `FAIL`, `REFUSE`, `FLAKY`.
     fn default() -> Self {
         Self {
             rules: default_rules(),
@@ -375,8 +427,12 @@ impl Script {
             return Plan::text("text (no tools offered)", &self.reply_text);
         }
         let prompt = match &view.last {
-            LastTurn::ToolResult { prompt, called } => {
-                return self.after_tool(prompt.as_deref(), called, view);
+            LastTurn::ToolResult {
+                prompt,
+                called,
+                output,
+            } => {
+                return self.after_tool(prompt.as_deref(), called, output, view);
             }
             LastTurn::Nothing => return Plan::text("text", &self.reply_text),
             LastTurn::User(text) => text,
@@ -384,15 +440,24 @@ impl Script {
         let mut plan = Plan::text("text", &self.reply_text);
         for rule in self.rules.iter().filter(|r| prompt.contains(&r.keyword)) {
             match &rule.effect {
-                Effect::CallTool(_) | Effect::CallChain(_) if plan.tool.is_none() => {
-                    let steps = rule.effect.steps().unwrap_or_default();
-                    if let Some(tool) = calls::first_call(&steps, view) {
+                Effect::CallTool(_)
+                | Effect::CallChain(_)
+                | Effect::CallMcp(_)
+                | Effect::CallForever(_)
+                    if plan.tool.is_none() =>
+                {
+                    let steps = rule.effect.steps(&rule.keyword, prompt);
+                    let steps = steps.unwrap_or_default();
+                    if let Some(tool) = calls::first_call(&slices(&steps), view) {
                         plan.label = format!("tool:{}", tool.describe());
                         plan.text = None;
                         plan.tool = Some(tool);
                     }
                 }
-                Effect::CallTool(_) | Effect::CallChain(_) => {}
+                Effect::CallTool(_)
+                | Effect::CallChain(_)
+                | Effect::CallMcp(_)
+                | Effect::CallForever(_) => {}
                 Effect::Think(text) => plan.thinking = Some(text.clone()),
                 Effect::Pace(total) => {
                     plan.pace = Some(*total);
@@ -424,22 +489,39 @@ impl Script {
 
 impl Script {
     /// The reply after a tool result: the next call of a matching rule's chain (see
-    /// [`calls::next_call`]), else the final text. Modifiers (`THINK`, `SLOW`, ...)
-    /// shape only the first reply.
-    fn after_tool(&self, prompt: Option<&str>, called: &[String], view: &RequestView) -> Plan {
-        let next = prompt.and_then(|prompt| {
-            self.rules
-                .iter()
-                .filter(|r| prompt.contains(&r.keyword))
-                .find_map(|rule| calls::next_call(&rule.effect.steps()?, called, view))
+    /// [`calls::next_call`]) or loop, else the final text (quoting the result after an
+    /// MCP call). Modifiers (`THINK`, `SLOW`, ...) shape only the first reply.
+    fn after_tool(
+        &self,
+        prompt: Option<&str>,
+        called: &[String],
+        output: &str,
+        view: &RequestView,
+    ) -> Plan {
+        let prompt = prompt.unwrap_or_default();
+        let rules: Vec<&Rule> = self
+            .rules
+            .iter()
+            .filter(|r| !prompt.is_empty() && prompt.contains(&r.keyword))
+            .collect();
+        let next = rules.iter().find_map(|rule| {
+            let steps = rule.effect.steps(&rule.keyword, prompt)?;
+            match rule.effect {
+                Effect::CallForever(_) => Some((calls::first_call(&slices(&steps), view)?, "loop")),
+                _ => Some((calls::next_call(&slices(&steps), called, view)?, "chained")),
+            }
         });
         match next {
-            Some(tool) => Plan {
-                label: format!("tool:{} (chained)", tool.describe()),
+            Some((tool, how)) => Plan {
+                label: format!("tool:{} ({how})", tool.describe()),
                 text: None,
                 tool: Some(tool),
                 ..Plan::text("", "")
             },
+            None if rules.iter().any(|r| matches!(r.effect, Effect::CallMcp(_))) => {
+                let text = format!("{MCP_REPLY_PREFIX}{}", output.trim());
+                Plan::text("text (after tool)", &text)
+            }
             None => Plan::text("text (after tool)", &self.after_tool_text),
         }
     }

@@ -15,8 +15,11 @@ pub enum LastTurn {
     ToolResult {
         /// The last real user message before it, if any.
         prompt: Option<String>,
-        /// Names of the tools the model called since that message, in order.
+        /// Names of the tools the model called since that message, in order (a Codex
+        /// `tool_search_call` is `tool_search`).
         called: Vec<String>,
+        /// The text of that last tool result (see [`result_text`]).
+        output: String,
     },
     /// Nothing usable (e.g. an assistant prefill).
     Nothing,
@@ -27,8 +30,8 @@ pub enum LastTurn {
 enum Entry {
     /// Real user text.
     User(String),
-    /// A tool result sent back to the model.
-    ToolResult,
+    /// A tool result sent back to the model, and its text.
+    ToolResult(String),
     /// A tool call the model made.
     ToolCall(String),
     /// Any other assistant output (text, a prefill).
@@ -43,7 +46,8 @@ fn last_turn(entries: &[Entry]) -> LastTurn {
     let mut rest = entries.iter().rev().skip_while(|e| **e == Entry::Skip);
     match rest.next() {
         Some(Entry::User(text)) => LastTurn::User(text.clone()),
-        Some(Entry::ToolResult) => {
+        Some(Entry::ToolResult(output)) => {
+            let output = output.clone();
             let mut called = Vec::new();
             let mut prompt = None;
             for entry in rest {
@@ -53,11 +57,15 @@ fn last_turn(entries: &[Entry]) -> LastTurn {
                         break;
                     }
                     Entry::ToolCall(name) => called.push(name.clone()),
-                    Entry::ToolResult | Entry::Assistant | Entry::Skip => {}
+                    Entry::ToolResult(_) | Entry::Assistant | Entry::Skip => {}
                 }
             }
             called.reverse();
-            LastTurn::ToolResult { prompt, called }
+            LastTurn::ToolResult {
+                prompt,
+                called,
+                output,
+            }
         }
         _ => LastTurn::Nothing,
     }
@@ -78,6 +86,15 @@ pub struct OfferedTool {
     /// The code-mode tool (Codex's `exec`) whose JavaScript reaches this tool, when the
     /// model cannot call it directly: see [`code_mode_tools`].
     pub via: Option<String>,
+    /// A client-executed tool search (Codex's `tool_search`, declared as `{"type":
+    /// "tool_search"}` without a name, so named `tool_search` here): the model calls it
+    /// with a `tool_search_call` item, and the tools it reveals come back in a
+    /// `tool_search_output` item.
+    pub search: bool,
+    /// A code-mode tool whose JavaScript also reaches deferred tools its description does
+    /// not list (Codex's `exec`: "Some deferred nested tools may be omitted from this
+    /// description"), such as MCP tools (`tools.mcp__<server>__<tool>`).
+    pub reaches_deferred: bool,
 }
 
 /// What the script needs to know about a request.
@@ -161,6 +178,29 @@ fn slice(value: &Value) -> &[Value] {
     value.as_array().map(Vec::as_slice).unwrap_or_default()
 }
 
+/// The name the view gives Codex's nameless `{"type": "tool_search"}` tool, and the name
+/// of its calls.
+pub const TOOL_SEARCH: &str = "tool_search";
+
+/// What Codex's code-mode `exec` says when it reaches deferred tools it does not list.
+const DEFERRED_NESTED: &str = "deferred nested tools";
+
+/// The text of a tool result's content in any dialect: a string as it is; the `text` of
+/// each part of an array (Anthropic `text` blocks, Responses `input_text` /
+/// `output_text` items, Chat parts), one per line; anything else as JSON.
+pub fn result_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
 /// Reads an Anthropic Messages request.
 pub fn anthropic(body: &Value) -> RequestView {
     let mut entries = Vec::new();
@@ -168,11 +208,15 @@ pub fn anthropic(body: &Value) -> RequestView {
         let content = &message["content"];
         match message["role"].as_str() {
             Some("user") => {
-                let has_result = slice(content).iter().any(|p| p["type"] == "tool_result");
-                entries.push(if has_result {
-                    Entry::ToolResult
-                } else {
+                let results: Vec<String> = slice(content)
+                    .iter()
+                    .filter(|p| p["type"] == "tool_result")
+                    .map(|p| result_text(&p["content"]))
+                    .collect();
+                entries.push(if results.is_empty() {
                     user_entry(content)
+                } else {
+                    Entry::ToolResult(results.join("\n"))
                 });
             }
             Some("assistant") => {
@@ -220,18 +264,25 @@ pub fn responses(body: &Value) -> RequestView {
                 Some("assistant") => Entry::Assistant,
                 _ => Entry::Skip,
             },
-            k if k.ends_with("_output") => Entry::ToolResult,
+            k if k.ends_with("_output") => Entry::ToolResult(result_text(&item["output"])),
             "reasoning" | "additional_tools" => Entry::Skip,
+            "tool_search_call" => Entry::ToolCall(TOOL_SEARCH.to_owned()),
             k if k.ends_with("_call") => item["name"]
                 .as_str()
                 .map_or(Entry::Assistant, |name| Entry::ToolCall(name.to_owned())),
             _ => Entry::Assistant,
         })
         .collect();
-    // Tools come in `tools`, and (Codex on a code-mode model) in `additional_tools` items.
+    // Tools come in `tools`, (Codex on a code-mode model) in `additional_tools` items, and
+    // (revealed by a tool search) in `tool_search_output` items.
     let mut tools = Vec::new();
     responses_tools(slice(&body["tools"]), None, &mut tools);
-    for item in items.iter().filter(|i| i["type"] == "additional_tools") {
+    for item in items.iter().filter(|i| {
+        matches!(
+            i["type"].as_str(),
+            Some("additional_tools" | "tool_search_output")
+        )
+    }) {
         responses_tools(slice(&item["tools"]), None, &mut tools);
     }
     RequestView::new(body, last_turn(&entries), tools)
@@ -241,6 +292,15 @@ pub fn responses(body: &Value) -> RequestView {
 /// tools grouping others, and the tools a code-mode `exec` tool reaches.
 fn responses_tools(declared: &[Value], namespace: Option<&str>, out: &mut Vec<OfferedTool>) {
     for tool in declared {
+        if tool["type"] == "tool_search" {
+            out.push(OfferedTool {
+                name: TOOL_SEARCH.to_owned(),
+                properties: schema_properties(&tool["parameters"]),
+                search: true,
+                ..OfferedTool::default()
+            });
+            continue;
+        }
         let Some(name) = tool["name"].as_str() else {
             continue;
         };
@@ -249,23 +309,24 @@ fn responses_tools(declared: &[Value], namespace: Option<&str>, out: &mut Vec<Of
             continue;
         }
         let freeform = tool["type"] == "custom";
+        let description = tool["description"].as_str().unwrap_or_default();
+        let nested = if freeform {
+            code_mode_tools(name, description)
+        } else {
+            Vec::new()
+        };
         out.push(OfferedTool {
             name: name.to_owned(),
             freeform,
             properties: schema_properties(&tool["parameters"]),
             namespace: namespace.map(str::to_owned),
-            via: None,
+            reaches_deferred: !nested.is_empty() && description.contains(DEFERRED_NESTED),
+            ..OfferedTool::default()
         });
-        if freeform && let Some(description) = tool["description"].as_str() {
-            out.extend(
-                code_mode_tools(name, description)
-                    .into_iter()
-                    .map(|t| OfferedTool {
-                        namespace: namespace.map(str::to_owned),
-                        ..t
-                    }),
-            );
-        }
+        out.extend(nested.into_iter().map(|t| OfferedTool {
+            namespace: namespace.map(str::to_owned),
+            ..t
+        }));
     }
 }
 
@@ -331,8 +392,8 @@ pub fn code_mode_tools(exec: &str, description: &str) -> Vec<OfferedTool> {
             name: (*name).to_owned(),
             freeform: signature.starts_with("input: string"),
             properties,
-            namespace: None,
             via: Some(exec.to_owned()),
+            ..OfferedTool::default()
         });
     }
     tools
@@ -343,7 +404,7 @@ pub fn chat(body: &Value) -> RequestView {
     let mut entries = Vec::new();
     for message in slice(&body["messages"]) {
         match message["role"].as_str() {
-            Some("tool") => entries.push(Entry::ToolResult),
+            Some("tool") => entries.push(Entry::ToolResult(result_text(&message["content"]))),
             Some("user") => entries.push(user_entry(&message["content"])),
             Some("assistant") => {
                 let calls: Vec<Entry> = slice(&message["tool_calls"])

@@ -293,3 +293,54 @@ async fn chat_stream_tool_calls_usage_and_done() {
         "no tools, no tool call"
     );
 }
+
+#[tokio::test]
+async fn responses_tool_search_call_then_namespaced_function_call() {
+    let provider = FakeProvider::start().await.unwrap();
+    let user = json!({"type": "message", "role": "user",
+                      "content": [{"type": "input_text", "text": "USE_MCP ht/echo"}]});
+    let tools = json!([{"type": "tool_search", "execution": "client",
+                        "parameters": {"properties": {"query": {}, "limit": {}}}}]);
+    let body = post(
+        &provider,
+        "/v1/responses",
+        json!({"model": "gpt-test", "stream": true, "input": [user], "tools": tools}),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    let done: Vec<Value> = json_frames(&body)
+        .into_iter()
+        .filter(|f| f["type"] == "response.output_item.done")
+        .map(|f| f["item"].clone())
+        .collect();
+    assert_eq!(done.len(), 1);
+    let search = &done[0];
+    assert_eq!(search["type"], "tool_search_call");
+    assert_eq!(search["execution"], "client");
+    assert_eq!(search["arguments"], json!({"query": "ht echo", "limit": 8}));
+    assert!(search["call_id"].is_string());
+
+    let revealed = json!({"type": "tool_search_output", "call_id": search["call_id"],
+        "execution": "client", "status": "completed",
+        "tools": [{"type": "namespace", "name": "mcp__ht", "description": "",
+                   "tools": [{"type": "function", "name": "echo", "parameters": {"properties": {"text": {}}}}]}]});
+    let input = json!([user, search, revealed]);
+    let completed: Value = post(
+        &provider,
+        "/v1/responses",
+        json!({"model": "gpt-test", "stream": false, "input": input, "tools": tools}),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    let call = &completed["output"][0];
+    assert_eq!(call["type"], "function_call");
+    assert_eq!(call["namespace"], "mcp__ht");
+    assert_eq!(call["name"], "echo");
+    assert_eq!(call["arguments"], r#"{"text":"mcp-marker"}"#);
+    let replies: Vec<String> = provider.requests().into_iter().map(|r| r.reply).collect();
+    assert_eq!(replies, ["tool:tool_search", "tool:echo (chained)"]);
+}

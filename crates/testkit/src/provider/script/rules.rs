@@ -67,6 +67,24 @@ pub(super) fn default_rules() -> Vec<Rule> {
                 ],
             ]),
         ),
+        // An MCP tool named in the prompt (`USE_MCP ht/echo`), under any agent's name for
+        // it, searched for first where the agent defers it (see `mcp::mcp_candidates`).
+        rule("USE_MCP", Effect::CallMcp(json!({"text": MCP_TEXT}))),
+        // A harmless shell call after every tool result, forever: a turn limit ends it.
+        rule(
+            "LOOP_TOOLS",
+            Effect::CallForever(vec![
+                ToolTemplate::json(
+                    "Bash",
+                    json!({"command": LOOP_COMMAND, "description": "One more loop step"}),
+                ),
+                ToolTemplate::json("exec_command", json!({"cmd": LOOP_COMMAND})),
+                ToolTemplate::json(
+                    "bash",
+                    json!({"command": LOOP_COMMAND, "description": "One more loop step"}),
+                ),
+            ]),
+        ),
         rule("THINK", Effect::Think(THINKING_TEXT.to_owned())),
         rule("SLOW", Effect::Pace(Duration::from_secs(3))),
         // HTTP 500 that agents give up on quickly: the Anthropic SDK (Claude Code) obeys

@@ -60,6 +60,7 @@ fn after(prompt: &str, called: &[&str]) -> LastTurn {
     LastTurn::ToolResult {
         prompt: Some(prompt.to_owned()),
         called: called.iter().map(|c| (*c).to_owned()).collect(),
+        output: "ok".to_owned(),
     }
 }
 
@@ -79,6 +80,7 @@ fn after_tool_result_the_model_finishes() {
     let orphan = LastTurn::ToolResult {
         prompt: None,
         called: Vec::new(),
+        output: String::new(),
     };
     let plan = script.plan(&view(orphan, &[("Bash", None)]));
     assert_eq!(plan.text.as_deref(), Some(AFTER_TOOL_TEXT));
