@@ -67,6 +67,7 @@ impl OpenCodeDriver {
             &session.state_dir,
             &session.policy,
             session.agent_mode.as_deref(),
+            session.permission_mode,
         );
         self.pool(binary).lease_for(self.providers(session), own)
     }
@@ -154,7 +155,7 @@ fn prompt_settings(session: &SessionConfig, model: Option<&str>) -> PromptSettin
             .system_prompt
             .clone()
             .filter(|_| policy.system_prompt_mode == SystemPromptMode::Append),
-        tools: policy::prompt_tools(policy),
+        tools: policy::prompt_tools(policy, &session_rules(session)),
     }
 }
 
@@ -270,7 +271,7 @@ impl AgentDriver for OpenCodeDriver {
         let cwd = session.cwd.display().to_string();
         let opencode = create_session(
             lease,
-            session_rules(&session),
+            Value::Array(session_rules(&session)),
             converter(&session, model.as_deref()),
             sink.clone(),
             session.tap.clone(),
@@ -320,14 +321,12 @@ impl AgentDriver for OpenCodeDriver {
 
 /// The rules `session`'s OpenCode session is created with: its permission mode's, then its
 /// policy's.
-fn session_rules(session: &SessionConfig) -> Value {
-    let mut rules = launch::permission_rules(session.permission_mode);
-    if let Value::Array(rules) = &mut rules {
-        rules.extend(policy::session_rules(
-            &session.policy,
-            session.permission_mode,
-        ));
-    }
+fn session_rules(session: &SessionConfig) -> Vec<Value> {
+    let mut rules = match launch::permission_rules(session.permission_mode) {
+        Value::Array(rules) => rules,
+        _ => Vec::new(),
+    };
+    rules.extend(policy::session_rules(&session.policy));
     rules
 }
 

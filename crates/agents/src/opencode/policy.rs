@@ -7,8 +7,10 @@
 //! - `tools`: the session is created with `deny` rules (`pattern: "*"`), which take the
 //!   tools out of the model's list, plus per-prompt `tools: {name: false}` for the exact
 //!   names (the only way to take `write` without `edit`: both are OpenCode's `edit`
-//!   permission). A session that takes tools away also loses `task`: a subagent's session
-//!   is not bound by its parent's rules.
+//!   permission; the map replaces the session's rules, so it carries them all, see
+//!   [`prompt_tools`]). A session that takes tools away also loses `task`: a subagent's
+//!   session is not bound by its parent's rules. MCP tools: rules in the config of the
+//!   session's own server ([`mcp_permission`]).
 //! - `maxTurns`: the daemon counts the turn's assistant messages (one per model call) and
 //!   aborts the session past the limit ([`crate::kernel::StepLimit`]). OpenCode's own agent
 //!   `steps` does not end the turn: its last step runs without tools and the model is told
@@ -18,6 +20,8 @@
 //!   `headers`) as `{file:…}` references to files only the server's user reads: in neither
 //!   argv nor the environment. MCP tools are `<server>_<tool>`; under a permission mode
 //!   that asks, `<server>_*` asks too (OpenCode runs MCP tools without asking otherwise).
+//!   Their rules are the server's config, not the session's: a prompt's `tools` map
+//!   replaces the session's rules.
 //!
 //! Every text the session gives is put in the config with `{` escaped (`\u007b`), so
 //! OpenCode's `{env:…}` / `{file:…}` substitution applies only to the daemon's own
@@ -93,17 +97,9 @@ fn rule(permission: &str, action: &str) -> Value {
 }
 
 /// The rules the session is created with beyond its permission mode's
-/// ([`super::launch::permission_rules`]): its MCP servers' tools ask under a mode that
-/// asks, then the tools it takes away are denied (the last matching rule wins).
-pub fn session_rules(policy: &SessionPolicy, mode: PermissionMode) -> Vec<Value> {
-    let mut rules = Vec::new();
-    let mcp_action = match mode {
-        PermissionMode::Bypass => "allow",
-        _ => "ask",
-    };
-    for server in policy.mcp_servers.keys() {
-        rules.push(rule(&mcp_tool_name(server, None), mcp_action));
-    }
+/// ([`super::launch::permission_rules`]): the built-in tools it takes away, denied (the
+/// last matching rule wins). A session that takes tools away also loses `task`.
+pub fn session_rules(policy: &SessionPolicy) -> Vec<Value> {
     let removed = policy.tools.removed_built_ins();
     let mut denied: Vec<&str> = removed.iter().filter_map(|t| native_tools(t).0).collect();
     if removed.contains(&ToolName::Write) && removed.contains(&ToolName::Edit) {
@@ -112,7 +108,46 @@ pub fn session_rules(policy: &SessionPolicy, mode: PermissionMode) -> Vec<Value>
     if !policy.tools.is_open() {
         denied.push("task");
     }
-    rules.extend(denied.into_iter().map(|p| rule(p, "deny")));
+    denied.into_iter().map(|p| rule(p, "deny")).collect()
+}
+
+/// The per-prompt `tools` map of a session that takes tools away (empty otherwise).
+/// OpenCode drops a tool named `false` from the model's list, which is the only way to
+/// take `write` without `edit` (both are its `edit` permission); but it also *replaces*
+/// the session's rules with the map (`true` allow, `false` deny), so the map carries the
+/// whole rule set of the session as well: `rules` (its permission mode's and
+/// [`session_rules`], none of them `ask`), later ones winning.
+pub fn prompt_tools(policy: &SessionPolicy, rules: &[Value]) -> Map<String, Value> {
+    let mut tools = Map::new();
+    if policy.tools.is_open() {
+        return tools;
+    }
+    for rule in rules {
+        if let (Some(permission), Some(action)) =
+            (rule["permission"].as_str(), rule["action"].as_str())
+        {
+            tools.insert(permission.to_string(), json!(action == "allow"));
+        }
+    }
+    for tool in policy.tools.removed_built_ins() {
+        for name in native_tools(&tool).1 {
+            tools.insert((*name).to_string(), json!(false));
+        }
+    }
+    tools
+}
+
+/// The permissions of the session's MCP tools, for its own server's config (MCP sessions
+/// always have one): each server's tools ask under a mode that asks (OpenCode runs them
+/// without asking otherwise), then what `tools` takes away is denied and what an allow
+/// list gives back of a server asks again. Server-wide keys sort before their tools'
+/// (`*` before any name character), and the last matching key wins.
+pub fn mcp_permission(policy: &SessionPolicy, mode: PermissionMode) -> Map<String, Value> {
+    let mut permission = Map::new();
+    let ask = match mode {
+        PermissionMode::Bypass => "allow",
+        _ => "ask",
+    };
     for server in policy.mcp_servers.keys() {
         let tool = |tool: Option<String>| ToolName::Mcp {
             server: server.clone(),
@@ -126,36 +161,26 @@ pub fn session_rules(policy: &SessionPolicy, mode: PermissionMode) -> Vec<Value>
                 })
                 .collect()
         };
+        let mut set = |name: Option<&str>, action: &str| {
+            permission.insert(mcp_tool_name(server, name), json!(action));
+        };
         if policy.tools.permits(&tool(None)) {
+            set(None, ask);
             for name in named(&policy.tools.deny) {
-                rules.push(rule(&mcp_tool_name(server, Some(&name)), "deny"));
+                set(Some(&name), "deny");
             }
             continue;
         }
         // Not all of the server's tools: none, then back those the allow list names and
         // `deny` does not.
-        rules.push(rule(&mcp_tool_name(server, None), "deny"));
+        set(None, "deny");
         for name in named(policy.tools.allow.as_deref().unwrap_or_default()) {
             if policy.tools.permits(&tool(Some(name.clone()))) {
-                rules.push(rule(&mcp_tool_name(server, Some(&name)), mcp_action));
+                set(Some(&name), ask);
             }
         }
     }
-    rules
-}
-
-/// The per-prompt `tools` map: every OpenCode tool the session takes away, `false`.
-pub fn prompt_tools(policy: &SessionPolicy) -> Map<String, Value> {
-    let mut tools = Map::new();
-    for tool in policy.tools.removed_built_ins() {
-        for name in native_tools(&tool).1 {
-            tools.insert((*name).to_string(), json!(false));
-        }
-    }
-    if !policy.tools.is_open() {
-        tools.insert("task".into(), json!(false));
-    }
-    tools
+    permission
 }
 
 /// Whether the session needs a server of its own: MCP servers, an environment and agent
@@ -187,6 +212,8 @@ pub struct OwnServer {
     pub env: BTreeMap<String, String>,
     /// `(agent, prompt)`: the agent's prompt replaced.
     pub prompt: Option<(String, String)>,
+    /// The permissions of its MCP tools ([`mcp_permission`]).
+    pub permission: Map<String, Value>,
 }
 
 impl std::fmt::Debug for OwnServer {
@@ -197,6 +224,7 @@ impl std::fmt::Debug for OwnServer {
             .field("mcp_servers", &self.mcp_servers.keys().collect::<Vec<_>>())
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("prompt", &self.prompt.as_ref().map(|(agent, _)| agent))
+            .field("permission", &self.permission)
             .finish()
     }
 }
@@ -209,6 +237,7 @@ impl OwnServer {
         state_dir: &Path,
         policy: &SessionPolicy,
         agent_mode: Option<&str>,
+        mode: PermissionMode,
     ) -> Option<Self> {
         needs_own_server(policy).then(|| Self {
             session_id: session_id.to_string(),
@@ -216,6 +245,7 @@ impl OwnServer {
             mcp_servers: policy.mcp_servers.clone(),
             env: policy.env.clone(),
             prompt: replaced_agent(policy, agent_mode).zip(policy.system_prompt.clone()),
+            permission: mcp_permission(policy, mode),
         })
     }
 
@@ -263,6 +293,9 @@ impl OwnServer {
         }
         if !mcp.is_empty() {
             config["mcp"] = Value::Object(mcp);
+        }
+        if let Some(rules) = config["permission"].as_object_mut() {
+            rules.extend(self.permission.clone());
         }
         if let Some((agent, prompt)) = &self.prompt {
             config["agent"] = json!({agent.as_str(): {"prompt": prompt}});

@@ -5,8 +5,8 @@ fn policy(value: Value) -> SessionPolicy {
     serde_json::from_value(value).unwrap()
 }
 
-fn rules(policy: &SessionPolicy, mode: PermissionMode) -> Vec<String> {
-    session_rules(policy, mode)
+fn rules(policy: &SessionPolicy) -> Vec<String> {
+    session_rules(policy)
         .iter()
         .map(|r| {
             assert_eq!(r["pattern"], "*");
@@ -16,6 +16,13 @@ fn rules(policy: &SessionPolicy, mode: PermissionMode) -> Vec<String> {
                 r["action"].as_str().unwrap()
             )
         })
+        .collect()
+}
+
+fn mcp(policy: &SessionPolicy, mode: PermissionMode) -> Vec<String> {
+    mcp_permission(policy, mode)
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap()))
         .collect()
 }
 
@@ -39,32 +46,47 @@ fn everything_is_honoured_and_tools_are_removed() {
 }
 
 #[test]
-fn denied_tools_become_deny_rules_and_prompt_tools() {
+fn denied_tools_become_deny_rules_and_prompt_tools_carrying_every_rule() {
     let open = SessionPolicy::default();
-    assert!(rules(&open, PermissionMode::Default).is_empty());
-    assert!(prompt_tools(&open).is_empty());
+    assert!(rules(&open).is_empty());
+    let mode_rules = |mode| match launch::permission_rules(mode) {
+        Value::Array(rules) => rules,
+        _ => unreachable!(),
+    };
+    assert!(prompt_tools(&open, &mode_rules(PermissionMode::Default)).is_empty());
 
     let deny = policy(json!({"tools": {"deny": ["shell", "write", "webSearch"]}}));
-    let denied = rules(&deny, PermissionMode::Default);
-    assert_eq!(denied, ["bash=deny", "websearch=deny", "task=deny"]);
-    let tools = prompt_tools(&deny);
+    assert_eq!(rules(&deny), ["bash=deny", "websearch=deny", "task=deny"]);
+    let mut all = mode_rules(PermissionMode::AcceptEdits);
+    all.extend(session_rules(&deny));
+    let tools = prompt_tools(&deny, &all);
     for name in ["bash", "write", "websearch", "codesearch", "task"] {
         assert_eq!(tools[name], false, "{name}");
     }
-    assert!(!tools.contains_key("edit"), "write alone keeps edit");
+    // The map replaces the session's rules: the mode's are in it.
+    for name in ["read", "glob", "question", "edit"] {
+        assert_eq!(tools[name], true, "{name}");
+    }
 
     let both = policy(json!({"tools": {"deny": ["write", "edit"]}}));
-    assert!(rules(&both, PermissionMode::Bypass).contains(&"edit=deny".to_string()));
+    assert!(rules(&both).contains(&"edit=deny".to_string()));
+    let mut all = mode_rules(PermissionMode::Bypass);
+    all.extend(session_rules(&both));
+    let tools = prompt_tools(&both, &all);
+    assert_eq!(
+        (&tools["edit"], &tools["bash"]),
+        (&json!(false), &json!(true))
+    );
 
     let allow = policy(json!({"tools": {"allow": ["read", "grep"]}}));
-    let allowed = rules(&allow, PermissionMode::Default);
+    let allowed = rules(&allow);
     for kept in ["read=deny", "grep=deny"] {
         assert!(!allowed.contains(&kept.to_string()), "{allowed:?}");
     }
     for gone in ["bash=deny", "glob=deny", "edit=deny", "webfetch=deny"] {
         assert!(allowed.contains(&gone.to_string()), "{gone}: {allowed:?}");
     }
-    assert_eq!(prompt_tools(&allow)["list"], false);
+    assert_eq!(prompt_tools(&allow, &[])["list"], false);
 }
 
 #[test]
@@ -75,46 +97,38 @@ fn mcp_tools_ask_and_are_removed_by_server_and_by_tool() {
     });
     let open = policy(json!({"mcpServers": servers}));
     assert_eq!(
-        rules(&open, PermissionMode::Default),
+        mcp(&open, PermissionMode::Default),
         ["ht_*=ask", "st_*=ask"]
     );
     assert_eq!(
-        rules(&open, PermissionMode::Bypass),
+        mcp(&open, PermissionMode::Bypass),
         ["ht_*=allow", "st_*=allow"]
     );
+    assert!(rules(&open).is_empty(), "MCP rules are the server's config");
     let deny = policy(json!({"mcpServers": servers,
         "tools": {"deny": ["mcp:st/*", "mcp:ht/delete.all"]}}));
-    let denied = rules(&deny, PermissionMode::Default);
     assert_eq!(
-        denied,
-        [
-            "ht_*=ask",
-            "st_*=ask",
-            "task=deny",
-            "ht_delete_all=deny",
-            "st_*=deny"
-        ]
+        mcp(&deny, PermissionMode::Default),
+        ["ht_*=ask", "ht_delete_all=deny", "st_*=deny"]
     );
     let allow = policy(json!({"mcpServers": servers,
         "tools": {"allow": ["shell", "mcp:ht/echo"], "deny": ["mcp:ht/echo"]}}));
-    let allowed = rules(&allow, PermissionMode::AcceptEdits);
-    assert!(allowed.ends_with(&["ht_*=deny".to_string(), "st_*=deny".to_string()]));
+    assert_eq!(
+        mcp(&allow, PermissionMode::AcceptEdits),
+        ["ht_*=deny", "st_*=deny"]
+    );
     let allow = policy(json!({"mcpServers": servers, "tools": {"allow": ["mcp:ht/echo"]}}));
-    let allowed = rules(&allow, PermissionMode::Default);
-    assert!(
-        allowed.ends_with(&[
-            "ht_*=deny".to_string(),
-            "ht_echo=ask".to_string(),
-            "st_*=deny".to_string()
-        ]),
-        "{allowed:?}"
+    assert_eq!(
+        mcp(&allow, PermissionMode::Default),
+        ["ht_*=deny", "ht_echo=ask", "st_*=deny"]
     );
 }
 
 #[test]
 fn only_process_settings_need_a_server_of_its_own() {
     let state = Path::new("/state");
-    let none = |p: &SessionPolicy| OwnServer::of("s1", state, p, None).is_none();
+    let none =
+        |p: &SessionPolicy| OwnServer::of("s1", state, p, None, PermissionMode::Default).is_none();
     assert!(none(&policy(json!({"systemPrompt": "x", "maxTurns": 2,
         "tools": {"deny": ["shell"]}}))));
     assert!(!none(&policy(json!({"env": {"A": "b"}}))));
@@ -122,7 +136,7 @@ fn only_process_settings_need_a_server_of_its_own() {
         json!({"mcpServers": {"st": {"type": "stdio", "command": "sh"}}})
     )));
     let replace = policy(json!({"systemPrompt": "x", "systemPromptMode": "replace"}));
-    let own = OwnServer::of("s1", state, &replace, Some("plan")).unwrap();
+    let own = OwnServer::of("s1", state, &replace, Some("plan"), PermissionMode::Default).unwrap();
     assert_eq!(own.prompt, Some(("plan".into(), "x".into())));
     assert_eq!(own.root, state.join("opencode"));
     assert_eq!(replaced_agent(&replace, None).as_deref(), Some("build"));
@@ -143,7 +157,7 @@ fn the_own_config_holds_references_and_session_texts_verbatim() {
                    "headers": {"Authorization": "Bearer ht-secret"}},
         },
     }));
-    let own = OwnServer::of("s1", dir.path(), &session, None).unwrap();
+    let own = OwnServer::of("s1", dir.path(), &session, None, PermissionMode::Default).unwrap();
     let key = ServerKey::own("s1");
     let dirs = ServerDirs::new(&own.root, &key);
     dirs.write(&[]).unwrap();
@@ -167,6 +181,8 @@ fn the_own_config_holds_references_and_session_texts_verbatim() {
     let st = &parsed["mcp"]["st"];
     assert_eq!(st["type"], "local");
     assert_eq!(st["command"], json!(["python3", "{env:PATH}"]));
+    assert_eq!(parsed["permission"]["st_*"], "ask");
+    assert_eq!(parsed["permission"]["bash"], "ask");
     let ht = &parsed["mcp"]["ht"];
     assert_eq!(
         (ht["type"].as_str(), &ht["oauth"]),

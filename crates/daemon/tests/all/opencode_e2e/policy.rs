@@ -2,33 +2,23 @@
 //! system prompt (appended per prompt, or the agent's prompt replaced on a server of the
 //! session's own) as the provider received it; tools taken out of the model's tool list;
 //! `maxTurns` ending a tool turn; an image reaching the provider as an image block; a
-//! session's `env` in its own server's process, which stops with the session.
+//! session's `env` in its own server's process, which stops with the session; a stdio and
+//! an HTTP MCP server (bearer token) called, with permissions, their secrets only the
+//! agent's.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::{Value, json};
-
+use sandbox_testkit::mcp::{ECHO_PREFIX_ENV, HttpMcpServer, stdio_server};
 use sandbox_testkit::provider::RecordedRequest;
 use sandbox_universal::{
-    AgentId, CreateSessionRequest, MessagePart, PermissionMode, SendMessageRequest, StopReason,
-    SystemPromptMode, ToolPolicy,
+    AgentId, ContentPart, CreateSessionRequest, ItemKind, McpServer, MessagePart, PermissionKind,
+    PermissionMode, PermissionReply, SendMessageRequest, StopReason, SystemPromptMode, ToolPolicy,
 };
 
-use crate::scenarios::ctx::{Ctx, Session, stop_reason};
+use crate::common::raw_events;
+use crate::scenarios::ctx::{Ctx, Session, items, reply_text, stop_reason};
 use crate::scenarios::subject::Ask;
-
-/// The system prompt of a model call (Anthropic's `system`: a string or text blocks).
-pub fn system_text(request: &RecordedRequest) -> String {
-    match &request.body["system"] {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
 
 /// The pids of the `opencode serve` processes running in `dir` or below it.
 pub fn servers_under(ctx: &Ctx, dir: &Path) -> Vec<i32> {
@@ -93,13 +83,13 @@ async fn system_prompts_are_appended_or_replace_the_agents_own() {
     assert_eq!(stop_reason(&one), StopReason::Completed);
     assert_eq!(stop_reason(&two), StopReason::Completed);
 
-    let own = system_text(&last_calls(&ctx, &a).await[0]);
+    let own = last_calls(&ctx, &a).await[0].system_text();
     assert!(own.contains(appended), "{own}");
     assert!(
         !own.starts_with(appended) && own.len() > appended.len() * 10,
         "appended after OpenCode's own prompt: {own}"
     );
-    let system = system_text(&last_calls(&ctx, &r).await[0]);
+    let system = last_calls(&ctx, &r).await[0].system_text();
     assert!(
         system.starts_with(replaced),
         "the agent's prompt replaced, verbatim (no substitution): {system}"
@@ -145,13 +135,7 @@ async fn taken_tools_are_absent_from_the_models_tool_list() {
             StopReason::Completed
         );
     }
-    let names = |calls: Vec<RecordedRequest>| -> Vec<String> {
-        calls[0]
-            .tool_names()
-            .into_iter()
-            .map(str::to_string)
-            .collect()
-    };
+    let names = |calls: Vec<RecordedRequest>| -> Vec<String> { calls[0].tool_names() };
     let all = names(last_calls(&ctx, &open).await);
     for tool in ["bash", "write", "edit", "read", "glob", "grep", "task"] {
         assert!(all.iter().any(|t| t == tool), "{tool} in {all:?}");
@@ -242,24 +226,11 @@ async fn an_image_reaches_the_provider_as_an_image_block() {
         .turn_id;
     let events = ctx.ended(&s.id, &turn).await;
     assert_eq!(stop_reason(&events), StopReason::Completed);
-    let calls = last_calls(&ctx, &s).await;
-    let user = calls[0].body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "user")
-        .cloned()
-        .unwrap();
-    let image = user["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["type"] == "image")
-        .unwrap_or_else(|| panic!("no image block: {user}"));
+    let images = last_calls(&ctx, &s).await[0].images();
+    assert_eq!(images.len(), 1, "one image block");
     assert_eq!(
-        image["source"],
-        json!({"type": "base64", "media_type": "image/png", "data": PNG})
+        (images[0].media_type.as_str(), images[0].data.as_str()),
+        ("image/png", PNG)
     );
 }
 
@@ -291,4 +262,148 @@ async fn the_sessions_env_is_its_own_servers() {
     assert!(!String::from_utf8_lossy(&cmdline).contains("probe-value"));
     ctx.daemon.client.end_session(&s.id).await.unwrap();
     assert!(servers_under(&ctx, &session_dir(&ctx, &s)).is_empty());
+}
+
+/// Every file under `dir` whose bytes hold `needle`.
+fn files_holding(dir: &Path, needle: &str) -> Vec<std::path::PathBuf> {
+    crate::scenarios::subject::files_under(dir)
+        .into_iter()
+        .filter(|f| {
+            std::fs::read(f).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_and_an_http_mcp_server_are_called_with_permissions() {
+    sandbox_testkit::isolate!();
+    let Some(ctx) = Ctx::start(AgentId::Opencode).await else {
+        return;
+    };
+    let token = "mcp-bearer-secret-3d9";
+    let prefix = "stdio-env-secret-";
+    let http = HttpMcpServer::start(token).await.unwrap();
+    let scripts = tempfile::tempdir().unwrap();
+    let stdio = stdio_server(scripts.path()).unwrap();
+    let servers: BTreeMap<String, McpServer> = [
+        (
+            "ht".to_string(),
+            McpServer::Http {
+                url: http.url(),
+                headers: [("Authorization".into(), format!("Bearer {token}"))].into(),
+            },
+        ),
+        (
+            "st".to_string(),
+            McpServer::Stdio {
+                command: stdio.command.clone(),
+                args: stdio.args.clone(),
+                env: [(ECHO_PREFIX_ENV.to_string(), prefix.to_string())].into(),
+            },
+        ),
+    ]
+    .into();
+    let s = ctx
+        .session_with("mcp", |r| CreateSessionRequest {
+            mcp_servers: Some(servers),
+            tools: Some(ToolPolicy {
+                allow: None,
+                deny: vec!["mcp:st/delete_everything".into()],
+            }),
+            ..r
+        })
+        .await;
+
+    // The HTTP server's tool asks (kind mcpTool); `always` is remembered for the tool.
+    let (events, asked) = ctx
+        .turn_answering(&s.id, "USE_MCP ht/echo", PermissionReply::Always)
+        .await;
+    assert_eq!(stop_reason(&events), StopReason::Completed);
+    assert_eq!(
+        asked.len(),
+        1,
+        "offered {:?}; MCP calls {:?}; {events:#?}",
+        last_calls(&ctx, &s).await[0].tool_names(),
+        http.calls()
+    );
+    assert_eq!(asked[0].kind, PermissionKind::McpTool);
+    assert_eq!(asked[0].tool.as_deref(), Some("ht_echo"));
+    let call = items(&events, ItemKind::ToolCall)
+        .into_iter()
+        .find_map(|i| match &i.content[0] {
+            ContentPart::ToolCall { mcp: Some(mcp), .. } => Some(mcp.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no MCP toolCall: {events:#?}"));
+    assert_eq!((call.server.as_str(), call.tool.as_str()), ("ht", "echo"));
+    let results: Vec<String> = items(&events, ItemKind::ToolResult)
+        .iter()
+        .flat_map(|i| i.content.clone())
+        .filter_map(|p| match p {
+            ContentPart::ToolResult { output, .. } => Some(output),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        results.iter().any(|o| o.contains("echo:mcp-marker")),
+        "{results:?}"
+    );
+    assert!(
+        reply_text(&events).contains("mcp tool said: echo:mcp-marker"),
+        "the tool's output reached the model: {}",
+        reply_text(&events)
+    );
+    assert_eq!(http.calls().len(), 1);
+    let authorizations = http.authorizations();
+    assert!(
+        !authorizations.is_empty()
+            && authorizations
+                .iter()
+                .all(|a| a.as_deref() == Some(&*format!("Bearer {token}"))),
+        "{authorizations:?}"
+    );
+    // One tool taken away by name: out of the model's list, its siblings kept.
+    let offered = last_calls(&ctx, &s).await[0].tool_names();
+    for kept in ["ht_echo", "ht_delete_everything", "st_echo"] {
+        assert!(offered.iter().any(|t| t == kept), "{kept}: {offered:?}");
+    }
+    assert!(!offered.iter().any(|t| t == "st_delete_everything"));
+    // Approved `always`: the same tool runs without a question the next time.
+    let events = ctx.turn(&s.id, "USE_MCP ht/echo").await;
+    assert_eq!(stop_reason(&events), StopReason::Completed);
+    assert_eq!(http.calls().len(), 2);
+
+    // The stdio server's tool asks on its own (another tool), and got its env.
+    let (events, asked) = ctx
+        .turn_answering(&s.id, "USE_MCP st/echo", PermissionReply::Once)
+        .await;
+    assert_eq!(stop_reason(&events), StopReason::Completed);
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].tool.as_deref(), Some("st_echo"));
+    let calls = stdio.calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].prefix.as_deref(), Some(prefix), "env reached it");
+
+    // The secrets are nowhere but the agent: not argv, not the environment, not the log.
+    let dir = session_dir(&ctx, &s);
+    let pids = servers_under(&ctx, &dir);
+    assert_eq!(pids.len(), 1);
+    for what in ["cmdline", "environ"] {
+        let bytes = std::fs::read(format!("/proc/{}/{what}", pids[0])).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains(token) && !text.contains(prefix), "{what}");
+    }
+    let log = serde_json::to_string(&raw_events(&ctx.daemon.client, &s.id).await).unwrap();
+    // (The stdio server's prefix is in its echo's output by design.)
+    assert!(!log.contains(token), "the token in the log");
+    ctx.daemon.client.end_session(&s.id).await.unwrap();
+    assert!(servers_under(&ctx, &dir).is_empty(), "its server stops");
+    let holding: Vec<_> = files_holding(ctx.daemon.data_dir.path(), token)
+        .into_iter()
+        .filter(|f| !f.ends_with("policy-secrets.json"))
+        .collect();
+    assert!(
+        holding.is_empty(),
+        "the token outside the secrets file: {holding:?}"
+    );
 }
