@@ -18,7 +18,15 @@ poorly are rewritten into equivalent ones it renders well, without changing what
 * ``UniversalEvent`` (``allOf`` of the ``EventPayload`` union and the envelope) becomes one
   component per event type, envelope fields plus ``type`` and ``data`` (``<Type>Event``, e.g.
   ``TurnEndedEvent``), and a discriminated ``oneOf`` of them; ``EventPayload`` is then
-  unreferenced and dropped.
+  unreferenced and dropped;
+* a ``oneOf`` that only lists alternative ``required`` sets of the object's own properties
+  (``SendMessageRequest``: ``message`` or ``content``; an image ``MessagePart``: ``data`` or
+  ``path``) is dropped, and the description says which to give. The generator would render it
+  as numbered copies of the model (``SendMessageRequest1 | SendMessageRequest2``) with
+  required-but-nullable fields; one model with those properties optional is what a user
+  builds and reads. This one rewrite accepts more than the document (neither, or both): the
+  daemon checks it and answers ``422 invalid-body``, as for every other constraint of a
+  request.
 
 The generated code is formatted with the pinned ruff and the project's ruff settings, so the
 output is byte-for-byte reproducible; ``--check`` compares it with the committed file.
@@ -204,10 +212,45 @@ def flatten_events(schemas: dict[str, Any]) -> None:
     del schemas["EventPayload"]
 
 
+def required_alternatives(schema: dict[str, Any]) -> list[list[str]] | None:
+    """The property sets of a `oneOf` that only says which of the object's own properties
+    must be present (`oneOf: [{required: [a]}, {required: [b]}]`), else None.
+    """
+    variants = schema.get("oneOf")
+    properties = schema.get("properties")
+    if not isinstance(variants, list) or not variants or not isinstance(properties, dict):
+        return None
+    sets = []
+    for variant in variants:
+        if set(variant) != {"required"} or not set(variant["required"]) <= set(properties):
+            return None
+        sets.append(list(variant["required"]))
+    return sets
+
+
+def drop_required_alternatives(node: Any) -> None:
+    """Replace each `oneOf` of required sets (anywhere) by a sentence of the description."""
+    if isinstance(node, list):
+        for child in node:
+            drop_required_alternatives(child)
+        return
+    if not isinstance(node, dict):
+        return
+    sets = required_alternatives(node)
+    if sets is not None:
+        del node["oneOf"]
+        choices = " or ".join(", ".join(f"`{name}`" for name in names) for names in sets)
+        sentence = f"Give exactly one of: {choices}."
+        node["description"] = f"{node.get('description', '').rstrip()}\n\n{sentence}".lstrip()
+    for child in node.values():
+        drop_required_alternatives(child)
+
+
 def prepare(spec: dict[str, Any]) -> dict[str, Any]:
     """The OpenAPI document with its unions rewritten for the generator (see module doc)."""
     out = copy.deepcopy(spec)
     schemas = out["components"]["schemas"]
+    drop_required_alternatives(schemas)
     flatten_events(schemas)
     hoist_tagged_unions(schemas)
     return out

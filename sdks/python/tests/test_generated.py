@@ -130,3 +130,30 @@ def test_the_installed_package_is_typed_and_complete() -> None:
     files = importlib.resources.files("sandbox_daemon")
     assert files.joinpath("py.typed").is_file()
     assert files.joinpath("_generated").joinpath("models.py").is_file()
+
+
+def test_alternative_required_sets_are_one_model_with_optional_fields(
+    openapi: dict[str, Any],
+) -> None:
+    # `oneOf: [{required: [message]}, {required: [content]}]` (and `data` / `path` of an
+    # image part) is a rule of the daemon's, not two models: the generator would emit
+    # numbered copies with required-but-nullable fields.
+    schemas = openapi["components"]["schemas"]
+    assert schemas["SendMessageRequest"]["oneOf"] == [
+        {"required": ["message"]},
+        {"required": ["content"]},
+    ]
+    assert not [name for name in generated_models() if re.search(r"\d$", name)]
+    for model, alternatives in (
+        (generated.SendMessageRequest, ("message", "content")),
+        (generated.ImageMessagePart, ("data", "path")),
+    ):
+        for name in alternatives:
+            assert not model.model_fields[name].is_required(), (model.__name__, name)
+        assert "Give exactly one of:" in (model.__doc__ or ""), model.__name__
+    request = generated.SendMessageRequest.model_validate(
+        {"content": [{"type": "image", "mediaType": "image/png", "path": "shot.png"}]}
+    )
+    assert request.content is not None
+    assert isinstance(request.content[0], generated.ImageMessagePart)
+    assert request.content[0].path == "shot.png"

@@ -13,7 +13,7 @@
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { emitRoutes, emitStreams, emitValidators } from './zod-emitter.mjs';
 
@@ -35,7 +35,7 @@ async function generate(dir) {
     `// Generated from ${source} (${spec.info.title} ${spec.info.version}) by ${by}.\n` +
     '// Do not edit: run `npm run generate`. `npm run check:generated` fails when this file is stale.\n';
 
-  const ast = await openapiTS(pathToFileURL(specPath), {
+  const ast = await openapiTS(forTypes(spec), {
     rootTypes: true,
     rootTypesNoSchemaPrefix: true,
   });
@@ -48,6 +48,50 @@ async function generate(dir) {
   mkdirSync(dir, { recursive: true });
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return Object.keys(files);
+}
+
+/**
+ * The document as openapi-typescript gets it. One shape is rewritten: a `oneOf` that only
+ * lists alternative `required` sets of the object's own properties (`SendMessageRequest`:
+ * `message` or `content`; an image `MessagePart`: `data` or `path`), which it renders as
+ * `& (unknown | unknown)`, dropping the rule. Each alternative gets the properties it
+ * requires (without `null`: the daemon takes a null as absent), so the type is
+ * `{ message?, content? } & ({ message: string } | { content: MessagePart[] })`.
+ * The validators are emitted from the document as it is.
+ */
+function forTypes(spec) {
+  const out = structuredClone(spec);
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const { oneOf: branches, properties } = node;
+    const alternatives =
+      Array.isArray(branches) &&
+      properties &&
+      branches.every(
+        (b) => Object.keys(b).length === 1 && Array.isArray(b.required) && b.required.every((n) => n in properties),
+      );
+    if (alternatives) {
+      node.oneOf = branches.map((branch) => ({
+        type: 'object',
+        required: branch.required,
+        properties: Object.fromEntries(branch.required.map((name) => [name, nonNull(properties[name])])),
+      }));
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(out.components.schemas);
+  return out;
+}
+
+/** A property's schema without `null` among its types, and without its description. */
+function nonNull(schema) {
+  const { description: _, ...rest } = structuredClone(schema);
+  if (Array.isArray(rest.type)) {
+    const types = rest.type.filter((t) => t !== 'null');
+    rest.type = types.length === 1 ? types[0] : types;
+  }
+  return rest;
 }
 
 function firstDifference(a, b) {

@@ -182,7 +182,18 @@ export class SandboxDaemon {
     return this.#json('listSessions', { query: { ...query } }, options);
   }
 
-  /** `POST /sessions/{sessionId}`: creates a session with a client-chosen id and starts its agent. */
+  /**
+   * `POST /sessions/{sessionId}`: creates a session with a client-chosen id and starts its agent.
+   *
+   * Besides the agent and its settings, the body carries the session's policy:
+   * `systemPrompt` (`systemPromptMode` `append`, the default, or `replace`), `tools`
+   * (`{ allow?, deny? }` in universal names: `read`, `write`, `edit`, `shell`, `glob`,
+   * `grep`, `webFetch`, `webSearch`, `mcp:<server>/<tool>`, `mcp:<server>/*`), `maxTurns`,
+   * `mcpServers` (by name: `{ type: 'stdio', command, args?, env? }` or `{ type: 'http',
+   * url, headers? }`) and `env`. What an agent honours is in its `policy` and `capabilities`
+   * (`listAgents`); a field it cannot honour throws `ProblemError` 422
+   * `policy-unsupported` naming it, bad input 422 `invalid-body` naming it.
+   */
   createSession(
     sessionId: string,
     body: RequestBody<'createSession'>,
@@ -201,7 +212,11 @@ export class SandboxDaemon {
     return this.#json('deleteSession', { params: { sessionId } }, options);
   }
 
-  /** `POST /sessions/{sessionId}/messages`: sends a message, starting a turn (409 while one runs). */
+  /**
+   * `POST /sessions/{sessionId}/messages`: sends a message, starting a turn (409 while one runs):
+   * `{ message }` (text) or `{ content }` (parts: text and images; see `imagePart`,
+   * `messageBody`).
+   */
   sendMessage(
     sessionId: string,
     body: RequestBody<'sendMessage'>,

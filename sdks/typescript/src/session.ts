@@ -7,6 +7,7 @@
 
 import type { ReconnectOptions } from './backoff.js';
 import type { GetEventsQuery, HistoryOptions, SandboxDaemon } from './client.js';
+import { messageBody } from './content.js';
 import { ProblemError, ProtocolError, SandboxDaemonError } from './errors.js';
 import type { EventStream, EventStreamOptions } from './event-stream.js';
 import type {
@@ -17,7 +18,7 @@ import type {
   UniversalEvent,
 } from './generated/openapi.js';
 import type { RequestOptions } from './transport.js';
-import type { EventOf, QuestionAnswers, RequestBody, ResponseBody } from './types.js';
+import type { EventOf, MessageInput, QuestionAnswers, RequestBody, ResponseBody } from './types.js';
 
 /** Handlers that answer a turn's requests while its events are iterated. */
 export interface TurnHandlers {
@@ -66,14 +67,14 @@ export interface TurnResult {
  */
 export class Turn implements AsyncIterable<UniversalEvent> {
   readonly #session: Session;
-  readonly #message: string;
+  readonly #message: MessageInput;
   readonly #options: TurnOptions;
   #turnId: string | undefined;
   #ended: TurnEnded | undefined;
   #started = false;
 
   /** Prefer `session.turn(message, options)`. */
-  constructor(session: Session, message: string, options: TurnOptions = {}) {
+  constructor(session: Session, message: MessageInput, options: TurnOptions = {}) {
     this.#session = session;
     this.#message = message;
     this.#options = options;
@@ -192,18 +193,23 @@ export class Session {
     return this.client.getSession(this.id, options);
   }
 
-  /** Sends a message, starting a turn (`sendMessage`); see `turn` to follow it. */
-  send(message: string, options?: RequestOptions): Promise<ResponseBody<'sendMessage'>> {
-    return this.client.sendMessage(this.id, { message }, options);
+  /**
+   * Sends a message, starting a turn (`sendMessage`); see `turn` to follow it. The message
+   * is text (sent as `message`) or parts (sent as `content`: `[textPart('…'),
+   * imagePart(bytes)]`); an agent that takes no images refuses them with a 422
+   * `policy-unsupported` naming the part.
+   */
+  send(message: MessageInput, options?: RequestOptions): Promise<ResponseBody<'sendMessage'>> {
+    return this.client.sendMessage(this.id, messageBody(message), options);
   }
 
-  /** A turn: sends `message` when iterated, yields its events until `turnEnded`. */
-  turn(message: string, options?: TurnOptions): Turn {
+  /** A turn: sends `message` (text or parts) when iterated, yields its events until `turnEnded`. */
+  turn(message: MessageInput, options?: TurnOptions): Turn {
     return new Turn(this, message, options);
   }
 
   /** Runs a turn to its end (see `turn`). */
-  run(message: string, options?: TurnOptions): Promise<TurnResult> {
+  run(message: MessageInput, options?: TurnOptions): Promise<TurnResult> {
     return this.turn(message, options).done();
   }
 

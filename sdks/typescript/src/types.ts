@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { components, operations, UniversalEvent } from './generated/openapi.js';
+import type { components, MessagePart, operations, UniversalEvent } from './generated/openapi.js';
 import type { StreamFrames } from './generated/streams.js';
 
 /** Every operationId of the OpenAPI document. */
@@ -57,3 +57,15 @@ export type QuestionAnswers = RequestBody<'replyQuestion'>['answers'];
  * thrown as `ProblemError` instead.
  */
 export type InstallFrame = Exclude<StreamFrames['installAgent'], { event: 'error' }>;
+
+/** A text part of a message (`MessagePart` of `type: 'text'`). */
+export type TextPart = Extract<MessagePart, { type: 'text' }>;
+
+/** An image part of a message: `data` (base64) or `path` (a file in the working directory). */
+export type ImagePart = Extract<MessagePart, { type: 'image' }>;
+
+/** The image media types a message may carry (`image/png`, …). */
+export type ImageMediaType = ImagePart['mediaType'];
+
+/** A user message: text (sent as `message`), or parts (sent as `content`). */
+export type MessageInput = string | readonly MessagePart[];

@@ -5,8 +5,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use sandbox_universal::{
-    AgentCapabilities, AgentError, AgentId, EventPayload, ModelInfo, ModelsResponse, ModesResponse,
-    PermissionMode, SessionStarted,
+    AgentCapabilities, AgentError, AgentId, EventPayload, IMAGE_TYPES, ModelInfo, ModelsResponse,
+    ModesResponse, PermissionMode, PolicySupport, SessionStarted, SystemPromptMode,
+    ToolRestriction, TurnLimiter,
 };
 use serde_json::{Value, json};
 
@@ -49,6 +50,7 @@ impl PiDriver {
             .await?;
         let dirs = PiDirs::new(&session.state_dir);
         dirs.write(&self.context.provider_env, session.permission_mode)
+            .and_then(|()| dirs.write_policy(&session.policy))
             .map_err(|e| AgentError::SpawnFailed {
                 message: format!("writing pi's agent dir: {e}"),
             })?;
@@ -62,6 +64,7 @@ impl PiDriver {
             model: session.model.clone(),
             thinking: session.variant.clone(),
             session: None,
+            policy: session.policy.clone(),
         })
     }
 
@@ -85,6 +88,7 @@ impl PiDriver {
             model: None,
             thinking: None,
             session: None,
+            policy: Default::default(),
         };
         let cwd = launch.cwd.display().to_string();
         let (mut pi, state) = ChildSession::start(launch, Converter::new(cwd), None, None).await?;
@@ -155,12 +159,30 @@ impl AgentDriver for PiDriver {
             variants: true,
             agent_modes: false,
             validate_token: false,
-            system_prompt: false,
-            tool_lists: false,
-            max_turns: false,
+            system_prompt: true,
+            tool_lists: true,
+            max_turns: true,
             mcp_servers: false,
-            images: false,
-            session_env: false,
+            images: true,
+            session_env: true,
+        }
+    }
+
+    /// Pi takes a system prompt either way, an allow-list of its built-in tools, images
+    /// in its `prompt` command and an environment; it has no turn limit (the daemon counts
+    /// its model calls) and no MCP (its README: "No MCP."), so `mcpServers` is refused.
+    fn policy(&self) -> PolicySupport {
+        let removed = ["read", "write", "edit", "shell", "glob", "grep"]
+            .map(|tool| (tool.to_string(), ToolRestriction::Removed));
+        let absent =
+            ["webFetch", "webSearch"].map(|tool| (tool.to_string(), ToolRestriction::Absent));
+        PolicySupport {
+            system_prompt_modes: vec![SystemPromptMode::Append, SystemPromptMode::Replace],
+            tools: removed.into_iter().chain(absent).collect(),
+            max_turns: Some(TurnLimiter::Daemon),
+            mcp_transports: Vec::new(),
+            image_types: IMAGE_TYPES.map(str::to_string).to_vec(),
+            env: true,
         }
     }
 
@@ -223,7 +245,7 @@ impl AgentDriver for PiDriver {
         let cwd = launch.cwd.display().to_string();
         let (pi, _) = ChildSession::start(
             launch,
-            Converter::new(cwd),
+            Converter::new(cwd).with_max_turns(session.policy.max_turns),
             Some(sink.clone()),
             session.tap.clone(),
         )
@@ -258,7 +280,7 @@ impl AgentDriver for PiDriver {
         let cwd = launch.cwd.display().to_string();
         Ok(Box::new(ChildSession::restored(
             launch,
-            Converter::new(cwd),
+            Converter::new(cwd).with_max_turns(session.policy.max_turns),
             sink,
             session.tap.clone(),
         )))

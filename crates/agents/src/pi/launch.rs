@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use sandbox_universal::PermissionMode;
+use sandbox_universal::{PermissionMode, SessionPolicy, SystemPromptMode, ToolName};
 use serde_json::{Value, json};
 
 use super::convert::Converter;
@@ -52,6 +52,20 @@ impl PiDirs {
     /// The permission extension's file.
     pub fn extension(&self) -> PathBuf {
         self.agent.join("sandbox-daemon-permissions.js")
+    }
+
+    /// The file holding the session's `systemPrompt` (Pi reads a path given to its prompt
+    /// flags as the prompt).
+    pub fn system_prompt(&self) -> PathBuf {
+        self.agent.join("sandbox-daemon-system-prompt.md")
+    }
+
+    /// Writes the session's `systemPrompt`, if it has one.
+    pub fn write_policy(&self, policy: &SessionPolicy) -> std::io::Result<()> {
+        match &policy.system_prompt {
+            Some(prompt) => std::fs::write(self.system_prompt(), prompt),
+            None => Ok(()),
+        }
     }
 
     /// Creates the directories and writes the models, settings and the extension of `mode`.
@@ -125,6 +139,68 @@ pub fn extension(mode: PermissionMode) -> String {
     include_str!("permission.js").replace("__RULES__", &Value::Object(rules).to_string())
 }
 
+/// Pi's built-in tools for each universal name (Pi's `find` and `ls` list files: `glob`).
+const TOOLS: &[(ToolName, &[&str])] = &[
+    (ToolName::Read, &["read"]),
+    (ToolName::Write, &["write"]),
+    (ToolName::Edit, &["edit"]),
+    (ToolName::Shell, &["bash"]),
+    (ToolName::Grep, &["grep"]),
+    (ToolName::Glob, &["find", "ls"]),
+];
+
+/// The tools Pi runs with by default.
+const DEFAULT_TOOLS: &[&str] = &["read", "bash", "edit", "write"];
+
+/// Pi's `--tools` allow-list for a session's `tools`, or `None` to keep Pi's defaults.
+/// Without an `allow` list Pi's default tools stay, less the denied; an `allow` list may
+/// also turn on Pi's optional tools (`grep`, `find`, `ls`).
+pub fn tool_list(policy: &SessionPolicy) -> Option<Vec<&'static str>> {
+    if policy.tools.is_open() {
+        return None;
+    }
+    let named = |tool: &ToolName| {
+        policy
+            .tools
+            .allow
+            .iter()
+            .flatten()
+            .any(|n| n.parse::<ToolName>().is_ok_and(|n| &n == tool))
+    };
+    let mut tools = Vec::new();
+    for (tool, names) in TOOLS {
+        for name in *names {
+            let wanted = DEFAULT_TOOLS.contains(name) || named(tool);
+            if wanted && policy.tools.permits(tool) {
+                tools.push(*name);
+            }
+        }
+    }
+    Some(tools)
+}
+
+/// The policy's flags: the system prompt (a file, appended or replacing Pi's) and the
+/// tool list.
+fn policy_args(dirs: &PiDirs, policy: &SessionPolicy) -> Vec<OsString> {
+    let mut args = Vec::new();
+    if policy.system_prompt.is_some() {
+        args.push(match policy.system_prompt_mode {
+            SystemPromptMode::Append => "--append-system-prompt".into(),
+            SystemPromptMode::Replace => "--system-prompt".into(),
+        });
+        args.push(dirs.system_prompt().into_os_string());
+    }
+    match tool_list(policy) {
+        Some(tools) if tools.is_empty() => args.push("--no-tools".into()),
+        Some(tools) => {
+            args.push("--tools".into());
+            args.push(tools.join(",").into());
+        }
+        None => {}
+    }
+    args
+}
+
 /// `pi --mode rpc` for a session: `session` resumes Pi's own session file.
 pub fn args(
     dirs: &PiDirs,
@@ -132,6 +208,7 @@ pub fn args(
     model: Option<&str>,
     thinking: Option<&str>,
     session: Option<&str>,
+    policy: &SessionPolicy,
 ) -> Vec<OsString> {
     let mut args: Vec<OsString> = ["--mode", "rpc", "--no-extensions"]
         .map(OsString::from)
@@ -154,6 +231,7 @@ pub fn args(
         args.push("--thinking".into());
         args.push(thinking.into());
     }
+    args.extend(policy_args(dirs, policy));
     args
 }
 
@@ -167,6 +245,7 @@ pub fn spec(
     env: &ProviderEnv,
     token: Option<&str>,
     args: Vec<OsString>,
+    session_env: &BTreeMap<String, String>,
 ) -> ProcessSpec {
     let mut vars: BTreeMap<String, String> = base_env(&dirs.home);
     vars.insert(
@@ -186,6 +265,7 @@ pub fn spec(
     if let Some(key) = env.get("OPENAI_API_KEY") {
         vars.insert(OPENAI_KEY_VAR.into(), key.into());
     }
+    crate::process::add_session_env(&mut vars, session_env);
     ProcessSpec {
         program,
         args,
@@ -224,7 +304,8 @@ mod tests {
         assert!(extension(PermissionMode::AcceptEdits).contains(r#""write":"allow""#));
         assert!(!extension(PermissionMode::Default).contains("__RULES__"));
         let dirs = PiDirs::new(Path::new("/s"));
-        let bypass = args(&dirs, PermissionMode::Bypass, None, None, None);
+        let none = SessionPolicy::default();
+        let bypass = args(&dirs, PermissionMode::Bypass, None, None, None, &none);
         assert!(!bypass.iter().any(|a| a == "--extension"));
         let resumed = args(
             &dirs,
@@ -232,6 +313,7 @@ mod tests {
             Some("anthropic/x"),
             Some("high"),
             Some("abc"),
+            &none,
         );
         assert!(
             resumed
@@ -245,9 +327,47 @@ mod tests {
             &env,
             Some("sk-own"),
             resumed,
+            &BTreeMap::new(),
         );
         assert_eq!(spec.env[ANTHROPIC_KEY_VAR], "sk-own");
         assert_eq!(spec.env["PI_CODING_AGENT_DIR"], "/s/pi-agent");
+    }
+
+    #[test]
+    fn the_policy_becomes_a_prompt_file_and_a_tool_list() {
+        let policy = |json: Value| -> SessionPolicy { serde_json::from_value(json).unwrap() };
+        assert_eq!(tool_list(&SessionPolicy::default()), None);
+        let deny = policy(json!({"tools": {"deny": ["shell", "write"]}}));
+        assert_eq!(tool_list(&deny), Some(vec!["read", "edit"]));
+        let allow = policy(json!({"tools": {"allow": ["read", "grep", "glob"]}}));
+        assert_eq!(tool_list(&allow), Some(vec!["read", "grep", "find", "ls"]));
+        let none = policy(json!({"tools": {"allow": []}}));
+        let dirs = PiDirs::new(Path::new("/s"));
+        let args = policy_args(&dirs, &none);
+        assert_eq!(args, vec![OsString::from("--no-tools")]);
+        let prompt = policy(json!({"systemPrompt": "be brief", "systemPromptMode": "replace"}));
+        let args = policy_args(&dirs, &prompt);
+        assert_eq!(args[0], "--system-prompt");
+        assert_eq!(args[1], dirs.system_prompt().as_os_str());
+        assert!(
+            !args.iter().any(|a| a == "be brief"),
+            "the prompt is a file"
+        );
+        let env = policy(json!({"env": {"MY_FLAG": "1", "HOME": "/elsewhere"}}));
+        let spec = spec(
+            "/bin/pi".into(),
+            Path::new("/w"),
+            &dirs,
+            &ProviderEnv::default(),
+            None,
+            Vec::new(),
+            &env.env,
+        );
+        assert_eq!(spec.env["MY_FLAG"], "1");
+        assert_eq!(
+            spec.env["HOME"], "/s/home",
+            "the daemon's own variables win"
+        );
     }
 }
 
@@ -273,6 +393,8 @@ pub struct Launch {
     pub thinking: Option<String>,
     /// Pi's session id, once known (restored sessions know it up front).
     pub session: Option<String>,
+    /// The session's policy (its prompt file is written by [`PiDirs::write_policy`]).
+    pub policy: SessionPolicy,
 }
 
 /// How long a command of the daemon's own (`get_state`, `get_available_models`) may take.
@@ -289,6 +411,7 @@ impl ChildLaunch for Launch {
             self.model.as_deref(),
             self.thinking.as_deref(),
             self.session.as_deref(),
+            &self.policy,
         );
         spec(
             self.program.clone(),
@@ -297,6 +420,7 @@ impl ChildLaunch for Launch {
             &self.env,
             self.token.as_deref(),
             args,
+            &self.policy.env,
         )
     }
 

@@ -27,6 +27,7 @@ mod mock_hitl;
 mod mock_sessions;
 mod opencode_e2e;
 mod pi_e2e;
+mod policy;
 mod refusals;
 mod restart;
 mod scenarios;

@@ -3,7 +3,8 @@
 Start with :class:`Client` (or :class:`AsyncClient`), :class:`LocalDaemon` to run a
 daemon binary here, and :meth:`Client.start_session` / :meth:`Session.turn` for whole
 turns with permissions and questions answered by handlers, and
-:meth:`Client.install_agent_progress` to follow an agent's install. Every model is in
+:meth:`Client.install_agent_progress` to follow an agent's install. Messages are text or
+parts (:func:`text_part`, :func:`image_part`). Every model is in
 :mod:`sandbox_daemon.models`.
 """
 
@@ -29,6 +30,7 @@ from ._version import __version__
 from .async_client import AsyncClient
 from .async_session import AsyncSession, AsyncTurn
 from .client import Client
+from .content import MessageInput, MessagePart, image_part, text_part
 from .errors import (
     DaemonStartError,
     ProblemError,
@@ -67,6 +69,8 @@ __all__ = [
     "InstallFrame",
     "InstallStream",
     "LocalDaemon",
+    "MessageInput",
+    "MessagePart",
     "PermissionAnswer",
     "PermissionHandler",
     "PermissionMode",
@@ -93,6 +97,8 @@ __all__ = [
     "UnrecognizedInstallProgress",
     "__version__",
     "find_binary",
+    "image_part",
     "models",
     "parse_event",
+    "text_part",
 ]

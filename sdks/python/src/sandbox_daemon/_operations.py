@@ -26,6 +26,7 @@ from ._generated.models import (
     HealthResponse,
     InstallRequest,
     InstallResponse,
+    McpServer,
     ModelsResponse,
     ModesResponse,
     PermissionMode,
@@ -37,7 +38,10 @@ from ._generated.models import (
     SessionInfo,
     SessionListResponse,
     SessionStatus,
+    SystemPromptMode,
+    ToolPolicy,
 )
+from .content import MessageInput, message_fields
 from .errors import ResponseError
 from .events import EventsPage
 
@@ -181,7 +185,18 @@ def _json_object(response: httpx.Response) -> dict[str, Any]:
 
 
 def _value(value: Any) -> Any:
-    return value.value if isinstance(value, Enum) else value
+    """A value as JSON: enums as their value, models with their wire names (``None``
+    members left out), mappings and sequences member by member.
+    """
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(value, Mapping):
+        return {key: _value(member) for key, member in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [_value(member) for member in value]
+    return value
 
 
 def wire_body(schema: type[BaseModel], /, **values: Any) -> dict[str, Any]:
@@ -300,6 +315,12 @@ def create_session(
     token: str | None,
     validate_token: bool | None,
     variant: str | None,
+    system_prompt: str | None,
+    system_prompt_mode: SystemPromptMode | str | None,
+    tools: ToolPolicy | Mapping[str, Sequence[str]] | None,
+    max_turns: int | None,
+    mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None,
+    env: Mapping[str, str] | None,
 ) -> Call[CreateSessionResponse]:
     """``POST /sessions/{sessionId}``."""
     body = wire_body(
@@ -314,6 +335,12 @@ def create_session(
         token=token,
         validate_token=validate_token,
         variant=variant,
+        system_prompt=system_prompt,
+        system_prompt_mode=system_prompt_mode,
+        tools=tools,
+        max_turns=max_turns,
+        mcp_servers=mcp_servers,
+        env=env,
     )
     return Call(
         _op("createSession"),
@@ -360,13 +387,18 @@ def stream_events(
     )
 
 
-def send_message(session_id: str, message: str) -> Call[SendMessageResponse]:
-    """``POST /sessions/{sessionId}/messages``."""
+def send_message(
+    session_id: str, message: MessageInput | None, content: MessageInput | None = None
+) -> Call[SendMessageResponse]:
+    """``POST /sessions/{sessionId}/messages``: text as ``message``, parts as ``content``
+    (see :func:`~sandbox_daemon.content.message_fields`).
+    """
+    text, parts = message_fields(message, content)
     return Call(
         _op("sendMessage"),
         _model(SendMessageResponse),
         path_params={"sessionId": session_id},
-        body=wire_body(SendMessageRequest, message=message),
+        body=wire_body(SendMessageRequest, message=text, content=parts),
     )
 
 

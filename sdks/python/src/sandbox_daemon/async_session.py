@@ -19,6 +19,7 @@ from ._generated.models import (
     TurnEndedEvent,
 )
 from ._turn import AsyncPermissionHandler, AsyncQuestionHandler, TurnTracker
+from .content import MessageInput
 from .errors import SandboxDaemonError
 from .events import Event, EventsPage
 from .retry import RetryPolicy
@@ -73,13 +74,17 @@ class AsyncSession:
         """The session as the daemon sees it (``getSession``)."""
         return await self.client.get_session(self.id)
 
-    async def send(self, message: str) -> SendMessageResponse:
-        """Send a message, starting a turn (``sendMessage``); see :meth:`turn`."""
+    async def send(self, message: MessageInput) -> SendMessageResponse:
+        """Send a message, starting a turn (``sendMessage``); see :meth:`turn`.
+
+        ``message`` is text, or parts (text and images: ``[text_part("..."),
+        image_part(png)]``, or dicts with the wire names).
+        """
         return await self.client.send_message(self.id, message)
 
     async def turn(
         self,
-        message: str,
+        message: MessageInput,
         *,
         on_permission: AsyncPermissionHandler | None = None,
         on_question: AsyncQuestionHandler | None = None,

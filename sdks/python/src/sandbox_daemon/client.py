@@ -30,6 +30,8 @@ from ._generated.models import (
     CreateSessionResponse,
     HealthResponse,
     InstallResponse,
+    McpServer,
+    MessagePart,
     ModelsResponse,
     ModesResponse,
     PermissionMode,
@@ -38,7 +40,10 @@ from ._generated.models import (
     SessionInfo,
     SessionListResponse,
     SessionStatus,
+    SystemPromptMode,
+    ToolPolicy,
 )
+from .content import MessageInput
 from .errors import ProblemError
 from .events import Event, EventsPage
 from .install import InstallStream
@@ -259,10 +264,25 @@ class Client:
         token: str | None = None,
         validate_token: bool | None = None,
         variant: str | None = None,
+        system_prompt: str | None = None,
+        system_prompt_mode: SystemPromptMode | str | None = None,
+        tools: ToolPolicy | Mapping[str, Sequence[str]] | None = None,
+        max_turns: int | None = None,
+        mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> CreateSessionResponse:
         """``POST /sessions/{sessionId}``: create a session and start its agent.
 
-        Arguments left ``None`` are not sent (the daemon's defaults apply).
+        Arguments left ``None`` are not sent (the daemon's defaults apply). The session's
+        policy: ``system_prompt`` (``system_prompt_mode`` ``append``, the default, or
+        ``replace``), ``tools`` (``{"allow": [...], "deny": [...]}`` in universal names:
+        ``read``, ``shell``, ``mcp:<server>/<tool>``, ...), ``max_turns``, ``mcp_servers``
+        (by name: ``{"type": "stdio", "command": ...}`` or ``{"type": "http", "url": ...}``,
+        or the models ``StdioMcpServer`` / ``HttpMcpServer``) and ``env`` (extra variables
+        for the agent's process). What an agent honours is in its ``policy`` and
+        ``capabilities`` (``list_agents``); a field it cannot honour is refused with a
+        ``422`` ``policy-unsupported`` naming it, and bad input with a ``422``
+        ``invalid-body`` naming it (both raised as :class:`~sandbox_daemon.ProblemError`).
         """
         return self._send(
             ops.create_session(
@@ -277,6 +297,12 @@ class Client:
                 token=token,
                 validate_token=validate_token,
                 variant=variant,
+                system_prompt=system_prompt,
+                system_prompt_mode=system_prompt_mode,
+                tools=tools,
+                max_turns=max_turns,
+                mcp_servers=mcp_servers,
+                env=env,
             )
         )
 
@@ -300,9 +326,22 @@ class Client:
         """``POST /sessions/{sessionId}/cancel``: interrupt the running turn."""
         return self._send(ops.cancel_turn(session_id))
 
-    def send_message(self, session_id: str, message: str) -> SendMessageResponse:
-        """``POST /sessions/{sessionId}/messages``: start a turn (never retried)."""
-        return self._send(ops.send_message(session_id, message))
+    def send_message(
+        self,
+        session_id: str,
+        message: MessageInput | None = None,
+        *,
+        content: Sequence[MessagePart | Mapping[str, Any]] | None = None,
+    ) -> SendMessageResponse:
+        """``POST /sessions/{sessionId}/messages``: start a turn (never retried).
+
+        The message is text (sent as ``message``) or parts (sent as ``content``): text and
+        images, as the models ``TextMessagePart`` / ``ImageMessagePart`` (see
+        :func:`~sandbox_daemon.image_part`) or dicts with the wire names; parts can be given
+        as ``message`` too. An agent that takes no images refuses them with a ``422``
+        ``policy-unsupported`` naming the part (``content[1]``).
+        """
+        return self._send(ops.send_message(session_id, message, content))
 
     # --- events ---------------------------------------------------------------------------
 

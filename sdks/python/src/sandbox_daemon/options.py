@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
 
-from ._generated.models import PermissionMode
+from ._generated.models import McpServer, PermissionMode, SystemPromptMode, ToolPolicy
 
 __all__ = ["SessionOptions"]
 
@@ -24,3 +25,9 @@ class SessionOptions(TypedDict, total=False):
     token: str | None
     validate_token: bool | None
     variant: str | None
+    system_prompt: str | None
+    system_prompt_mode: SystemPromptMode | str | None
+    tools: ToolPolicy | Mapping[str, Sequence[str]] | None
+    max_turns: int | None
+    mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None
+    env: Mapping[str, str] | None

@@ -18,6 +18,7 @@ from ._generated.models import (
     TurnEndedEvent,
 )
 from ._turn import PermissionHandler, QuestionHandler, TurnTracker
+from .content import MessageInput
 from .errors import SandboxDaemonError
 from .events import Event, EventsPage
 from .retry import RetryPolicy
@@ -65,13 +66,17 @@ class Session:
         """The session as the daemon sees it (``getSession``)."""
         return self.client.get_session(self.id)
 
-    def send(self, message: str) -> SendMessageResponse:
-        """Send a message, starting a turn (``sendMessage``); see :meth:`turn`."""
+    def send(self, message: MessageInput) -> SendMessageResponse:
+        """Send a message, starting a turn (``sendMessage``); see :meth:`turn`.
+
+        ``message`` is text, or parts (text and images: ``[text_part("..."),
+        image_part(png)]``, or dicts with the wire names).
+        """
         return self.client.send_message(self.id, message)
 
     def turn(
         self,
-        message: str,
+        message: MessageInput,
         *,
         on_permission: PermissionHandler | None = None,
         on_question: QuestionHandler | None = None,

@@ -971,7 +971,11 @@ export interface components {
             path?: string | null;
             /** @enum {string} */
             type: "image";
-        } & (unknown | unknown));
+        } & ({
+            data: string;
+        } | {
+            path: string;
+        }));
         /** @description One model an agent can use. */
         ModelInfo: {
             /** @description The variant used when none is given. */
@@ -1181,7 +1185,11 @@ export interface components {
             content?: components["schemas"]["MessagePart"][] | null;
             /** @description The user's message as text (give this or `content`). */
             message?: string | null;
-        } & (unknown | unknown);
+        } & ({
+            message: string;
+        } | {
+            content: components["schemas"]["MessagePart"][];
+        });
         /** @description Body answering `POST /sessions/{id}/messages` (202). */
         SendMessageResponse: {
             /** @description The turn the message started. */

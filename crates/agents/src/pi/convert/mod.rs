@@ -121,6 +121,8 @@ pub struct Converter {
     calls: HashMap<String, Call>,
     running: Vec<Running>,
     pending: Vec<hitl::Pending>,
+    /// The session's `maxTurns`: Pi's model calls (`turn_start`) per prompt.
+    limit: crate::kernel::StepLimit,
 }
 
 impl Converter {
@@ -130,6 +132,13 @@ impl Converter {
             cwd: cwd.into(),
             ..Self::default()
         }
+    }
+
+    /// Limits each prompt to `max` model calls (the session's `maxTurns`): past it the
+    /// run is aborted and the turn ends `maxTurns`.
+    pub fn with_max_turns(mut self, max: Option<u32>) -> Self {
+        self.limit = crate::kernel::StepLimit::new(max);
+        self
     }
 
     /// Converts one stdout line. Anything not understood becomes an `unparsed` item.

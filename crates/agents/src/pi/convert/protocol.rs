@@ -24,15 +24,21 @@ impl Protocol for Converter {
     type Out = Outgoing;
 
     fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<Outgoing> {
-        let message = &message.plain_text();
         self.calls.clear();
+        self.limit.begin();
         self.turn = Some(Turn {
             id: turn_id.to_string(),
             ..Turn::default()
         });
-        vec![Outgoing::Line(
-            json!({"type": "prompt", "message": message}),
-        )]
+        let mut prompt = json!({"type": "prompt", "message": message.plain_text()});
+        let images: Vec<Value> = message
+            .images()
+            .map(|image| json!({"type": "image", "data": image.data, "mimeType": image.media_type}))
+            .collect();
+        if !images.is_empty() {
+            prompt["images"] = Value::Array(images);
+        }
+        vec![Outgoing::Line(prompt)]
     }
 
     fn turn_undelivered(&mut self) {
@@ -43,8 +49,15 @@ impl Protocol for Converter {
         self.turn.as_ref().map(|t| t.id.as_str())
     }
 
+    /// A model call past the session's `maxTurns` (`turn_start`) aborts the run, as a
+    /// cancel does; the turn then ends `maxTurns`.
     fn convert(&mut self, native: &Value, ids: &dyn SessionIds) -> Converted<Outgoing> {
-        Converted::events(self.event(native, ids))
+        let over = native["type"] == "turn_start" && self.turn.is_some() && self.limit.step();
+        let mut converted = Converted::events(self.event(native, ids));
+        if over {
+            converted.replies = self.cancel();
+        }
+        converted
     }
 
     /// `{"type":"abort"}`, then a cancellation of every dialog Pi waits on (an abort does

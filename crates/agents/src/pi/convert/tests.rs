@@ -376,3 +376,46 @@ fn unknown_lines_are_unparsed() {
     assert!(matches!(&events[0].payload,
         EventPayload::ItemStarted(i) if i.item.kind == ItemKind::Unparsed));
 }
+
+#[test]
+fn a_model_call_past_max_turns_aborts_the_run_and_ends_the_turn_max_turns() {
+    let (_, ids) = CollectingSink::new();
+    let mut converter = Converter::new("/w").with_max_turns(Some(2));
+    let image = crate::UserMessage {
+        parts: vec![
+            crate::UserPart::Text("look".into()),
+            crate::UserPart::Image(crate::Image {
+                media_type: "image/png".into(),
+                data: "iVBORw0K".into(),
+                path: None,
+            }),
+        ],
+    };
+    let prompt = lines(converter.begin_turn("t", &image));
+    assert_eq!(
+        prompt[0]["images"],
+        json!([{"type": "image", "data": "iVBORw0K", "mimeType": "image/png"}])
+    );
+    assert_eq!(prompt[0]["message"], "look");
+    let start = json!({"type": "turn_start"});
+    for _ in 0..2 {
+        assert!(converter.convert(&start, &ids).replies.is_empty());
+    }
+    let over = lines(converter.convert(&start, &ids).replies);
+    assert_eq!(over[0], json!({"type": "abort"}));
+    assert!(
+        converter.convert(&start, &ids).replies.is_empty(),
+        "aborted once"
+    );
+    let end = json!({"type": "agent_end", "messages": [assistant("aborted", 1, 1)]});
+    let events = run(&mut converter, &[end]);
+    assert_eq!(turn_ends(&events)[0].0, StopReason::MaxTurns);
+    // The next prompt counts afresh and ends as it ends.
+    converter.begin_turn("t2", &"again".into());
+    assert!(converter.convert(&start, &ids).replies.is_empty());
+    let end = json!({"type": "agent_end", "messages": [assistant("stop", 1, 1)]});
+    assert_eq!(
+        turn_ends(&run(&mut converter, &[end]))[0].0,
+        StopReason::Completed
+    );
+}

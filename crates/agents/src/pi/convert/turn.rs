@@ -39,7 +39,7 @@ impl Converter {
         let last = assistant.last();
         let cancelling = self.turn.as_ref().is_some_and(|t| t.cancelling);
         let stop_reason = match last.and_then(|m| m.stop_reason) {
-            _ if cancelling => StopReason::Cancelled,
+            _ if cancelling => self.limit.stop_reason(StopReason::Cancelled),
             Some(native::StopReason::Aborted) => StopReason::Cancelled,
             Some(native::StopReason::Error) => StopReason::Error,
             Some(native::StopReason::Length) => StopReason::MaxTokens,

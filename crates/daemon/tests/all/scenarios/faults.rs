@@ -69,7 +69,7 @@ fn own_token(ctx: &Ctx, token: &'static str) -> Option<&'static str> {
 }
 
 /// Kills the session's agent processes; returns them.
-fn kill(ctx: &Ctx, s: &Session, token: Option<&str>) -> Vec<i32> {
+pub(super) fn kill(ctx: &Ctx, s: &Session, token: Option<&str>) -> Vec<i32> {
     let pids = ctx
         .subject
         .processes(&s.cwd, ctx.daemon.data_dir.path(), token);

@@ -23,6 +23,8 @@
 pub(crate) mod ctx;
 mod faults;
 mod hitl;
+mod mcp;
+mod policy;
 mod proofs;
 mod runner;
 pub(crate) mod subject;
@@ -267,6 +269,55 @@ pub fn table() -> Vec<Scenario> {
             "validateToken with a bad key is refused (or refused as unsupported); a session token is used",
             always,
             turns::validate_token
+        ),
+        row!(
+            "system-prompt",
+            &["systemPrompt"],
+            "systemPrompt appended, and replacing where the agent can; every model call carries it (a mode it lacks: 422)",
+            always,
+            policy::system_prompt
+        ),
+        row!(
+            "tools",
+            &["toolLists"],
+            "tools deny shell, then allow read only; the model is offered fewer tools (or the daemon refuses the call), nothing runs (unsupported: 422)",
+            always,
+            policy::tools
+        ),
+        row!(
+            "max-turns",
+            &["maxTurns"],
+            "maxTurns 2 and a model that keeps calling tools; the turn ends maxTurns, the next works (unsupported: 422)",
+            always,
+            policy::max_turns
+        ),
+        row!(
+            "image",
+            &["images"],
+            "a PNG inline and by workspace path; both reach the model, the user item carries the parts (no images: 422)",
+            always,
+            policy::image
+        ),
+        row!(
+            "session-env",
+            &["sessionEnv"],
+            "env POLICY_PROBE; in the agent's environment, HOME refused (unsupported: 422)",
+            always,
+            policy::session_env
+        ),
+        row!(
+            "mcp-stdio",
+            &["mcpServers", "toolCalls", "permissions"],
+            "USE_MCP st/echo with a stdio MCP server and an env; the call (asked once where the agent asks) reaches the server with the variable, its output the model (no stdio MCP: 422)",
+            always,
+            mcp::stdio
+        ),
+        row!(
+            "mcp-http",
+            &["mcpServers", "toolCalls", "permissions", "permissionAlways"],
+            "USE_MCP ht/echo twice with an HTTP MCP server behind a bearer token, answered always; not asked again, a denied tool of it not offered, the token in no event, argv or store file (no HTTP MCP: 422)",
+            always,
+            mcp::http
         ),
         row!(alone "daemon-restart", &["resume"], "the daemon restarts mid-session; the next turn resumes with the history", needs_outside_state, faults::restart),
     ]

@@ -417,35 +417,12 @@ class MediaType(str, Enum):
     image_webp = "image/webp"
 
 
-class ImageMessagePart1(BaseModel):
+class ImageMessagePart(BaseModel):
     """
     An image: its bytes inline (`data`, base64) or a file in the session's working
     directory (`path`, relative to it or absolute inside it).
-    """
 
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-    )
-    data: str | None
-    """
-    The image, base64-encoded (at most 5 MiB decoded).
-    """
-    media_type: Annotated[MediaType, Field(alias="mediaType")]
-    """
-    `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
-    """
-    path: str | None = None
-    """
-    A file inside the working directory holding the image.
-    """
-    type: Literal["image"]
-
-
-class ImageMessagePart2(BaseModel):
-    """
-    An image: its bytes inline (`data`, base64) or a file in the session's working
-    directory (`path`, relative to it or absolute inside it).
+    Give exactly one of: `data` or `path`.
     """
 
     model_config = ConfigDict(
@@ -460,18 +437,11 @@ class ImageMessagePart2(BaseModel):
     """
     `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
     """
-    path: str | None
+    path: str | None = None
     """
     A file inside the working directory holding the image.
     """
     type: Literal["image"]
-
-
-ImageMessagePart = TypeAliasType("ImageMessagePart", ImageMessagePart1 | ImageMessagePart2)
-"""
-An image: its bytes inline (`data`, base64) or a file in the session's working
-directory (`path`, relative to it or absolute inside it).
-"""
 
 
 class InstallFailedAgentError(BaseModel):
@@ -2216,9 +2186,11 @@ class QuestionRequest(BaseModel):
     """
 
 
-class SendMessageRequest1(BaseModel):
+class SendMessageRequest(BaseModel):
     """
     Body of `POST /sessions/{id}/messages`.
+
+    Give exactly one of: `message` or `content`.
     """
 
     model_config = ConfigDict(
@@ -2230,36 +2202,10 @@ class SendMessageRequest1(BaseModel):
     The user's message as parts: text and images (give this or `message`). Images
     need an agent whose `policy.imageTypes` lists their type.
     """
-    message: Annotated[str | None, Field(max_length=1000000)]
-    """
-    The user's message as text (give this or `content`).
-    """
-
-
-class SendMessageRequest2(BaseModel):
-    """
-    Body of `POST /sessions/{id}/messages`.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-    )
-    content: Annotated[list[MessagePart] | None, Field(max_length=64, min_length=1)]
-    """
-    The user's message as parts: text and images (give this or `message`). Images
-    need an agent whose `policy.imageTypes` lists their type.
-    """
     message: Annotated[str | None, Field(max_length=1000000)] = None
     """
     The user's message as text (give this or `content`).
     """
-
-
-SendMessageRequest = TypeAliasType("SendMessageRequest", SendMessageRequest1 | SendMessageRequest2)
-"""
-Body of `POST /sessions/{id}/messages`.
-"""
 
 
 class SessionInfo(BaseModel):
