@@ -213,11 +213,20 @@ pub fn anthropic(body: &Value) -> RequestView {
                     .filter(|p| p["type"] == "tool_result")
                     .map(|p| result_text(&p["content"]))
                     .collect();
-                entries.push(if results.is_empty() {
-                    user_entry(content)
-                } else {
-                    Entry::ToolResult(results.join("\n"))
-                });
+                if results.is_empty() {
+                    entries.push(user_entry(content));
+                    continue;
+                }
+                entries.push(Entry::ToolResult(results.join("\n")));
+                // An agent that merges the next user message into the message of the
+                // results of an interrupted call (OpenCode after an abort): the text
+                // after the last result is a new user turn.
+                let parts = slice(content);
+                let last_result = parts.iter().rposition(|p| p["type"] == "tool_result");
+                let after = &parts[last_result.map_or(parts.len(), |i| i + 1)..];
+                if let Some(text) = user_text(&Value::Array(after.to_vec())) {
+                    entries.push(Entry::User(text));
+                }
             }
             Some("assistant") => {
                 let calls: Vec<Entry> = slice(content)

@@ -180,18 +180,43 @@ async fn max_turns_ends_a_tool_turn_with_max_turns() {
     };
     let s = ctx
         .session_with("limited", |r| CreateSessionRequest {
-            max_turns: Some(1),
+            max_turns: Some(2),
             permission_mode: Some(PermissionMode::Bypass),
             dangerously_skip_permissions: Some(true),
             ..r
         })
         .await;
-    // The tool call is the first model response; the answer after it is one too many.
-    let events = ctx.turn(&s.id, &ctx.prompt(Ask::Shell, "m")).await;
-    assert_eq!(stop_reason(&events), StopReason::MaxTurns, "{events:#?}");
+    // A model that calls tools forever: the third model call is one too many; the
+    // daemon aborts the OpenCode session.
+    let turn = ctx.send(&s.id, "LOOP_TOOLS (loop)").await;
+    let ended =
+        tokio::time::timeout(std::time::Duration::from_secs(90), ctx.ended(&s.id, &turn)).await;
+    let replies: Vec<_> = ctx
+        .model_calls(&s)
+        .await
+        .iter()
+        .map(|c| c.reply.clone())
+        .collect();
+    let events = ended.unwrap_or_else(|_| panic!("no end: {replies:?}"));
+    assert_eq!(stop_reason(&events), StopReason::MaxTurns, "{replies:?}");
+    let loops = replies
+        .iter()
+        .filter(|r| r.starts_with("tool:bash"))
+        .count();
+    assert!((2..=3).contains(&loops), "{replies:?}");
     // The next turn counts afresh: a text turn is one response.
     let events = ctx.turn(&s.id, &ctx.prompt(Ask::Text, "m")).await;
-    assert_eq!(stop_reason(&events), StopReason::Completed);
+    let replies: Vec<_> = ctx
+        .model_calls(&s)
+        .await
+        .iter()
+        .map(|c| c.reply.clone())
+        .collect();
+    assert_eq!(
+        stop_reason(&events),
+        StopReason::Completed,
+        "{replies:?} {events:#?}"
+    );
 }
 
 /// A 1×1 PNG.

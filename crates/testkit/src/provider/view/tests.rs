@@ -245,3 +245,16 @@ fn a_description_without_declarations_reaches_no_tools() {
     assert_eq!(tools.len(), 1);
     assert!(tools[0].freeform && tools[0].via.as_deref() == Some("run"));
 }
+
+#[test]
+fn anthropic_text_after_tool_results_is_a_new_user_turn() {
+    let body = json!({"messages": [
+        {"role": "user", "content": "LOOP_TOOLS"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "bash", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "content": "aborted", "is_error": true},
+            {"type": "text", "text": "say hi"},
+        ]},
+    ]});
+    assert_eq!(anthropic(&body).last, LastTurn::User("say hi".into()));
+}
