@@ -75,8 +75,7 @@ async fn opencode_run(
     cwd: &Path,
 ) -> Result<Duration> {
     let providers = launch::providers(env, None, None);
-    let config = launch::config(&providers, dirs);
-    let spec = launch::serve(exe.to_path_buf(), dirs, &config, &launch::password());
+    let spec = launch::serve_shared(exe.to_path_buf(), dirs, &providers, &launch::password());
     let started = Instant::now();
     let output = tokio::time::timeout(
         TURN_LIMIT,

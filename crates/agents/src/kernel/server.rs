@@ -65,6 +65,9 @@ struct Shared<P> {
     protocol: Mutex<P>,
     sink: EventSink,
     tap: Option<Tap>,
+    /// The server's client as of the last message: where the protocol's replies to
+    /// events (e.g. the abort of a turn past `maxTurns`) go.
+    peer: Mutex<Option<HttpPeer>>,
 }
 
 impl<P: Protocol> Shared<P> {
@@ -79,16 +82,42 @@ impl<P: Protocol> Shared<P> {
     }
 }
 
-impl<P: Protocol> Route for Shared<P> {
+impl<P: Protocol<Out: Call>> Route for Shared<P> {
     fn event(&self, payload: &Value) {
         self.tap(Direction::FromAgent, None, payload);
         // The lock is held while emitting so events keep the server's order.
         let mut protocol = self.protocol();
         let converted = protocol.convert(payload, &self.sink);
         self.sink.emit_all(converted.events);
-        if !converted.replies.is_empty() {
-            tracing::warn!("a server agent's protocol replied to an event; nothing sends it");
+        if converted.replies.is_empty() {
+            return;
         }
+        let peer = self.peer.lock().expect("peer lock").clone();
+        let (Some(peer), Ok(runtime)) = (peer, tokio::runtime::Handle::try_current()) else {
+            tracing::warn!(
+                "a server agent's protocol replied to an event with no server to send it to"
+            );
+            return;
+        };
+        let tap = self.tap.clone();
+        runtime.spawn(async move {
+            for call in converted.replies {
+                let path = call.path();
+                if let Some(tap) = &tap {
+                    tap.http_request(call.method().as_str(), &path, call.body());
+                }
+                match peer.request(call.method(), &path, call.body()).await {
+                    Ok(answer) => {
+                        if let Some(tap) = &tap {
+                            tap.http_answer(&answer);
+                        }
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, path, "a reply to the agent's event failed");
+                    }
+                }
+            }
+        });
     }
 
     fn not_json(&self, raw: &str, error: &str) {
@@ -127,6 +156,7 @@ impl<L: ServerLease> ServerSession<L> {
             protocol: Mutex::new(protocol),
             sink,
             tap,
+            peer: Mutex::new(None),
         });
         lease.route(&native_id, shared.clone());
         Self {
@@ -199,6 +229,7 @@ impl<L: ServerLease> AgentSession for ServerSession<L> {
     ) -> Result<(), AgentError> {
         // Start the server first (a dead one is replaced) so no event of the turn is lost.
         let peer = self.peer().await?;
+        *self.shared.peer.lock().expect("peer lock") = Some(peer.clone());
         let calls = self.shared.protocol().begin_turn(turn_id, message);
         for call in calls {
             if let Err(error) = self.send(&peer, &call).await {

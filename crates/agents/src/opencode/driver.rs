@@ -7,11 +7,12 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use sandbox_universal::{
     AgentCapabilities, AgentError, AgentId, EventPayload, ModelsResponse, ModesResponse,
-    PermissionMode, SessionStarted,
+    PermissionMode, PolicySupport, SessionStarted, SystemPromptMode,
 };
 
 use super::catalog::{Catalog, split_model};
 use super::launch::{self, Provider};
+use super::policy::{self, OwnServer};
 use super::pool::{Lease, ServerPool};
 use serde_json::{Value, json};
 
@@ -56,6 +57,19 @@ impl OpenCodeDriver {
                 ServerPool::new(binary.to_path_buf(), self.context.data_dir.join("opencode"))
             })
             .clone()
+    }
+
+    /// A hold on `session`'s server: shared by its providers, or its own when its policy
+    /// needs one ([`policy::needs_own_server`]).
+    fn lease(&self, binary: &Path, session: &SessionConfig) -> Lease {
+        let own = OwnServer::of(
+            &session.session_id,
+            &session.state_dir,
+            &session.policy,
+            session.agent_mode.as_deref(),
+            session.permission_mode,
+        );
+        self.pool(binary).lease_for(self.providers(session), own)
     }
 
     /// The providers of a session (its `token` replaces the key of its model's provider).
@@ -126,15 +140,33 @@ impl OpenCodeDriver {
 }
 
 /// What every prompt of `session` carries: its model (`model`, else none: OpenCode keeps the
-/// conversation's last one), its agent and its variant.
+/// conversation's last one), its agent (the one whose prompt it replaced), its variant, its
+/// appended system prompt and the tools it takes away.
 fn prompt_settings(session: &SessionConfig, model: Option<&str>) -> PromptSettings {
+    let policy = &session.policy;
     PromptSettings {
         model: model
             .and_then(split_model)
             .map(|(provider, model)| (provider.to_string(), model.to_string())),
-        agent: session.agent_mode.clone(),
+        agent: policy::replaced_agent(policy, session.agent_mode.as_deref())
+            .or_else(|| session.agent_mode.clone()),
         variant: session.variant.clone(),
+        system: policy
+            .system_prompt
+            .clone()
+            .filter(|_| policy.system_prompt_mode == SystemPromptMode::Append),
+        tools: policy::prompt_tools(policy, &session_rules(session)),
     }
+}
+
+/// The converter of `session`: its prompts, MCP servers and turn limit.
+fn converter(session: &SessionConfig, model: Option<&str>) -> Converter {
+    Converter::new(session.cwd.display().to_string())
+        .with_prompt(prompt_settings(session, model))
+        .with_policy(
+            session.policy.mcp_servers.keys().cloned().collect(),
+            session.policy.max_turns,
+        )
 }
 
 #[async_trait]
@@ -168,13 +200,17 @@ impl AgentDriver for OpenCodeDriver {
             variants: true,
             agent_modes: true,
             validate_token: true,
-            system_prompt: false,
-            tool_lists: false,
-            max_turns: false,
-            mcp_servers: false,
-            images: false,
-            session_env: false,
+            system_prompt: true,
+            tool_lists: true,
+            max_turns: true,
+            mcp_servers: true,
+            images: true,
+            session_env: true,
         }
+    }
+
+    fn policy(&self) -> PolicySupport {
+        policy::support()
     }
 
     async fn status(&self) -> BinaryStatus {
@@ -220,7 +256,7 @@ impl AgentDriver for OpenCodeDriver {
         if session.validate_token {
             self.validate_token(&session).await?;
         }
-        let lease = self.pool(&binary).lease(self.providers(&session));
+        let lease = self.lease(&binary, &session);
         let catalog = match self.catalog_on(&binary, &lease).await {
             Ok(catalog) => catalog,
             Err(error) => {
@@ -235,9 +271,8 @@ impl AgentDriver for OpenCodeDriver {
         let cwd = session.cwd.display().to_string();
         let opencode = create_session(
             lease,
-            cwd.clone(),
-            launch::permission_rules(session.permission_mode),
-            prompt_settings(&session, model.as_deref()),
+            Value::Array(session_rules(&session)),
+            converter(&session, model.as_deref()),
             sink.clone(),
             session.tap.clone(),
         )
@@ -272,9 +307,8 @@ impl AgentDriver for OpenCodeDriver {
             .context
             .session_binary(AgentId::Opencode, session.agent_version.as_deref())
             .await?;
-        let lease = self.pool(&binary).lease(self.providers(&session));
-        let converter = Converter::new(session.cwd.display().to_string())
-            .with_prompt(prompt_settings(&session, session.model.as_deref()));
+        let lease = self.lease(&binary, &session);
+        let converter = converter(&session, session.model.as_deref());
         Ok(Box::new(on_server(
             lease,
             converter,
@@ -285,17 +319,28 @@ impl AgentDriver for OpenCodeDriver {
     }
 }
 
-/// Creates an OpenCode session in `cwd` with `rules` (its permission mode's) on the
-/// lease's server and the universal session on it, whose events go to `sink` (the lease is
-/// let go when it cannot be created).
+/// The rules `session`'s OpenCode session is created with: its permission mode's, then its
+/// policy's.
+fn session_rules(session: &SessionConfig) -> Vec<Value> {
+    let mut rules = match launch::permission_rules(session.permission_mode) {
+        Value::Array(rules) => rules,
+        _ => Vec::new(),
+    };
+    rules.extend(policy::session_rules(&session.policy));
+    rules
+}
+
+/// Creates an OpenCode session with `rules` (its permission mode's and policy's) in the
+/// converter's directory on the lease's server, and the universal session on it, whose
+/// events go to `sink` (the lease is let go when it cannot be created).
 pub async fn create_session(
     lease: Lease,
-    cwd: String,
     rules: Value,
-    prompt: PromptSettings,
+    converter: Converter,
     sink: EventSink,
     tap: Option<Tap>,
 ) -> Result<ServerSession<Lease>, AgentError> {
+    let cwd = converter.cwd().to_string();
     let created = match lease.peer().await {
         Ok(peer) => {
             let path = NativeCall::post("/session".into(), None, &cwd).path_with_directory();
@@ -325,7 +370,6 @@ pub async fn create_session(
         }
     };
     sink.set_native_session_id(&native_id);
-    let converter = Converter::new(cwd).with_prompt(prompt);
     Ok(on_server(lease, converter, sink, native_id, tap))
 }
 

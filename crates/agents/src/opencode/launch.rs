@@ -21,6 +21,7 @@ use sha2::{Digest, Sha256};
 
 use sandbox_universal::PermissionMode;
 
+use super::policy::ConfigRefs;
 use crate::ProviderEnv;
 use crate::process::{ProcessSpec, base_env};
 
@@ -152,6 +153,13 @@ impl ServerKey {
         Self(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
     }
 
+    /// The key of a server of one session's own (MCP servers, environment, agents):
+    /// named by the session, so a restored session finds its conversation again.
+    pub fn own(session_id: &str) -> Self {
+        let digest = Sha256::digest(format!("own:{session_id}").as_bytes());
+        Self(digest.iter().take(8).map(|b| format!("{b:02x}")).collect())
+    }
+
     /// A short hex name for the server's directory.
     pub fn id(&self) -> &str {
         &self.0
@@ -224,11 +232,11 @@ impl ServerDirs {
 /// The inline config (`OPENCODE_CONFIG_CONTENT`, which wins over the user's and the
 /// repository's configs key by key): only the given providers, their keys read from the
 /// key files, every permission `ask`, no auto-update, no sharing.
-pub fn config(providers: &[Provider], dirs: &ServerDirs) -> Value {
+pub fn config(providers: &[Provider], dirs: &ServerDirs, refs: &ConfigRefs) -> Value {
     let mut configured = Map::new();
     for provider in providers {
         let mut options = json!({
-            "apiKey": format!("{{file:{}}}", dirs.key_file(provider.id).display()),
+            "apiKey": refs.file(&dirs.key_file(provider.id)),
         });
         if let Some(url) = &provider.base_url {
             options["baseURL"] = json!(url);
@@ -282,14 +290,22 @@ pub fn permission_rules(mode: PermissionMode) -> Value {
 }
 
 /// `opencode serve` on a free loopback port, in the server's HOME, with its password and
-/// config; nothing else of the daemon's environment but the allow-listed variables.
-pub fn serve(program: PathBuf, dirs: &ServerDirs, config: &Value, password: &str) -> ProcessSpec {
+/// config (rendered by [`ConfigRefs::render`]); nothing else of the daemon's environment
+/// but the allow-listed variables, and a session's own `env` (for a server of its own).
+pub fn serve(
+    program: PathBuf,
+    dirs: &ServerDirs,
+    config: &str,
+    password: &str,
+    session_env: &BTreeMap<String, String>,
+) -> ProcessSpec {
     let mut env: BTreeMap<String, String> = base_env(&dirs.home);
     for (name, value) in QUIET_ENV {
         env.insert((*name).into(), (*value).into());
     }
     env.insert("OPENCODE_CONFIG_CONTENT".into(), config.to_string());
     env.insert(PASSWORD_ENV.into(), password.into());
+    crate::process::add_session_env(&mut env, session_env);
     ProcessSpec {
         program,
         args: ["serve", "--hostname", "127.0.0.1", "--port", "0"]
@@ -298,6 +314,18 @@ pub fn serve(program: PathBuf, dirs: &ServerDirs, config: &Value, password: &str
         cwd: dirs.home.clone(),
         env,
     }
+}
+
+/// A shared server's `opencode serve` (no session's own settings): [`config`] rendered.
+pub fn serve_shared(
+    program: PathBuf,
+    dirs: &ServerDirs,
+    providers: &[Provider],
+    password: &str,
+) -> ProcessSpec {
+    let refs = ConfigRefs::default();
+    let config = refs.render(&config(providers, dirs, &refs));
+    serve(program, dirs, &config, password, &BTreeMap::new())
 }
 
 /// A random password for one server start.
@@ -377,14 +405,16 @@ mod tests {
         let all = providers(&env(), None, None);
         let dirs = ServerDirs::new(dir.path(), &ServerKey::of(&all));
         dirs.write(&all).unwrap();
-        let config = config(&all, &dirs);
-        let text = config.to_string();
+        let refs = ConfigRefs::default();
+        let config = config(&all, &dirs, &refs);
+        let text = refs.render(&config);
         assert!(
             !text.contains("sk-ant-1") && !text.contains("sk-oa-1"),
             "{text}"
         );
         assert_eq!(config["enabled_providers"], json!(["anthropic", "openai"]));
-        let key_ref = config["provider"]["anthropic"]["options"]["apiKey"]
+        let rendered: Value = serde_json::from_str(&text).unwrap();
+        let key_ref = rendered["provider"]["anthropic"]["options"]["apiKey"]
             .as_str()
             .unwrap();
         let path = key_ref
@@ -400,7 +430,7 @@ mod tests {
         for key in PERMISSION_KEYS {
             assert_eq!(config["permission"][key], "ask");
         }
-        let spec = serve("/bin/opencode".into(), &dirs, &config, "pw");
+        let spec = serve("/bin/opencode".into(), &dirs, &text, "pw", &BTreeMap::new());
         assert_eq!(spec.env[PASSWORD_ENV], "pw");
         assert!(
             spec.env

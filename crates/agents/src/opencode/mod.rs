@@ -8,6 +8,8 @@
 //! - [`server`]: one running server and its event stream; [`pool`]: servers by isolation
 //!   key, events routed per session to the kernel's shared-server runner
 //!   ([`crate::kernel::server`]), whose lease the pool's `Lease` is.
+//! - [`policy`]: a session's policy (system prompt, tools, turn limit, MCP servers, env)
+//!   as prompt fields, session rules and the config of a server of the session's own.
 //! - [`catalog`]: models, agents and version asked of a server; [`driver`]: the driver.
 
 pub mod catalog;
@@ -15,6 +17,7 @@ pub mod convert;
 pub mod driver;
 pub mod launch;
 pub mod native;
+pub mod policy;
 pub mod pool;
 pub mod server;
 

@@ -4,7 +4,7 @@
 //! whose OpenCode session id it names, or, for a child session a subagent created, to the
 //! session of its parent.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
@@ -12,6 +12,7 @@ use sandbox_universal::{AgentError, AgentId};
 
 use super::launch::{self, Provider, ServerDirs, ServerKey};
 use super::native::{Scope, classify};
+use super::policy::{ConfigRefs, OwnServer};
 use super::server::{EventHandler, Server, StreamEnd};
 use crate::kernel::Gone;
 use crate::kernel::server::{Route, ServerLease};
@@ -38,14 +39,28 @@ impl ServerPool {
     /// A hold on the server of `providers` (shared with every session of the same key);
     /// nothing starts until [`Lease::peer`].
     pub fn lease(&self, providers: Vec<Provider>) -> Lease {
-        let key = ServerKey::of(&providers);
+        self.lease_for(providers, None)
+    }
+
+    /// A hold on the server of `providers` for one session, its own when `own` says what
+    /// its process needs (its directories then under the session's, named by the session).
+    pub fn lease_for(&self, providers: Vec<Provider>, own: Option<OwnServer>) -> Lease {
+        let key = match &own {
+            Some(own) => ServerKey::own(&own.session_id),
+            None => ServerKey::of(&providers),
+        };
         let mut slots = self.slots.lock().expect("pool lock");
         slots.retain(|_, slot| slot.strong_count() > 0);
         let slot = slots.get(&key).and_then(Weak::upgrade).unwrap_or_else(|| {
+            let root = own
+                .as_ref()
+                .map_or(self.root.as_path(), |o| o.root.as_path());
             let slot = Arc::new(Slot {
                 program: self.program.clone(),
-                dirs: ServerDirs::new(&self.root, &key),
+                dirs: ServerDirs::new(root, &key),
                 providers,
+                own,
+                written: Mutex::new(Vec::new()),
                 server: tokio::sync::Mutex::new(None),
                 routes: Arc::new(Routes::default()),
             });
@@ -114,6 +129,7 @@ impl ServerLease for Lease {
         if let Some(server) = server {
             drop(server.stop().await);
         }
+        self.slot.forget_secrets();
     }
 }
 
@@ -129,26 +145,55 @@ struct Slot {
     program: PathBuf,
     dirs: ServerDirs,
     providers: Vec<Provider>,
+    /// What a session's own server adds.
+    own: Option<OwnServer>,
+    /// The secret files written for the running server (removed when it stops).
+    written: Mutex<Vec<PathBuf>>,
     server: tokio::sync::Mutex<Option<Server>>,
     routes: Arc<Routes>,
 }
 
 impl Slot {
     async fn start(&self) -> Result<Server, AgentError> {
-        self.dirs
-            .write(&self.providers)
-            .map_err(|e| AgentError::SpawnFailed {
-                message: format!("preparing opencode's directories: {e}"),
-            })?;
+        let failed = |e: std::io::Error| AgentError::SpawnFailed {
+            message: format!("preparing opencode's directories: {e}"),
+        };
+        self.dirs.write(&self.providers).map_err(failed)?;
         let password = launch::password();
-        let config = launch::config(&self.providers, &self.dirs);
-        let spec = launch::serve(self.program.clone(), &self.dirs, &config, &password);
+        let refs = ConfigRefs::default();
+        let mut config = launch::config(&self.providers, &self.dirs, &refs);
+        let mut env = BTreeMap::new();
+        if let Some(own) = &self.own {
+            let written = own
+                .configure(&mut config, &self.dirs.secrets, &refs)
+                .map_err(failed)?;
+            self.written.lock().expect("written lock").extend(written);
+            if let Some(user) = crate::user::agent_user() {
+                user.own_tree(&self.dirs.secrets).map_err(failed)?;
+            }
+            env.clone_from(&own.env);
+        }
+        let spec = launch::serve(
+            self.program.clone(),
+            &self.dirs,
+            &refs.render(&config),
+            &password,
+            &env,
+        );
         Server::start(&spec, &password, self.routes.clone()).await
+    }
+
+    /// Removes the secret files of a stopped server.
+    fn forget_secrets(&self) {
+        for path in self.written.lock().expect("written lock").drain(..) {
+            drop(std::fs::remove_file(path));
+        }
     }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
+        self.forget_secrets();
         // A lease dropped without `release`: stop the server in the background.
         if let Some(server) = self.server.get_mut().take()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()

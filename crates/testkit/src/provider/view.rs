@@ -222,11 +222,15 @@ pub fn anthropic(body: &Value) -> RequestView {
                     continue;
                 }
                 entries.push(Entry::ToolResult(results.join("\n")));
-                // A new user message merged after the results (Claude Code does so when
-                // a turn ended between a tool's result and the next request, e.g. at its
-                // turn limit): the user spoke last.
-                if let Some(text) =
-                    user_text(content).filter(|t| !TOOL_RESULT_NOTES.contains(&t.as_str()))
+                // A new user message merged after the results (Claude Code when a turn
+                // ended between a tool's result and the next request, e.g. at its turn
+                // limit; OpenCode after an abort): the text after the last result is a new
+                // user turn, unless it is one of the agent's own notes.
+                let parts = slice(content);
+                let last_result = parts.iter().rposition(|p| p["type"] == "tool_result");
+                let after = &parts[last_result.map_or(parts.len(), |i| i + 1)..];
+                if let Some(text) = user_text(&Value::Array(after.to_vec()))
+                    .filter(|t| !TOOL_RESULT_NOTES.contains(&t.as_str()))
                 {
                     entries.push(Entry::User(text));
                 }

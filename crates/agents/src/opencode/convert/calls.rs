@@ -93,6 +93,9 @@ impl Converter {
         let cwd = self.cwd_of(&self.open[index].message.clone());
         let parent = self.parent_of(Some(&self.open[index].session.clone()));
         let item_id = ids.next_id("itm");
+        let mcp = self.open[index]
+            .tool_name()
+            .and_then(|name| self.mcp_tool(name));
         let tracked = &mut self.open[index];
         let PartKind::Tool {
             name,
@@ -116,6 +119,7 @@ impl Converter {
             &cwd,
             tracked.diff.as_deref(),
         );
+        tools::set_mcp(&mut item.content, mcp);
         item.parent_id = parent;
         tracked.item = Some(item.clone());
         vec![event(EventPayload::ItemStarted(ItemEvent { item }), raw)]
@@ -131,6 +135,7 @@ impl Converter {
             self.children
                 .insert(child.to_string(), Some(item.item_id.clone()));
         }
+        let mcp = tracked.tool_name().and_then(|name| self.mcp_tool(name));
         let tracked = &mut self.open[index];
         let (
             Some(item),
@@ -152,6 +157,7 @@ impl Converter {
             &cwd,
             tracked.diff.as_deref(),
         );
+        tools::set_mcp(&mut item.content, mcp);
         if *kind != ToolKind::Command {
             return Vec::new();
         }
@@ -201,6 +207,7 @@ impl Converter {
         };
         let finished = tools::finish(kind, &name, &call_id, state, &cwd, tracked.diff.as_deref());
         item.content = finished.content;
+        tools::set_mcp(&mut item.content, self.mcp_tool(&name));
         item.status = finished.status;
         let item_id = item.item_id.clone();
         let mut events = vec![event(EventPayload::ItemCompleted(ItemEvent { item }), raw)];

@@ -167,7 +167,11 @@ impl Converter {
             }
             None => (None, None, Vec::new()),
         };
-        let kind = kind_of(&asked.permission, tool.as_deref());
+        let mcp = self.mcp_tool(&asked.permission);
+        let kind = match &mcp {
+            Some(_) => PermissionKind::McpTool,
+            None => kind_of(&asked.permission, tool.as_deref()),
+        };
         let meta = &asked.metadata;
         let command = meta["command"].as_str().map(str::to_string);
         let paths: Vec<String> = match kind {
@@ -180,6 +184,10 @@ impl Converter {
         };
         let patterns = asked.patterns.join(", ");
         let title = match (kind, &command) {
+            (PermissionKind::McpTool, _) => match &mcp {
+                Some(mcp) => format!("Use {} of MCP server {}", mcp.tool, mcp.server),
+                None => format!("Use {}", asked.permission),
+            },
             (PermissionKind::Command, Some(command)) => format!("Run `{command}`"),
             (PermissionKind::FileChange, _) if paths.len() == 1 => format!("Edit {}", paths[0]),
             (PermissionKind::FileChange, _) => format!("Edit {} files", paths.len()),

@@ -170,6 +170,12 @@ pub struct Converter {
     approved: Vec<hitl::Approved>,
     /// What every prompt carries besides the text.
     prompt: PromptSettings,
+    /// The session's MCP servers, by name.
+    mcp_servers: Vec<String>,
+    /// The session's `maxTurns`: model calls (assistant messages) of a turn.
+    limit: crate::kernel::StepLimit,
+    /// The turn went past the limit: cancel it (once).
+    over_limit: bool,
 }
 
 impl Converter {

@@ -5,13 +5,13 @@
 //! call names the session's directory (OpenCode routes requests by it).
 
 use reqwest::Method;
-use sandbox_universal::{AgentError, PermissionReply};
-use serde_json::{Value, json};
+use sandbox_universal::{AgentError, McpToolRef, PermissionReply};
+use serde_json::{Map, Value, json};
 
 use super::{Converter, NativeCall, Turn};
 use crate::kernel::server::Call;
-use crate::kernel::{Converted, Gone, Protocol, gone_facts};
-use crate::{AgentEvent, QuestionAnswer, SessionIds};
+use crate::kernel::{Converted, Gone, Protocol, StepLimit, gone_facts};
+use crate::{AgentEvent, QuestionAnswer, SessionIds, UserMessage, UserPart};
 
 /// What every prompt of a session carries besides the text.
 #[derive(Debug, Clone, Default)]
@@ -22,12 +22,44 @@ pub struct PromptSettings {
     pub agent: Option<String>,
     /// The model variant (checked against the model's metadata before).
     pub variant: Option<String>,
+    /// The session's `systemPrompt` in `append` mode (after OpenCode's own).
+    pub system: Option<String>,
+    /// OpenCode tools the session takes away (`{name: false}`).
+    pub tools: Map<String, Value>,
 }
 
 impl PromptSettings {
-    /// The `prompt_async` body for `text`.
-    pub fn body(&self, text: &str) -> Value {
-        let mut body = json!({"parts": [{"type": "text", "text": text}]});
+    /// The `prompt_async` body for `message`: its text and images (as `file` parts with a
+    /// `data:` URL) in order.
+    pub fn body(&self, message: &UserMessage) -> Value {
+        let parts: Vec<Value> = message
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(i, part)| match part {
+                UserPart::Text(text) => json!({"type": "text", "text": text}),
+                UserPart::Image(image) => {
+                    let filename = image
+                        .path
+                        .as_ref()
+                        .and_then(|p| p.file_name())
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| {
+                            let ext = image.media_type.trim_start_matches("image/");
+                            format!("image-{}.{ext}", i + 1)
+                        });
+                    json!({"type": "file", "mime": image.media_type, "url": image.data_url(),
+                           "filename": filename})
+                }
+            })
+            .collect();
+        let mut body = json!({"parts": parts});
+        if let Some(system) = &self.system {
+            body["system"] = json!(system);
+        }
+        if !self.tools.is_empty() {
+            body["tools"] = Value::Object(self.tools.clone());
+        }
         if let Some((provider, model)) = &self.model {
             body["model"] = json!({"providerID": provider, "modelID": model});
         }
@@ -46,6 +78,35 @@ impl Converter {
     pub fn with_prompt(mut self, prompt: PromptSettings) -> Self {
         self.prompt = prompt;
         self
+    }
+
+    /// This converter for a session with `mcp_servers` (by name: their tools' calls and
+    /// permissions name server and tool) and at most `max_turns` model calls a turn.
+    pub fn with_policy(mut self, mcp_servers: Vec<String>, max_turns: Option<u32>) -> Self {
+        self.mcp_servers = mcp_servers;
+        self.limit = StepLimit::new(max_turns);
+        self
+    }
+
+    /// The session's directory.
+    pub fn cwd(&self) -> &str {
+        &self.cwd
+    }
+
+    /// The MCP server and tool of an OpenCode tool name (`<server>_<tool>`), for the
+    /// session's servers (the longest name that fits wins).
+    pub(crate) fn mcp_tool(&self, name: &str) -> Option<McpToolRef> {
+        self.mcp_servers
+            .iter()
+            .filter_map(|server| {
+                let tool = name.strip_prefix(server.as_str())?.strip_prefix('_')?;
+                (!tool.is_empty()).then_some((server, tool))
+            })
+            .max_by_key(|(server, _)| server.len())
+            .map(|(server, tool)| McpToolRef {
+                server: server.clone(),
+                tool: tool.to_string(),
+            })
     }
 }
 
@@ -66,9 +127,9 @@ impl Call for NativeCall {
 impl Protocol for Converter {
     type Out = NativeCall;
 
-    fn begin_turn(&mut self, turn_id: &str, message: &crate::UserMessage) -> Vec<NativeCall> {
-        let message = &message.plain_text();
+    fn begin_turn(&mut self, turn_id: &str, message: &UserMessage) -> Vec<NativeCall> {
         self.generation += 1;
+        self.limit.begin();
         let keep = self.generation.saturating_sub(1);
         self.messages
             .retain(|_, m| !m.finished || m.generation >= keep);
@@ -95,8 +156,16 @@ impl Protocol for Converter {
         self.turn.as_ref().map(|t| t.id.as_str())
     }
 
+    /// Past the session's `maxTurns`, the turn is cancelled as a cancel would (and ends
+    /// with `maxTurns`).
     fn convert(&mut self, native: &Value, ids: &dyn SessionIds) -> Converted<NativeCall> {
-        Converted::events(self.event(native, ids))
+        let events = self.event(native, ids);
+        let replies = if std::mem::take(&mut self.over_limit) {
+            self.cancel()
+        } else {
+            Vec::new()
+        };
+        Converted { events, replies }
     }
 
     /// `POST /session/{id}/abort`, then a `reject` of every pending permission and

@@ -88,6 +88,18 @@ pub(super) fn content(
     }
 }
 
+/// Names the MCP server and tool of a `toolCall` part (a call of a session MCP server's
+/// tool).
+pub(super) fn set_mcp(content: &mut [ContentPart], tool: Option<sandbox_universal::McpToolRef>) {
+    if let Some(tool) = tool {
+        for part in content {
+            if let ContentPart::ToolCall { mcp, .. } = part {
+                *mcp = Some(tool.clone());
+            }
+        }
+    }
+}
+
 /// A finished call: the item's status and content, and the `toolResult` (output, whether
 /// it is an error) that follows it, if any.
 pub(super) struct Finished {

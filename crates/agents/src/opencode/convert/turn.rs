@@ -117,6 +117,9 @@ impl Converter {
             if !known {
                 turn.live = true;
                 turn.messages.push(info.id.clone());
+                if self.limit.step() {
+                    self.over_limit = true;
+                }
             }
             match &info.error {
                 Some(error) if error.is_abort() => turn.aborted = true,
@@ -169,7 +172,9 @@ impl Converter {
             .last()
             .and_then(|id| self.messages.get(id))
             .and_then(|m| m.finish.as_deref());
-        let stop_reason = if turn.cancelling || turn.aborted {
+        let stop_reason = if self.limit.tripped() {
+            StopReason::MaxTurns
+        } else if turn.cancelling || turn.aborted {
             StopReason::Cancelled
         } else if turn.failed {
             StopReason::Error

@@ -10,8 +10,10 @@
 //! - `session`: one session: a text turn and a tool turn with a permission.
 //!
 //! Through the daemon, set up as the table sets it up: `servers` (sessions sharing a
-//! server, tokens separating them).
+//! server, tokens separating them); `policy` (system prompts, taken tools, maxTurns, an
+//! image, env and both MCP servers, on servers of the sessions' own where needed).
 
+mod policy;
 mod pool;
 mod server;
 mod servers;

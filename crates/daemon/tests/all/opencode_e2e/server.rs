@@ -83,7 +83,7 @@ async fn a_server_on_the_daemons_launch_serves_and_reports_its_end() {
     let dirs = ServerDirs::new(&root.path().join("servers"), &ServerKey::of(&providers));
     dirs.write(&providers).unwrap();
     let password = launch::password();
-    let spec = launch::serve(binary, &dirs, &launch::config(&providers, &dirs), &password);
+    let spec = launch::serve_shared(binary, &dirs, &providers, &password);
     let (tx, mut ended) = watch::channel(None);
     let collect = Arc::new(Collect {
         ended: Mutex::new(Some(tx)),

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sandbox_agents::opencode::convert::PromptSettings;
+use sandbox_agents::opencode::convert::Converter;
 use sandbox_agents::opencode::driver::create_session;
 use sandbox_agents::opencode::launch;
 use sandbox_agents::opencode::pool::ServerPool;
@@ -57,9 +57,8 @@ async fn a_session_converts_a_text_turn_and_a_tool_turn_with_a_permission() {
     let (collected, sink) = CollectingSink::new();
     let mut session = create_session(
         pool.lease(launch::providers(&env, None, None)),
-        cwd.display().to_string(),
         launch::permission_rules(PermissionMode::Default),
-        PromptSettings::default(),
+        Converter::new(cwd.display().to_string()),
         sink,
         None,
     )

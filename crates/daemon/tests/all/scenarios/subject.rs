@@ -318,7 +318,18 @@ impl Subject {
         };
         proc_entries()
             .filter(|(_, exe, dir)| match self.agent {
-                AgentId::Opencode => *exe == binary && dir.starts_with(&opencode_root),
+                // A session's own server (MCP servers, env, a replaced prompt) lives in
+                // the session's directory (a table session's cwd is `work/<its id>`).
+                AgentId::Opencode => {
+                    *exe == binary
+                        && (dir.starts_with(&opencode_root)
+                            || (token.is_none()
+                                && cwd.file_name().is_some_and(|id| {
+                                    dir.starts_with(
+                                        data_dir.join("sessions").join(id).join("agent"),
+                                    )
+                                })))
+                }
                 _ => {
                     dir == cwd
                         && (*exe == binary

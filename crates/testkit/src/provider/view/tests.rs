@@ -270,3 +270,16 @@ fn anthropic_user_text_merged_after_a_tool_result_is_the_last_turn() {
         LastTurn::ToolResult { .. }
     ));
 }
+
+#[test]
+fn anthropic_text_after_tool_results_is_a_new_user_turn() {
+    let body = json!({"messages": [
+        {"role": "user", "content": "LOOP_TOOLS"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "bash", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "content": "aborted", "is_error": true},
+            {"type": "text", "text": "say hi"},
+        ]},
+    ]});
+    assert_eq!(anthropic(&body).last, LastTurn::User("say hi".into()));
+}

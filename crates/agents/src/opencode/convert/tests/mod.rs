@@ -12,6 +12,7 @@ use crate::{AgentEvent, CollectingSink, EventSink};
 
 mod hitl;
 mod items;
+mod policy;
 mod turns;
 
 const ROOT: &str = "ses_root";
