@@ -144,8 +144,20 @@ fn is_bearer(server: &McpServer, header: &str) -> bool {
     header.eq_ignore_ascii_case("authorization") && server.bearer_token().is_some()
 }
 
+/// How long Codex waits for a session's MCP server to start: Codex's own 10 s is short
+/// for a server started by an interpreter on a busy machine (a server that missed it is
+/// left out of the whole thread).
+const STARTUP_TIMEOUT_SECS: u64 = 60;
+
 /// The `mcp_servers` entry of one server (the `index`th of the session's).
 fn server_config(index: usize, server: &McpServer) -> Value {
+    let mut config = launch_config(index, server);
+    config["startup_timeout_sec"] = json!(STARTUP_TIMEOUT_SECS);
+    config
+}
+
+/// How Codex reaches one server.
+fn launch_config(index: usize, server: &McpServer) -> Value {
     match server {
         McpServer::Stdio { command, args, env } if env.is_empty() => {
             json!({"command": command, "args": args})
@@ -321,9 +333,12 @@ mod tests {
         assert_eq!(
             servers["ht"],
             json!({"url": "http://127.0.0.1:1/mcp", "bearer_token_env_var": "SANDBOX_MCP_0_BEARER",
-                   "env_http_headers": {"X-Team": "SANDBOX_MCP_0_1"}})
+                   "env_http_headers": {"X-Team": "SANDBOX_MCP_0_1"}, "startup_timeout_sec": 60})
         );
-        assert_eq!(servers["plain"], json!({"command": "srv", "args": []}));
+        assert_eq!(
+            servers["plain"],
+            json!({"command": "srv", "args": [], "startup_timeout_sec": 60})
+        );
         assert_eq!(servers["st"]["command"], "/bin/sh");
         assert_eq!(
             servers["st"]["env_vars"],
