@@ -204,8 +204,9 @@ impl CodexDriver {
             Credentials::None => None,
         };
         let settings = TurnSettings::new(session);
-        let mut converter =
-            Converter::new(settings.clone()).with_max_turns(session.policy.max_turns);
+        let mut converter = Converter::new(settings.clone())
+            .with_max_turns(session.policy.max_turns)
+            .with_mcp_servers(session.policy.mcp_servers.keys().cloned());
         if let Some(thread_id) = &thread_id {
             converter.set_thread(thread_id);
         }

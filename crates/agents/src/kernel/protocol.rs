@@ -105,6 +105,14 @@ pub trait Protocol: Send + 'static {
     /// that the agent had (`error`, or `cancelled`). Forgets everything open; never
     /// completes items or resolves requests itself (the core does).
     fn gone(&mut self, gone: &Gone) -> Vec<AgentEvent>;
+
+    /// Whether the agent has what a turn needs. `false` while it is still setting up
+    /// something the session asked for (Codex: the session's MCP servers starting, whose
+    /// tools a turn begun earlier would not have); the runner waits, bounded, before it
+    /// hands the agent a turn.
+    fn ready_for_turn(&self) -> bool {
+        true
+    }
 }
 
 /// The facts of an agent gone while `turn` ran (if one did): an `error` with `error`

@@ -122,6 +122,11 @@ pub struct Converter {
     requests: HashMap<String, String>,
     /// The session's `maxTurns`: model responses per turn.
     limit: StepLimit,
+    /// The session's MCP servers, and those of them the running app-server has not
+    /// reported started (or failed) yet: a turn waits for them
+    /// ([`crate::kernel::Protocol::ready_for_turn`]).
+    mcp_servers: Vec<String>,
+    mcp_starting: Vec<String>,
 }
 
 impl Converter {
@@ -137,6 +142,8 @@ impl Converter {
             pending: HashMap::new(),
             requests: HashMap::new(),
             limit: StepLimit::default(),
+            mcp_servers: Vec::new(),
+            mcp_starting: Vec::new(),
         }
     }
 
@@ -176,6 +183,24 @@ impl Converter {
             }
             _ => None,
         }
+    }
+
+    /// The session has these MCP servers: each app-server's first turn waits until Codex
+    /// reports them started or failed.
+    pub fn with_mcp_servers(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.mcp_servers = names.into_iter().collect();
+        self.mcp_starting = self.mcp_servers.clone();
+        self
+    }
+
+    /// Whether every MCP server of the session has started or failed in this app-server.
+    pub(super) fn mcp_ready(&self) -> bool {
+        self.mcp_starting.is_empty()
+    }
+
+    /// A new app-server starts the session's MCP servers again.
+    pub(super) fn mcp_restarting(&mut self) {
+        self.mcp_starting = self.mcp_servers.clone();
     }
 
     /// The session's thread is `thread_id`: turns start and are interrupted there.
@@ -263,6 +288,11 @@ impl Converter {
             "mcpServer/startupStatus/updated" => {
                 if params["status"] == "failed" {
                     tracing::warn!(target: "codex", %params, "an MCP server of the session failed to start");
+                }
+                if params["status"] != "starting"
+                    && let Some(name) = params["name"].as_str()
+                {
+                    self.mcp_starting.retain(|n| n != name);
                 }
                 Vec::new()
             }

@@ -229,3 +229,32 @@ fn images_go_in_the_turn_input_as_data_urls_in_order() {
                {"type": "image", "url": "data:image/png;base64,iVBORw0KGgo="}])
     );
 }
+
+#[test]
+fn a_turn_waits_for_the_sessions_mcp_servers_of_each_app_server() {
+    let ids = CollectingSink::new().1;
+    let mut converter = Converter::new(TurnSettings::in_mode(PermissionMode::Default, "/w"))
+        .with_mcp_servers(["st".to_string(), "ht".to_string()]);
+    assert!(!converter.ready_for_turn(), "nothing reported yet");
+    let status =
+        |name: &str, status: &str| json!({"threadId": "th", "name": name, "status": status});
+    let method = "mcpServer/startupStatus/updated";
+    note(&mut converter, &ids, method, status("st", "starting"));
+    note(&mut converter, &ids, method, status("st", "ready"));
+    assert!(!converter.ready_for_turn(), "ht still starting");
+    note(&mut converter, &ids, method, status("ht", "failed"));
+    assert!(
+        converter.ready_for_turn(),
+        "started or failed: the turn goes ahead"
+    );
+    drop(converter.gone(&crate::kernel::Gone {
+        exit: crate::process::ExitInfo::default(),
+        why: "gone".into(),
+    }));
+    assert!(
+        !converter.ready_for_turn(),
+        "a new app-server starts them again"
+    );
+    let plain = Converter::new(TurnSettings::in_mode(PermissionMode::Default, "/w"));
+    assert!(plain.ready_for_turn());
+}

@@ -124,7 +124,12 @@ impl Protocol for Converter {
     }
 
     /// A turn Codex never accepted stays: the runner starts it again on a new process.
+    fn ready_for_turn(&self) -> bool {
+        self.mcp_ready()
+    }
+
     fn gone(&mut self, gone: &Gone) -> Vec<AgentEvent> {
+        self.mcp_restarting();
         // Forgotten, not closed: the core fails what was open and cancels what was asked.
         self.open.clear();
         self.pending.clear();

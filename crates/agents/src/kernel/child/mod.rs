@@ -394,6 +394,7 @@ impl<L: ChildLaunch> AgentSession for ChildSession<L> {
         message: &crate::UserMessage,
     ) -> Result<(), AgentError> {
         self.ensure_running().await?;
+        self.wait_until_ready().await;
         let outgoing = self.shared.protocol().begin_turn(turn_id, message);
         let mut delivered = self.deliver(outgoing.clone()).await;
         if delivered.is_err() && self.running.as_ref().is_some_and(Running::exited) {
@@ -519,4 +520,26 @@ fn exited(agent: &str, info: &ExitInfo, method: &str) -> AgentError {
         "{agent} exited ({}) before answering `{method}`",
         info.describe()
     ))
+}
+
+/// How long a turn waits for an agent still setting up what the session asked for
+/// ([`Protocol::ready_for_turn`]); then it goes ahead as the agent is.
+const SETUP_WAIT: Duration = Duration::from_secs(60);
+
+impl<L: ChildLaunch> ChildSession<L> {
+    /// Waits (at most [`SETUP_WAIT`]) until the protocol says the agent has what a turn
+    /// needs.
+    async fn wait_until_ready(&self) {
+        let deadline = tokio::time::Instant::now() + SETUP_WAIT;
+        while !self.shared.protocol().ready_for_turn() {
+            if tokio::time::Instant::now() >= deadline {
+                tracing::warn!(
+                    agent = agent::<L>(),
+                    "the agent is still setting up after {SETUP_WAIT:?}; the turn goes ahead"
+                );
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
 }

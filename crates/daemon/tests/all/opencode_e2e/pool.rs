@@ -51,7 +51,9 @@ impl Route {
     }
 
     async fn wait(&self, what: &str, done: impl Fn(&Self) -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(60);
+        // Generous: a server started again after a kill takes seconds, more on a machine
+        // busy with the whole suite.
+        let deadline = Instant::now() + Duration::from_secs(180);
         while !done(self) {
             assert!(Instant::now() < deadline, "waited in vain for {what}");
             tokio::time::sleep(Duration::from_millis(25)).await;

@@ -94,7 +94,24 @@ pub async fn stdio(ctx: Arc<Ctx>) -> Proved {
         .await;
     assert_eq!(stop_reason(&events), StopReason::Completed, "mcp-stdio");
     let calls = server.calls();
-    assert_eq!(calls.len(), 1, "mcp-stdio: {calls:?}");
+    if calls.len() != 1 {
+        // What the model was offered and got back, to tell a server that was not there
+        // from one that failed.
+        let seen: Vec<(String, Vec<String>, Vec<String>)> = ctx
+            .subject
+            .provider
+            .as_ref()
+            .map(|p| p.model_requests())
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| r.body.to_string().contains("(mcp-stdio)"))
+            .map(|r| (r.reply.clone(), r.tool_names(), r.tool_results()))
+            .collect();
+        panic!(
+            "mcp-stdio: {} calls; the model saw {seen:#?}; events {events:#?}",
+            calls.len()
+        );
+    }
     assert_eq!(
         calls[0].prefix.as_deref(),
         Some(prefix.as_str()),
