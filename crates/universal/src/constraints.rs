@@ -497,6 +497,9 @@ fn describe_policy(schemas: &mut Map<String, Value>) {
         describe_variant(variant);
     }
     let message = &mut schemas["SendMessageRequest"];
+    // Absent, not null: `null` would be a message of neither kind.
+    message["properties"]["message"]["type"] = json!("string");
+    message["properties"]["content"]["type"] = json!("array");
     message["properties"]["content"]["minItems"] = json!(1);
     message["properties"]["content"]["maxItems"] = json!(MAX_MESSAGE_PARTS);
     message["properties"]["message"]["maxLength"] = json!(MAX_MESSAGE_CHARS);
@@ -509,6 +512,8 @@ fn describe_policy(schemas: &mut Map<String, Value>) {
         let properties = &mut variant["properties"];
         if properties.get("mediaType").is_some() {
             properties["mediaType"]["enum"] = json!(IMAGE_TYPES);
+            properties["data"]["type"] = json!("string");
+            properties["path"]["type"] = json!("string");
             variant["oneOf"] = json!([{"required": ["data"]}, {"required": ["path"]}]);
         } else if properties.get("text").is_some() {
             properties["text"]["maxLength"] = json!(MAX_MESSAGE_CHARS);

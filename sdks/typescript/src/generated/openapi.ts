@@ -961,14 +961,14 @@ export interface components {
             type: "text";
         } | ({
             /** @description The image, base64-encoded (at most 5 MiB decoded). */
-            data?: string | null;
+            data?: string;
             /**
              * @description `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
              * @enum {string}
              */
             mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
             /** @description A file inside the working directory holding the image. */
-            path?: string | null;
+            path?: string;
             /** @enum {string} */
             type: "image";
         } & ({
@@ -1182,9 +1182,9 @@ export interface components {
              * @description The user's message as parts: text and images (give this or `message`). Images
              *     need an agent whose `policy.imageTypes` lists their type.
              */
-            content?: components["schemas"]["MessagePart"][] | null;
+            content?: components["schemas"]["MessagePart"][];
             /** @description The user's message as text (give this or `content`). */
-            message?: string | null;
+            message?: string;
         } & ({
             message: string;
         } | {
@@ -2119,7 +2119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), asks for what the agent cannot honour (`invalid-body`: `validateToken` for an agent whose capabilities say `validateToken: false`), or the provider rejected the credential (`agentError`) */
+            /** @description The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), asks for what the agent cannot honour (`invalid-body`: `validateToken` for an agent whose capabilities say `validateToken: false`; `policy-unsupported`: a policy field its `policy` in `GET /agents` does not list, the detail naming the field), names what does not exist (`invalid-body`: an MCP stdio `command` not found, a `tools` entry naming a server not in `mcpServers`, a protected `env` name), or the provider rejected the credential (`agentError`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,7 +2743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body does not match the schema */
+            /** @description The body breaks its schema (`invalid-body`), an image is unusable (`invalid-body`: `data` that is not base64, bytes that are not its `mediaType`, over 5 MiB, a `path` missing or outside the working directory), or the agent takes no images of its type (`policy-unsupported`, naming the part) */
             422: {
                 headers: {
                     [name: string]: unknown;
