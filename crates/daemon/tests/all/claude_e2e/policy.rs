@@ -15,7 +15,7 @@ use sandbox_universal::{
 
 use super::claude_pids;
 use crate::common::agent_events::kill_9;
-use crate::scenarios::ctx::{Ctx, Session, items, stop_reason};
+use crate::scenarios::ctx::{Ctx, Session, items, offered, stop_reason};
 use crate::scenarios::subject::{Ask, environ, files_under};
 
 /// The request's `system` blocks, joined (the kit's `system_text` also holds the system
@@ -111,14 +111,6 @@ async fn the_system_prompt_survives_a_crash_and_a_restart() {
         let text = system_blocks(&call);
         assert!(text.contains(MARKER) && text.len() < appended.len() / 4);
     }
-}
-
-/// The tool names a model call offers (those deferred behind ToolSearch included).
-fn offered(call: &RecordedRequest) -> Vec<String> {
-    call.tool_names()
-        .into_iter()
-        .map(|t| t.strip_prefix("deferred:").map(str::to_string).unwrap_or(t))
-        .collect()
 }
 
 /// Removed tools are absent from the model's tool list (denied: `shell`, `webFetch`;

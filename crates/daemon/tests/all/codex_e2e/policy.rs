@@ -2,7 +2,6 @@
 //! offline through the daemon over HTTP, on Codex's default model (code mode), from what
 //! the test kit's provider received.
 
-use sandbox_testkit::provider::view;
 use sandbox_testkit::provider::{Effect, RecordedRequest, Script, ToolTemplate};
 use sandbox_universal::{
     AgentId, CreateSessionRequest, EventPayload, ItemKind, MessagePart, PermissionMode,
@@ -11,7 +10,7 @@ use sandbox_universal::{
 use serde_json::{Value, json};
 
 use crate::common::agent_events::{command_part, kill_9};
-use crate::scenarios::ctx::{Ctx, Session, items, stop_reason};
+use crate::scenarios::ctx::{Ctx, Session, items, offered, stop_reason};
 use crate::scenarios::subject::{Ask, Subject, environ, files_under};
 
 /// A prompt keyword that makes the fake model run `env`.
@@ -49,15 +48,6 @@ fn instructions(call: &RecordedRequest) -> Vec<String> {
         }
     }
     texts
-}
-
-/// The names of the tools the model was offered (code mode's nested tools included).
-fn offered(call: &RecordedRequest) -> Vec<String> {
-    view::responses(&call.body)
-        .tools
-        .into_iter()
-        .map(|t| t.name)
-        .collect()
 }
 
 /// The model's calls of one session, at least one.

@@ -348,3 +348,20 @@ pub fn commands_ok(events: &[UniversalEvent]) -> Vec<Item> {
         })
         .collect()
 }
+
+/// The tools a model call offered, by the names the agent gave them: an OpenAI
+/// Responses call's as the provider reads them (code mode's nested tools included), any
+/// other's with those deferred behind a tool search included.
+pub fn offered(call: &RecordedRequest) -> Vec<String> {
+    if call.route().ends_with("/responses") {
+        return sandbox_testkit::provider::view::responses(&call.body)
+            .tools
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+    }
+    call.tool_names()
+        .into_iter()
+        .map(|t| t.strip_prefix("deferred:").map(str::to_string).unwrap_or(t))
+        .collect()
+}
