@@ -220,6 +220,12 @@ pub struct CreateSessionRequest {
     /// sets itself, credentials and `LD_*` cannot be given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub env: Option<std::collections::BTreeMap<String, String>>,
+    /// The host application's tools, which the daemon serves to the agent over MCP (a
+    /// per-session server and token): answered by the client (`toolCallRequested`) or by
+    /// an HTTP endpoint the daemon calls, signed. Needs an agent whose `policy.hostTools`
+    /// is true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_tools: Option<Vec<crate::HostTool>>,
 }
 
 impl CreateSessionRequest {
@@ -232,6 +238,7 @@ impl CreateSessionRequest {
             max_turns: self.max_turns,
             mcp_servers: self.mcp_servers.clone().unwrap_or_default(),
             env: self.env.clone().unwrap_or_default(),
+            host_tools: self.host_tools.clone().unwrap_or_default(),
         }
     }
 }
@@ -298,6 +305,9 @@ pub struct SessionInfo {
     pub pending_permissions: Vec<PermissionRequest>,
     /// Question requests waiting for a reply.
     pub pending_questions: Vec<QuestionRequest>,
+    /// Host tool calls waiting for the client's result or rejection.
+    #[serde(default)]
+    pub pending_tool_calls: Vec<crate::ToolCallRequest>,
     /// Why the session ended, once it has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_reason: Option<SessionEndReason>,

@@ -73,6 +73,10 @@ pub enum EventType {
     QuestionAsked,
     /// See [`EventPayload::QuestionResolved`].
     QuestionResolved,
+    /// See [`EventPayload::ToolCallRequested`].
+    ToolCallRequested,
+    /// See [`EventPayload::ToolCallResolved`].
+    ToolCallResolved,
     /// See [`EventPayload::Unknown`].
     Unknown,
 }
@@ -93,12 +97,14 @@ impl EventType {
             Self::PermissionResolved => "permissionResolved",
             Self::QuestionAsked => "questionAsked",
             Self::QuestionResolved => "questionResolved",
+            Self::ToolCallRequested => "toolCallRequested",
+            Self::ToolCallResolved => "toolCallResolved",
             Self::Unknown => "unknown",
         }
     }
 
     /// Every type, in schema order.
-    pub const ALL: [EventType; 13] = [
+    pub const ALL: [EventType; 15] = [
         Self::SessionStarted,
         Self::SessionEnded,
         Self::TurnStarted,
@@ -111,6 +117,8 @@ impl EventType {
         Self::PermissionResolved,
         Self::QuestionAsked,
         Self::QuestionResolved,
+        Self::ToolCallRequested,
+        Self::ToolCallResolved,
         Self::Unknown,
     ];
 
@@ -148,6 +156,10 @@ pub enum EventPayload {
     QuestionAsked(QuestionRequest),
     /// A question request was answered, rejected or cancelled.
     QuestionResolved(QuestionResolved),
+    /// The agent called a host tool the client answers.
+    ToolCallRequested(crate::ToolCallRequest),
+    /// A host tool call the client answers was answered, rejected or cancelled.
+    ToolCallResolved(crate::ToolCallResolved),
     /// A stored event this build cannot read: corrupt, or written by a newer build. It
     /// keeps its place (sequence) in the log and carries what was stored, unchanged.
     Unknown(UnknownEvent),
@@ -169,6 +181,8 @@ impl EventPayload {
             Self::PermissionResolved(_) => EventType::PermissionResolved,
             Self::QuestionAsked(_) => EventType::QuestionAsked,
             Self::QuestionResolved(_) => EventType::QuestionResolved,
+            Self::ToolCallRequested(_) => EventType::ToolCallRequested,
+            Self::ToolCallResolved(_) => EventType::ToolCallResolved,
             Self::Unknown(_) => EventType::Unknown,
         }
     }
@@ -247,6 +261,8 @@ pub enum StopReason {
     MaxTurns,
     /// The agent hit its spending limit.
     MaxBudget,
+    /// A host tool that ends the turn (`endsTurn`) was called; the next message continues.
+    ToolStop,
 }
 
 /// Token usage of a turn.

@@ -21,6 +21,8 @@ pub enum PermissionKind {
     PlanApproval,
     /// A tool of a session MCP server (`tool` names it as the agent does).
     McpTool,
+    /// A host tool with `needsApproval` (`tool` is its name); asked by the daemon itself.
+    HostTool,
     /// Any other tool.
     Tool,
 }

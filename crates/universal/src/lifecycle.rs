@@ -1,12 +1,13 @@
 //! The one rule for what is left open when a turn or a session ends — by the agent, a
-//! cancel, a crash or the client: every pending permission and question is resolved as
-//! cancelled and every open item completes as failed, in that order, before `turnEnded`
+//! cancel, a crash or the client: every pending permission, question and host tool call is
+//! resolved as cancelled and every open item completes as failed, in that order, before `turnEnded`
 //! (or `sessionEnded`). The daemon's core applies it to its state; the converter tests
 //! apply it to a replay, so both close exactly what the core would.
 
 use crate::{
     EventPayload, Item, ItemEvent, ItemStatus, PermissionOutcome, PermissionRequest,
-    PermissionResolved, QuestionOutcome, QuestionRequest, QuestionResolved,
+    PermissionResolved, QuestionOutcome, QuestionRequest, QuestionResolved, ToolCallOutcome,
+    ToolCallRequest, ToolCallResolved,
 };
 
 /// The events that close what is still open, in order.
@@ -14,6 +15,7 @@ pub fn close_open_work(
     items: &[Item],
     permissions: &[PermissionRequest],
     questions: &[QuestionRequest],
+    tool_calls: &[ToolCallRequest],
 ) -> Vec<EventPayload> {
     let permissions = permissions.iter().map(|request| {
         EventPayload::PermissionResolved(PermissionResolved {
@@ -30,6 +32,12 @@ pub fn close_open_work(
             answers: None,
         })
     });
+    let tool_calls = tool_calls.iter().map(|call| {
+        EventPayload::ToolCallResolved(ToolCallResolved {
+            call_id: call.call_id.clone(),
+            outcome: ToolCallOutcome::Cancelled,
+        })
+    });
     let items = items.iter().map(|item| {
         EventPayload::ItemCompleted(ItemEvent {
             item: Item {
@@ -38,5 +46,9 @@ pub fn close_open_work(
             },
         })
     });
-    permissions.chain(questions).chain(items).collect()
+    permissions
+        .chain(questions)
+        .chain(tool_calls)
+        .chain(items)
+        .collect()
 }

@@ -297,6 +297,9 @@ pub struct SessionPolicy {
     /// Extra environment variables for the agent's process.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// The host application's tools, served by the daemon over MCP.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_tools: Vec<crate::HostTool>,
 }
 
 impl SessionPolicy {
@@ -323,6 +326,16 @@ impl SessionPolicy {
                 kept.insert(name.clone(), std::mem::take(value));
             }
         }
+        for tool in public.host_tools.iter_mut() {
+            if let crate::HostToolHandler::Http { headers, .. } = &mut tool.handler
+                && !headers.is_empty()
+            {
+                let kept = secrets.host_tools.entry(tool.name.clone()).or_default();
+                for (name, value) in headers.iter_mut() {
+                    kept.insert(name.clone(), std::mem::take(value));
+                }
+            }
+        }
         (public, secrets)
     }
 
@@ -347,6 +360,19 @@ impl SessionPolicy {
                 }
             }
         }
+        for tool in self.host_tools.iter_mut() {
+            let crate::HostToolHandler::Http { headers, .. } = &mut tool.handler else {
+                continue;
+            };
+            let Some(mut kept) = secrets.host_tools.remove(&tool.name) else {
+                continue;
+            };
+            for (name, value) in headers.iter_mut() {
+                if let Some(secret) = kept.remove(name) {
+                    *value = secret;
+                }
+            }
+        }
         self
     }
 }
@@ -361,6 +387,9 @@ pub struct PolicySecrets {
     /// Each MCP server's `env` (stdio) or `headers` (http) values by name.
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, BTreeMap<String, String>>,
+    /// Each http host tool's `headers` values by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub host_tools: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// The universal tool a permission request is for, when it is one the session's `tools`
@@ -373,7 +402,7 @@ pub fn permission_tools(kind: crate::PermissionKind) -> &'static [ToolName] {
         Kind::FileChange => &[ToolName::Write, ToolName::Edit],
         Kind::FileRead => &[ToolName::Read],
         Kind::Network => &[ToolName::WebFetch],
-        Kind::PlanApproval | Kind::McpTool | Kind::Tool => &[],
+        Kind::PlanApproval | Kind::McpTool | Kind::HostTool | Kind::Tool => &[],
     }
 }
 
@@ -419,6 +448,9 @@ pub struct PolicySupport {
     pub image_types: Vec<String>,
     /// Whether it takes the session's `env`.
     pub env: bool,
+    /// Whether it takes `hostTools` (the daemon's per-session MCP server reaches it).
+    #[serde(default)]
+    pub host_tools: bool,
 }
 
 /// The image media types the daemon knows.

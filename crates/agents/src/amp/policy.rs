@@ -32,6 +32,7 @@ pub fn support() -> PolicySupport {
             .collect(),
         mcp_transports: vec![McpTransport::Stdio, McpTransport::Http],
         env: true,
+        host_tools: false,
         ..PolicySupport::default()
     }
 }

@@ -54,6 +54,7 @@ pub fn support() -> PolicySupport {
             .map(|t| t.to_string())
             .collect(),
         env: true,
+        host_tools: true,
     }
 }
 

@@ -52,6 +52,7 @@ pub fn support() -> PolicySupport {
         mcp_transports: vec![McpTransport::Stdio, McpTransport::Http],
         image_types: IMAGE_TYPES.iter().map(|t| t.to_string()).collect(),
         env: true,
+        host_tools: true,
     }
 }
 

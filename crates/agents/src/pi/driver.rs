@@ -183,6 +183,7 @@ impl AgentDriver for PiDriver {
             mcp_transports: Vec::new(),
             image_types: IMAGE_TYPES.map(str::to_string).to_vec(),
             env: true,
+            host_tools: false,
         }
     }
 

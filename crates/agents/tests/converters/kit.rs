@@ -61,6 +61,8 @@ impl Core {
                     &std::mem::take(&mut self.items),
                     &std::mem::take(&mut self.permissions),
                     &std::mem::take(&mut self.questions),
+                    // Converters never ask host tool calls: the daemon does.
+                    &[],
                 );
                 return closing.into_iter().map(AgentEvent::synthetic).collect();
             }

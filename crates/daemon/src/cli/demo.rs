@@ -141,6 +141,8 @@ fn summary(event: &UniversalEvent) -> String {
         EventPayload::QuestionResolved(q) => {
             format!("{} {:?} {:?}", q.question_id, q.outcome, q.answers)
         }
+        EventPayload::ToolCallRequested(c) => format!("{} {} {}", c.call_id, c.tool, c.input),
+        EventPayload::ToolCallResolved(c) => format!("{} {:?}", c.call_id, c.outcome),
         EventPayload::TurnStarted(t) => t.turn_id.clone(),
         EventPayload::TurnEnded(t) => format!("{} {:?}", t.turn_id, t.stop_reason),
         EventPayload::SessionStarted(s) => format!("{} {:?}", s.agent, s.model),

@@ -55,6 +55,8 @@ pub struct CoreSnapshot {
     pub pending_permissions: Vec<PermissionRequest>,
     /// Waiting question requests.
     pub pending_questions: Vec<QuestionRequest>,
+    /// Host tool calls waiting for the client.
+    pub pending_tool_calls: Vec<sandbox_universal::ToolCallRequest>,
     /// Why it ended.
     pub end_reason: Option<SessionEndReason>,
     /// Number of events.
@@ -69,6 +71,7 @@ impl CoreSnapshot {
             native_session_id: state.native_session_id.clone(),
             pending_permissions: state.pending_permissions.clone(),
             pending_questions: state.pending_questions.clone(),
+            pending_tool_calls: state.pending_tool_calls.clone(),
             end_reason: state.end_reason,
             event_count: state.sequence,
         }

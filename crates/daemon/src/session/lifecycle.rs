@@ -30,6 +30,7 @@ impl SessionCore {
             &live.state.open_items,
             &live.state.pending_permissions,
             &live.state.pending_questions,
+            &live.state.pending_tool_calls,
         );
         for payload in closing {
             if let EventPayload::ItemCompleted(done) = &payload {

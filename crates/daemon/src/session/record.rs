@@ -124,6 +124,7 @@ impl SessionRecord {
             current_turn_id: state.current_turn.clone(),
             pending_permissions: state.pending_permissions.clone(),
             pending_questions: state.pending_questions.clone(),
+            pending_tool_calls: state.pending_tool_calls.clone(),
             end_reason: state.end_reason,
         }
     }

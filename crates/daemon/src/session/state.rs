@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashSet};
 use chrono::{DateTime, Utc};
 use sandbox_universal::{
     EventPayload, Item, PermissionOutcome, PermissionRequest, QuestionRequest, SessionEndReason,
-    SessionStatus, UniversalEvent,
+    SessionStatus, ToolCallRequest, UniversalEvent,
 };
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +44,12 @@ pub(crate) struct CoreState {
     pub(crate) resolved_permissions: HashSet<String>,
     /// Question requests already resolved.
     pub(crate) resolved_questions: HashSet<String>,
+    /// Host tool calls waiting for the client's answer.
+    #[serde(default)]
+    pub(crate) pending_tool_calls: Vec<ToolCallRequest>,
+    /// Host tool calls already resolved.
+    #[serde(default)]
+    pub(crate) resolved_tool_calls: HashSet<String>,
     /// Scopes approved with `always`.
     pub(crate) always_scopes: BTreeSet<String>,
     /// Why it ended.
@@ -136,6 +142,16 @@ impl CoreState {
                 self.resolved_questions.insert(resolved.question_id.clone());
                 true
             }
+            EventPayload::ToolCallRequested(request) => {
+                self.pending_tool_calls.push(request.clone());
+                true
+            }
+            EventPayload::ToolCallResolved(resolved) => {
+                self.pending_tool_calls
+                    .retain(|c| c.call_id != resolved.call_id);
+                self.resolved_tool_calls.insert(resolved.call_id.clone());
+                true
+            }
             EventPayload::SessionEnded(ended) => {
                 self.status = Some(SessionStatus::Ended);
                 self.end_reason = Some(ended.reason);
@@ -159,6 +175,7 @@ impl CoreState {
             || !self.open_items.is_empty()
             || !self.pending_permissions.is_empty()
             || !self.pending_questions.is_empty()
+            || !self.pending_tool_calls.is_empty()
     }
 
     /// The state as a snapshot to store.
