@@ -383,6 +383,40 @@ impl Client {
         )
         .await
     }
+
+    /// `POST /sessions/{id}/tool-calls/{callId}/result`.
+    pub async fn tool_call_result(
+        &self,
+        id: &str,
+        call_id: &str,
+        result: &sandbox_universal::ToolCallResultRequest,
+    ) -> Result<(), ClientError> {
+        Self::send_empty(
+            self.request(
+                Method::POST,
+                &["sessions", id, "tool-calls", call_id, "result"],
+            )
+            .json(result),
+        )
+        .await
+    }
+
+    /// `POST /sessions/{id}/tool-calls/{callId}/reject`.
+    pub async fn tool_call_reject(
+        &self,
+        id: &str,
+        call_id: &str,
+        reject: &sandbox_universal::ToolCallRejectRequest,
+    ) -> Result<(), ClientError> {
+        Self::send_empty(
+            self.request(
+                Method::POST,
+                &["sessions", id, "tool-calls", call_id, "reject"],
+            )
+            .json(reject),
+        )
+        .await
+    }
 }
 
 /// Passes successful responses through; turns error responses into [`ClientError`]s.

@@ -66,6 +66,8 @@ pub fn build_app(
     settings: &HttpSettings,
     bound: Option<SocketAddr>,
 ) -> Router {
+    let host_tools = crate::host_tools::mcp::router(sessions.settings().host_tools.clone())
+        .layer(DefaultBodyLimit::max(settings.body_limit));
     let state = AppState {
         sessions,
         sse_keep_alive: settings.sse_keep_alive,
@@ -96,6 +98,8 @@ pub fn build_app(
             require_token,
         ))
         .layer(middleware::from_fn_with_state(browser_guard, guard))
+        // The agents' MCP endpoint: its own token, never the daemon's.
+        .merge(host_tools)
         .layer(middleware::from_fn(add_instance));
     let router = match cors_layer(&settings.cors_origins) {
         Some(cors) => router.layer(cors),

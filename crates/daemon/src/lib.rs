@@ -10,6 +10,7 @@ pub mod cli;
 pub mod error;
 pub mod extract;
 pub mod guard;
+pub mod host_tools;
 pub mod installs;
 pub mod log;
 pub mod memory;

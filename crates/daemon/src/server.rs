@@ -255,6 +255,7 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
     let import = legacy::begin(&sessions);
     let listener = TcpListener::bind((host.as_str(), port)).await?;
     let addr = listener.local_addr()?;
+    sessions.settings().host_tools.set_endpoint(addr);
     let app = build_app(sessions.clone(), &http, Some(addr));
     let (shutdown, stop) = oneshot::channel::<()>();
     let timeouts = http.timeouts;

@@ -37,6 +37,9 @@ pub fn universal_schema_json() -> String {
     register::<u::PermissionReplyRequest>(&mut generator);
     register::<u::QuestionReplyRequest>(&mut generator);
     register::<u::QuestionRejectRequest>(&mut generator);
+    register::<u::ToolCallResultRequest>(&mut generator);
+    register::<u::ToolCallRejectRequest>(&mut generator);
+    register::<u::HostToolCall>(&mut generator);
     register::<u::AgentsResponse>(&mut generator);
     register::<u::ModelsResponse>(&mut generator);
     register::<u::ModesResponse>(&mut generator);

@@ -14,6 +14,8 @@
 //!   driver of each agent, with checks; shared by the smoke tests and `testkit record`.
 //! - [`mirror`]: a loopback mirror of the agents' download hosts and of an npm registry,
 //!   filled with the real pinned binaries and packages, with injectable faults.
+//! - [`host_tools`]: a host application's http tool endpoint, verifying the daemon's
+//!   signature ([`host_tools::verify_signature`]) and recording calls.
 //! - [`mcp`]: two small MCP servers for tests (Streamable HTTP in-process, stdio by command).
 //! - [`postgres`]: fresh databases in the store tests' throw-away PostgreSQL cluster.
 //!
@@ -23,6 +25,7 @@
 
 pub mod agents;
 pub mod drivers;
+pub mod host_tools;
 mod loud;
 pub mod mcp;
 pub mod mirror;

@@ -188,6 +188,10 @@ pub struct AgentCapabilities {
     /// `env` reaches the agent's process.
     #[serde(default)]
     pub session_env: bool,
+    /// `hostTools`: the agent calls the host's tools on the daemon's MCP server, answered
+    /// by the client or an http endpoint, approved first or ending the turn as asked.
+    #[serde(default)]
+    pub host_tools: bool,
 }
 
 /// One agent as seen by `GET /agents`.

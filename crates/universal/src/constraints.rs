@@ -9,8 +9,14 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
+mod host_tools;
 mod policy;
 
+pub use host_tools::{
+    HOST_TOOL_DESCRIPTION, HOST_TOOL_NAME, MAX_HOST_TOOL_TIMEOUT_MS, MAX_HOST_TOOLS,
+    MAX_INPUT_SCHEMA_BYTES, REJECT_REASON,
+};
+use host_tools::{describe_host_tools, host_tools_violation};
 use policy::{describe_policy, policy_violation};
 
 use crate::{
@@ -262,6 +268,7 @@ impl Constrained for CreateSessionRequest {
             .find_map(|(field, text, value)| text.check(field, value?).err())
             .or_else(|| self.broken_relation())
             .or_else(|| policy_violation(self))
+            .or_else(|| host_tools_violation(self))
     }
 
     fn relations() -> Option<Value> {
@@ -307,40 +314,47 @@ impl Constrained for SendMessageRequest {
             }
             (None, Some(parts)) => parts,
         };
-        if parts.is_empty() || parts.len() > MAX_MESSAGE_PARTS {
-            return Some(format!(
-                "`content` must hold 1 to {MAX_MESSAGE_PARTS} parts"
-            ));
-        }
-        parts.iter().enumerate().find_map(|(i, part)| match part {
-            MessagePart::Text { text } => (text.chars().count() > MAX_MESSAGE_CHARS).then(|| {
-                format!("`content[{i}].text` may hold at most {MAX_MESSAGE_CHARS} characters")
-            }),
-            MessagePart::Image {
-                media_type,
-                data,
-                path,
-            } => {
-                if !IMAGE_TYPES.contains(&media_type.as_str()) {
-                    Some(format!(
-                        "`content[{i}].mediaType` must be one of {}",
-                        IMAGE_TYPES.join(", ")
-                    ))
-                } else if data.is_some() == path.is_some() {
-                    Some(format!("`content[{i}]` needs `data` or `path`, not both"))
-                } else if path
-                    .as_deref()
-                    .is_some_and(|p| p.is_empty() || p.contains('\0'))
-                {
-                    Some(format!(
-                        "`content[{i}].path` must be a non-empty path without NUL"
-                    ))
-                } else {
-                    None
-                }
-            }
-        })
+        parts_violation("content", parts, 1)
     }
+}
+
+/// The first thing wrong with message parts (a message's `content`, a tool's `output`):
+/// `min` to [`MAX_MESSAGE_PARTS`] parts, text within [`MAX_MESSAGE_CHARS`], images of a
+/// known type given by `data` or `path`.
+fn parts_violation(field: &str, parts: &[MessagePart], min: usize) -> Option<String> {
+    if parts.len() < min || parts.len() > MAX_MESSAGE_PARTS {
+        return Some(format!(
+            "`{field}` must hold {min} to {MAX_MESSAGE_PARTS} parts"
+        ));
+    }
+    parts.iter().enumerate().find_map(|(i, part)| match part {
+        MessagePart::Text { text } => (text.chars().count() > MAX_MESSAGE_CHARS).then(|| {
+            format!("`{field}[{i}].text` may hold at most {MAX_MESSAGE_CHARS} characters")
+        }),
+        MessagePart::Image {
+            media_type,
+            data,
+            path,
+        } => {
+            if !IMAGE_TYPES.contains(&media_type.as_str()) {
+                Some(format!(
+                    "`{field}[{i}].mediaType` must be one of {}",
+                    IMAGE_TYPES.join(", ")
+                ))
+            } else if data.is_some() == path.is_some() {
+                Some(format!("`{field}[{i}]` needs `data` or `path`, not both"))
+            } else if path
+                .as_deref()
+                .is_some_and(|p| p.is_empty() || p.contains('\0'))
+            {
+                Some(format!(
+                    "`{field}[{i}].path` must be a non-empty path without NUL"
+                ))
+            } else {
+                None
+            }
+        }
+    })
 }
 impl Constrained for PermissionReplyRequest {}
 impl Constrained for QuestionReplyRequest {}
@@ -364,6 +378,7 @@ pub fn describe(schemas: &mut Map<String, Value>) {
     describe_one::<CreateSessionRequest>(schemas, "CreateSessionRequest");
     describe_one::<InstallRequest>(schemas, "InstallRequest");
     describe_policy(schemas);
+    describe_host_tools(schemas);
     let agents: Vec<&str> = AgentId::ALL.iter().map(|a| a.as_str()).collect();
     schemas["CreateSessionRequest"]["properties"]["agent"]["enum"] = json!(agents);
 }

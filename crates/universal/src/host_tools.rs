@@ -18,6 +18,11 @@ pub const HOST_MCP_SERVER: &str = "host";
 /// The question tool the daemon offers agents that have none of their own.
 pub const ASK_USER_TOOL: &str = "ask_user";
 
+/// The header that signs the daemon's `POST` to an http host tool:
+/// `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<body>">`, keyed by the
+/// operator's secret.
+pub const SIGNATURE_HEADER: &str = "Sandbox-Daemon-Signature";
+
 /// One tool of the host application, offered to the agent for this session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

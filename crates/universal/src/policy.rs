@@ -451,6 +451,10 @@ pub struct PolicySupport {
     /// Whether it takes `hostTools` (the daemon's per-session MCP server reaches it).
     #[serde(default)]
     pub host_tools: bool,
+    /// Whether the daemon offers it `ask_user`, a question tool of the daemon's (it has
+    /// none of its own), on that server.
+    #[serde(default)]
+    pub ask_user: bool,
 }
 
 /// The image media types the daemon knows.

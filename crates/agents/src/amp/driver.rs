@@ -134,6 +134,7 @@ impl AgentDriver for AmpDriver {
             mcp_servers: false,
             images: false,
             session_env: true,
+            host_tools: false,
         }
     }
 

@@ -33,6 +33,7 @@ pub fn support() -> PolicySupport {
         mcp_transports: vec![McpTransport::Stdio, McpTransport::Http],
         env: true,
         host_tools: false,
+        ask_user: false,
         ..PolicySupport::default()
     }
 }

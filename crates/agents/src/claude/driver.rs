@@ -139,6 +139,7 @@ impl AgentDriver for ClaudeDriver {
             mcp_servers: true,
             images: true,
             session_env: true,
+            host_tools: true,
         }
     }
 

@@ -55,6 +55,7 @@ pub fn support() -> PolicySupport {
             .collect(),
         env: true,
         host_tools: true,
+        ask_user: false,
     }
 }
 

@@ -99,6 +99,7 @@ impl AgentDriver for CodexDriver {
             mcp_servers: true,
             images: true,
             session_env: true,
+            host_tools: true,
         }
     }
 

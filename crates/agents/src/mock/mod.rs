@@ -9,6 +9,7 @@
 //! and the command, `acceptEdits` only before the command, `bypass` never, and `plan`
 //! refuses the write without asking (the command still asks).
 
+pub mod host_tool;
 pub mod script;
 mod turn;
 mod worker;
@@ -76,6 +77,14 @@ impl AgentDriver for MockDriver {
             mcp_servers: false,
             images: false,
             session_env: false,
+            host_tools: true,
+        }
+    }
+
+    fn policy(&self) -> sandbox_universal::PolicySupport {
+        sandbox_universal::PolicySupport {
+            host_tools: true,
+            ..Default::default()
         }
     }
 
@@ -189,6 +198,11 @@ fn spawn_session(config: &SessionConfig, sink: EventSink) -> Box<dyn AgentSessio
     let worker_config = WorkerConfig {
         cwd: config.cwd.display().to_string(),
         permission_mode: config.permission_mode,
+        host_server: config
+            .policy
+            .mcp_servers
+            .get(sandbox_universal::HOST_MCP_SERVER)
+            .cloned(),
     };
     let worker = tokio::spawn(run_worker(
         sink.clone(),

@@ -56,6 +56,8 @@ pub struct WorkerConfig {
     pub cwd: String,
     /// The session's permission mode.
     pub permission_mode: PermissionMode,
+    /// The daemon's host tool server, when the session has host tools.
+    pub host_server: Option<sandbox_universal::McpServer>,
 }
 
 /// Plays turns until the queue closes or a script crashes it.
@@ -113,6 +115,9 @@ async fn play(
     }
     if script.question {
         question(turn, pending).await;
+    }
+    if let Some(tool) = super::host_tool::target(message) {
+        host_tool(turn, config, &tool, message).await;
     }
     if script.slow {
         let id = turn.start(assistant_message(turn.next_item_id()));
@@ -191,6 +196,51 @@ fn tool_call(turn: &mut TurnEmitter, name: &str, arguments: serde_json::Value) -
         }),
     );
     (call, call_id)
+}
+
+/// Calls a host tool as a real agent's MCP client would: the tool call item (naming the
+/// host server), the call, the result.
+async fn host_tool(turn: &mut TurnEmitter, config: &WorkerConfig, tool: &str, message: &str) {
+    let call_id = turn.next_id("mock_call");
+    let input = json!({"text": message});
+    let id = turn.start(
+        Item::new(
+            turn.next_item_id(),
+            ItemKind::ToolCall,
+            ItemStatus::InProgress,
+        )
+        .with_role(ItemRole::Assistant)
+        .with_native_id(call_id.clone())
+        .with_content(ContentPart::ToolCall {
+            call_id: call_id.clone(),
+            name: format!("mcp__host__{tool}"),
+            arguments: input.clone(),
+            mcp: Some(sandbox_universal::McpToolRef {
+                server: sandbox_universal::HOST_MCP_SERVER.into(),
+                tool: tool.into(),
+            }),
+        }),
+    );
+    let answer = match &config.host_server {
+        Some(server) => super::host_tool::call(server, tool, input).await,
+        None => Err("this session has no host tools".into()),
+    };
+    let (output, is_error) = match answer {
+        Ok(answer) => (answer.text, answer.is_error),
+        Err(error) => (error, true),
+    };
+    let status = if is_error {
+        ItemStatus::Failed
+    } else {
+        ItemStatus::Completed
+    };
+    turn.complete(&id, status, |item| {
+        item.content.push(ContentPart::ToolResult {
+            call_id,
+            output,
+            is_error,
+        });
+    });
 }
 
 fn tool_items(turn: &mut TurnEmitter, config: &WorkerConfig, message: &str) {

@@ -206,6 +206,7 @@ impl AgentDriver for OpenCodeDriver {
             mcp_servers: true,
             images: true,
             session_env: true,
+            host_tools: true,
         }
     }
 

@@ -56,6 +56,7 @@ pub fn support() -> PolicySupport {
         image_types: IMAGE_TYPES.iter().map(|t| (*t).to_string()).collect(),
         env: true,
         host_tools: true,
+        ask_user: false,
     }
 }
 

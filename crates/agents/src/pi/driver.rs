@@ -165,6 +165,7 @@ impl AgentDriver for PiDriver {
             mcp_servers: false,
             images: true,
             session_env: true,
+            host_tools: false,
         }
     }
 
@@ -184,6 +185,7 @@ impl AgentDriver for PiDriver {
             image_types: IMAGE_TYPES.map(str::to_string).to_vec(),
             env: true,
             host_tools: false,
+            ask_user: true,
         }
     }
 

@@ -31,6 +31,8 @@ pub const OPERATIONS: &[(&str, &[&str])] = &[
     ("replyPermission", &["sessions", "permissions", "reply"]),
     ("replyQuestion", &["sessions", "questions", "reply"]),
     ("rejectQuestion", &["sessions", "questions", "reject"]),
+    ("toolCallResult", &["sessions", "tool-calls", "result"]),
+    ("toolCallReject", &["sessions", "tool-calls", "reject"]),
 ];
 
 fn parse_status(value: &str) -> Result<SessionStatus, String> {
@@ -167,6 +169,9 @@ pub enum SessionsCommand {
     /// Question requests.
     #[command(subcommand)]
     Questions(QuestionsCommand),
+    /// Client host tool calls (`toolCallRequested`).
+    #[command(subcommand)]
+    ToolCalls(super::tool_calls::ToolCallsCommand),
 }
 
 /// Paging of `get-messages`.
@@ -390,6 +395,7 @@ fn sessions_client_args(command: &SessionsCommand) -> &ClientArgs {
         SessionsCommand::Questions(
             QuestionsCommand::Reply { client, .. } | QuestionsCommand::Reject { client, .. },
         ) => client,
+        SessionsCommand::ToolCalls(command) => command.client(),
     }
 }
 
@@ -492,6 +498,7 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
         SessionsCommand::Questions(QuestionsCommand::Reject {
             id, question_id, ..
         }) => acknowledge(client.reject_question(&id, &question_id).await),
+        SessionsCommand::ToolCalls(command) => acknowledge(command.run(&client).await),
     }
 }
 

@@ -6,6 +6,7 @@ mod demo;
 mod install;
 mod policy;
 mod server;
+mod tool_calls;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

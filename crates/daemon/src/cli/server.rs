@@ -117,6 +117,11 @@ pub struct ServerArgs {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     pub no_auto_install: bool,
+    /// Read the secret that signs the daemon's calls to http host tools
+    /// (`Sandbox-Daemon-Signature`) from this file; hosts verify it. Without one, sessions
+    /// with http host tools are refused.
+    #[arg(long, env = "SANDBOX_DAEMON_HOST_TOOL_SECRET_FILE")]
+    pub host_tool_secret_file: Option<PathBuf>,
 }
 
 impl ServerArgs {
@@ -153,6 +158,15 @@ impl ServerArgs {
         if self.sse_keep_alive_secs == 0 {
             return Err("--sse-keep-alive-secs must be at least 1".into());
         }
+        let host_tool_secret = self
+            .host_tool_secret_file
+            .as_deref()
+            .map(|path| {
+                read_token_file(path)
+                    .map(String::into_bytes)
+                    .map_err(|e| e.replace("--token-file", "--host-tool-secret-file"))
+            })
+            .transpose()?;
         let data_dir = self.data_dir.clone().unwrap_or_else(default_data_dir);
         let default_cwd = std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
@@ -181,6 +195,7 @@ impl ServerArgs {
                 idle_timeout: (!self.idle_timeout.is_zero()).then_some(self.idle_timeout),
                 retain_ended: self.retain_ended,
                 agent_user,
+                host_tools: crate::host_tools::HostBroker::new(host_tool_secret),
                 ..SessionSettings::new(data_dir, default_cwd)
             },
             store: self.store.as_deref().map(StoreConfig::parse).transpose()?,

@@ -110,6 +110,11 @@ pub enum ApiError {
     /// Missing or wrong bearer token.
     #[error("missing or invalid bearer token; send `Authorization: Bearer <token>`")]
     Unauthorized,
+    /// A session's MCP endpoint without that session's live host tool token.
+    #[error(
+        "send this session's host tool token (`Authorization: Bearer <token>`, handed to its agent); the daemon's own token is not taken here, and a session's token ends with its agent or the session"
+    )]
+    HostToolUnauthorized,
     /// No route matches.
     #[error("no route for {0}")]
     RouteNotFound(String),
@@ -148,7 +153,7 @@ impl ApiError {
             Self::Agent(AgentError::TokenError { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::Agent(AgentError::RequestGone { .. }) => StatusCode::CONFLICT,
             Self::Agent(_) => StatusCode::BAD_GATEWAY,
-            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::Unauthorized | Self::HostToolUnauthorized => StatusCode::UNAUTHORIZED,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -182,6 +187,7 @@ impl ApiError {
             Self::Agent(AgentError::RequestGone { .. }) => "agent-request-gone",
             Self::Agent(_) => "agent-error",
             Self::Unauthorized => "unauthorized",
+            Self::HostToolUnauthorized => "host-tool-unauthorized",
             Self::RouteNotFound(_) => "not-found",
             Self::MethodNotAllowed => "method-not-allowed",
             Self::Internal(_) => "internal",
@@ -216,6 +222,7 @@ impl ApiError {
             Self::Agent(AgentError::RequestGone { .. }) => "Request no longer pending at the agent",
             Self::Agent(_) => "Agent error",
             Self::Unauthorized => "Unauthorized",
+            Self::HostToolUnauthorized => "Host tool token required",
             Self::RouteNotFound(_) => "Not found",
             Self::MethodNotAllowed => "Method not allowed",
             Self::Internal(_) => "Internal error",
@@ -292,7 +299,7 @@ impl IntoResponse for ApiError {
         let mut response = (self.status(), body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        if matches!(self, Self::Unauthorized) {
+        if matches!(self, Self::Unauthorized | Self::HostToolUnauthorized) {
             headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         if matches!(

@@ -39,6 +39,8 @@ impl From<SessionError> for ApiError {
             | SessionError::PermissionAnswered(_)
             | SessionError::QuestionNotFound { .. }
             | SessionError::QuestionAnswered(_)
+            | SessionError::ToolCallNotFound { .. }
+            | SessionError::ToolCallAnswered(_)
             | SessionError::TakenOver(_)
             | SessionError::Unreadable { .. }
             | SessionError::Unusable { .. }
@@ -90,6 +92,14 @@ pub(super) fn kind(error: &SessionError) -> Kind {
             S::CONFLICT,
             "question-resolved",
             "Question request already resolved",
+        ),
+        SessionError::ToolCallNotFound { .. } => {
+            (S::NOT_FOUND, "tool-call-not-found", "Tool call not found")
+        }
+        SessionError::ToolCallAnswered(_) => (
+            S::CONFLICT,
+            "tool-call-resolved",
+            "Tool call already resolved",
         ),
         SessionError::TakenOver(_) => (
             S::CONFLICT,
@@ -262,6 +272,19 @@ mod tests {
                 SessionError::QuestionAnswered(id()),
                 409,
                 "question-resolved",
+            ),
+            (
+                SessionError::ToolCallNotFound {
+                    session: id(),
+                    id: "call_1".into(),
+                },
+                404,
+                "tool-call-not-found",
+            ),
+            (
+                SessionError::ToolCallAnswered(id()),
+                409,
+                "tool-call-resolved",
             ),
             (
                 SessionError::TakenOver(id()),

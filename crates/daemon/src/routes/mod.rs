@@ -7,6 +7,7 @@ pub mod hitl;
 pub mod openapi;
 pub mod sessions;
 pub mod sse;
+pub mod tool_calls;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,4 +51,6 @@ pub fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(hitl::reply_permission))
         .routes(routes!(hitl::reply_question))
         .routes(routes!(hitl::reject_question))
+        .routes(routes!(tool_calls::tool_call_result))
+        .routes(routes!(tool_calls::tool_call_reject))
 }

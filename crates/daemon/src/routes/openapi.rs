@@ -31,7 +31,7 @@ use sandbox_universal::constraints::{SEQUENCE, SESSION_ID};
         (name = "events", description = "A session's event log"),
         (name = "hitl", description = "Human in the loop: permissions and questions"),
     ),
-    components(schemas(sandbox_universal::InstallProgress)),
+    components(schemas(sandbox_universal::InstallProgress, sandbox_universal::HostToolCall)),
     modifiers(&BearerAuth)
 )]
 struct BaseDocument;

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::SessionError;
 use super::core::{CoreSignal, EventMeta, SessionCore};
+use super::host_calls::DaemonAnswer;
 use crate::store::StoreError;
 
 /// A reply channel for a command's result.
@@ -101,9 +102,22 @@ pub async fn run_actor(
                         core.record_error(error);
                     }
                 }
+                CoreSignal::AutoAllow(id) => {
+                    if let Err(error) = agent.reply_permission(&id, PermissionReply::Once).await {
+                        core.record_error(error);
+                    }
+                }
                 CoreSignal::AutoReject(id) => {
                     if let Err(error) = agent.reply_permission(&id, PermissionReply::Reject).await {
                         core.record_error(error);
+                    }
+                }
+                CoreSignal::EndTurn(turn) => {
+                    if core.running_turn().is_ok_and(|running| running == turn) {
+                        core.interrupt();
+                        if let Err(error) = agent.cancel().await {
+                            core.record_error(error);
+                        }
                     }
                 }
                 CoreSignal::AgentEnded => {
@@ -204,6 +218,9 @@ async fn handle(
             let result = async {
                 let logged = core.resolve_permission(&id, reply)?;
                 settle(core, logged).await?;
+                if core.deliver(&id, DaemonAnswer::Permission(reply)) {
+                    return Ok(());
+                }
                 agent
                     .reply_permission(&id, reply)
                     .await
@@ -225,6 +242,9 @@ async fn handle(
                 };
                 let logged = core.resolve_question(&id, answers)?;
                 settle(core, logged).await?;
+                if core.deliver(&id, DaemonAnswer::Question(answers.map(<[_]>::to_vec))) {
+                    return Ok(());
+                }
                 agent
                     .reply_question(&id, answer)
                     .await

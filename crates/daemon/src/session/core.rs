@@ -36,6 +36,11 @@ pub enum CoreSignal {
     AutoApprove(String),
     /// Reject a permission request the session's `tools` refuse.
     AutoReject(String),
+    /// Allow once a permission request for a host tool: the daemon's own server, whose
+    /// tools ask (`needsApproval`) by themselves.
+    AutoAllow(String),
+    /// End this turn: a host tool with `endsTurn` returned (`stopReason: toolStop`).
+    EndTurn(String),
     /// The agent ended the session by itself; release its resources.
     AgentEnded,
     /// Another daemon took the session over: stop the agent without ending the session.
@@ -105,6 +110,8 @@ pub struct SessionCore {
     /// The tools the session's policy takes away and the agent cannot: the daemon rejects
     /// their permission requests itself (set when the agent starts).
     refused: Mutex<Vec<ToolName>>,
+    /// The requests the daemon asked itself (host tools) and waits for.
+    pub(super) waiters: super::host_calls::Waiters,
 }
 
 impl SessionCore {
@@ -124,6 +131,7 @@ impl SessionCore {
             }),
             signals: Mutex::new(None),
             refused: Mutex::new(Vec::new()),
+            waiters: Default::default(),
         });
         let hooks: Arc<dyn crate::log::LogHooks> = core.clone();
         core.log.set_hooks(Arc::downgrade(&hooks));
@@ -228,6 +236,7 @@ impl SessionCore {
             _ => {}
         }
         live.force_closed.clear();
+        self.clear_tool_stop();
         self.interrupted.store(false, Ordering::SeqCst);
         let turn_id = format!("turn_{}", live.state.turn_counter + 1);
         let daemon = EventMeta::daemon(true);
@@ -395,6 +404,23 @@ impl SessionCore {
     }
 }
 
+/// Whether the agent asks to call a tool of the daemon's host tool server (its tool-call
+/// item names the server): the daemon's server asks itself where a tool needs approval.
+fn gates_host_tool(live: &Live, request: &PermissionRequest) -> bool {
+    let Some(item_id) = &request.item_id else {
+        return false;
+    };
+    live.state
+        .open_items
+        .iter()
+        .filter(|item| &item.item_id == item_id)
+        .flat_map(|item| &item.content)
+        .any(|part| {
+            matches!(part, ContentPart::ToolCall { mcp: Some(mcp), .. }
+                if mcp.server == sandbox_universal::HOST_MCP_SERVER)
+        })
+}
+
 /// Who produced an event and whether it is synthetic, plus its raw native JSON.
 #[derive(Debug, Clone)]
 pub struct EventMeta {
@@ -461,6 +487,12 @@ impl SessionCore {
             EventPayload::ItemCompleted(done) if live.force_closed.contains(&done.item.item_id) => {
                 tracing::debug!(session = %self.session_id, item = %done.item.item_id, "dropping the completion of an item the daemon closed");
             }
+            EventPayload::ItemCompleted(done) => {
+                let item_id = done.item.item_id.clone();
+                self.append(&mut live, EventPayload::ItemCompleted(done), meta);
+                drop(live);
+                self.item_completed(&item_id);
+            }
             EventPayload::PermissionAsked(request) if self.refuses(&request) => {
                 let id = request.permission_id.clone();
                 self.append(
@@ -479,6 +511,25 @@ impl SessionCore {
                 );
                 drop(live);
                 self.signal(CoreSignal::AutoReject(id));
+            }
+            EventPayload::PermissionAsked(request) if gates_host_tool(&live, &request) => {
+                let id = request.permission_id.clone();
+                self.append(
+                    &mut live,
+                    EventPayload::PermissionResolved(PermissionResolved {
+                        permission_id: id.clone(),
+                        outcome: PermissionOutcome::Once,
+                        automatic: true,
+                        request: Some(request),
+                    }),
+                    EventMeta {
+                        source: EventSource::Daemon,
+                        synthetic: true,
+                        raw: meta.raw,
+                    },
+                );
+                drop(live);
+                self.signal(CoreSignal::AutoAllow(id));
             }
             EventPayload::PermissionAsked(request) => {
                 let remembered = request
@@ -517,7 +568,16 @@ impl SessionCore {
                             "the agent ended another turn than the running one"
                         );
                     }
-                    self.close_turn(&mut live, TurnEnded { turn_id, ..ended }, meta);
+                    let stop_reason = self.take_tool_stop(&turn_id, ended.stop_reason);
+                    self.close_turn(
+                        &mut live,
+                        TurnEnded {
+                            turn_id,
+                            stop_reason,
+                            ..ended
+                        },
+                        meta,
+                    );
                 }
                 None => {
                     tracing::debug!(session = %self.session_id, "dropping turnEnded: no turn is running");

@@ -37,6 +37,7 @@ impl SessionManager {
         let driver = self.registry.get(agent);
         validate_choices(driver.as_ref(), &request, permission_mode).await?;
         let policy = check_policy(driver.as_ref(), &request, permission_mode)?;
+        super::policy::check_signing(&policy, &self.settings.host_tools)?;
         let (public_policy, secrets) = policy.split_secrets();
         let cwd = resolve_cwd(&self.settings, request.cwd.as_deref())?;
         self.store.check_writable()?;
@@ -119,9 +120,18 @@ impl SessionManager {
         let log = SessionLog::new(&id, sid, 0, self.store.clone(), self.heads.sender(sid));
         let core = SessionCore::new(&id, log, CoreState::default());
         let driver = self.registry.get(record.agent);
-        let config = sandbox_agents::SessionConfig {
+        let mut config = sandbox_agents::SessionConfig {
             validate_token: request.validate_token.unwrap_or(false),
             ..record.config(&dir, request.token.clone(), secrets)
+        };
+        let grant = match super::host::attach(&self.settings, &core, &driver.policy(), &mut config)
+        {
+            Ok(grant) => grant,
+            Err(error) => {
+                let _ = self.store.purge(sid).await;
+                let _ = files::remove_dir(&dir);
+                return Err(error);
+            }
         };
         let agent_session = match driver.start(config, EventSink::new(core.clone())).await {
             Ok(session) => session,
@@ -147,6 +157,7 @@ impl SessionManager {
             dir,
             self.settings.clone(),
         ));
+        handle.set_host_grant(grant);
         *handle.actor.lock().await = Some(handle.spawn_actor(agent_session));
         Ok(handle)
     }

@@ -108,6 +108,17 @@ pub enum SessionError {
     /// The question request was already answered, rejected or cancelled.
     #[error("question request `{0}` was already resolved")]
     QuestionAnswered(String),
+    /// No such host tool call waits in the session.
+    #[error("no tool call `{id}` in session `{session}`")]
+    ToolCallNotFound {
+        /// The session.
+        session: String,
+        /// The call id.
+        id: String,
+    },
+    /// The host tool call was already answered, rejected or cancelled.
+    #[error("tool call `{0}` was already resolved")]
+    ToolCallAnswered(String),
     /// Another live daemon sharing the store owns the session (or took it over): it can
     /// be read here but not changed.
     #[error(

@@ -35,6 +35,8 @@ pub struct SessionHandle {
     dir: PathBuf,
     settings: Arc<SessionSettings>,
     last_used: Mutex<Instant>,
+    /// The agent's host tool token while it runs (revoked when replaced or dropped).
+    host_grant: Mutex<Option<crate::host_tools::Grant>>,
 }
 
 impl SessionHandle {
@@ -61,7 +63,13 @@ impl SessionHandle {
             dir,
             settings,
             last_used: Mutex::new(Instant::now()),
+            host_grant: Mutex::new(None),
         }
+    }
+
+    /// Keeps the host tool token of the agent just started (revoking the earlier one).
+    pub(super) fn set_host_grant(&self, grant: Option<crate::host_tools::Grant>) {
+        *self.host_grant.lock().expect("host grant lock") = grant;
     }
 
     /// The session id.
@@ -132,11 +140,20 @@ impl SessionHandle {
         let secrets = files::load_policy_secrets(&self.dir).map_err(|e| {
             SessionError::Internal(format!("reading the policy of `{}`: {e}", self.id()))
         })?;
-        let config = self.record.config(&self.dir, token, secrets);
+        let mut config = self.record.config(&self.dir, token, secrets);
+        let grant = super::host::attach(
+            &self.settings,
+            &self.core,
+            &self.driver.policy(),
+            &mut config,
+        )?;
         let native_id = self.core.snapshot().native_session_id;
         let sink = EventSink::new(self.core.clone());
         match self.driver.restore(config, native_id, sink).await {
-            Ok(agent) => Ok(self.spawn_actor(agent)),
+            Ok(agent) => {
+                self.set_host_grant(grant);
+                Ok(self.spawn_actor(agent))
+            }
             Err(error) => {
                 self.core.record_error(error.clone());
                 self.core.end(
@@ -258,6 +275,39 @@ impl SessionHandle {
         .await
     }
 
+    /// Resolves a client host tool call with the client's result or rejection; the waiting
+    /// MCP call gets it once it is durable (507/503 while the store cannot write).
+    pub async fn resolve_tool_call(
+        &self,
+        id: &str,
+        answer: super::host_calls::DaemonAnswer,
+    ) -> Result<(), SessionError> {
+        use super::host_calls::DaemonAnswer;
+        self.core.ensure_open()?;
+        self.touch();
+        let answer = match answer {
+            DaemonAnswer::ToolResult(mut result) => {
+                result.output = super::message::tool_output(result.output, &self.record.cwd)?;
+                DaemonAnswer::ToolResult(result)
+            }
+            other => other,
+        };
+        self.core.log().store().check_writable()?;
+        let answered = matches!(answer, DaemonAnswer::ToolResult(_));
+        let logged = self.core.resolve_tool_call(id, answered)?;
+        match self.core.log().wait_durable(logged).await {
+            Err(StoreError::OwnedElsewhere(_)) => {
+                return Err(SessionError::TakenOver(self.id().to_string()));
+            }
+            Err(error) => {
+                tracing::debug!(session = %self.id(), %error, "handing over a tool result not yet durable");
+            }
+            Ok(()) => {}
+        }
+        self.core.deliver(id, answer);
+        Ok(())
+    }
+
     /// Stops the agent but keeps the session, to be restored by the next command or daemon
     /// start (daemon shutdown). Nothing to do when the agent is not running.
     pub async fn suspend(&self) -> Result<(), SessionError> {
@@ -288,6 +338,7 @@ impl SessionHandle {
             }
         }
         // No agent (stopped, or it died meanwhile): the core ends the session itself.
+        self.set_host_grant(None);
         self.core.end(
             SessionEnded {
                 reason: SessionEndReason::Terminated,

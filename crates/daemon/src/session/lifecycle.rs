@@ -32,12 +32,21 @@ impl SessionCore {
             &live.state.pending_questions,
             &live.state.pending_tool_calls,
         );
+        let mut cancelled = Vec::new();
         for payload in closing {
-            if let EventPayload::ItemCompleted(done) = &payload {
-                live.force_closed.insert(done.item.item_id.clone());
+            match &payload {
+                EventPayload::ItemCompleted(done) => {
+                    live.force_closed.insert(done.item.item_id.clone());
+                }
+                EventPayload::PermissionResolved(p) => cancelled.push(p.permission_id.clone()),
+                EventPayload::QuestionResolved(q) => cancelled.push(q.question_id.clone()),
+                EventPayload::ToolCallResolved(c) => cancelled.push(c.call_id.clone()),
+                _ => {}
             }
             self.append(live, payload, EventMeta::daemon(true));
         }
+        // Whoever waits for a request the daemon asked itself learns it was cancelled.
+        self.cancel_waiters(cancelled);
     }
 
     /// Ends the running turn with an error when the agent could not take the message.

@@ -91,6 +91,43 @@ pub(super) fn prepare(
     Ok(prepared)
 }
 
+/// A host tool's output with every image checked and given inline (one named by `path`
+/// read from inside `cwd`), whatever the agent: the tool's result is the agent's MCP
+/// client's to show.
+pub fn tool_output(
+    output: sandbox_universal::ToolOutput,
+    cwd: &Path,
+) -> Result<sandbox_universal::ToolOutput, SessionError> {
+    use sandbox_universal::ToolOutput;
+    let ToolOutput::Parts(parts) = output else {
+        return Ok(output);
+    };
+    let support = PolicySupport {
+        image_types: sandbox_universal::IMAGE_TYPES.map(str::to_string).to_vec(),
+        ..PolicySupport::default()
+    };
+    let request = SendMessageRequest {
+        message: None,
+        content: Some(parts),
+    };
+    let prepared = prepare(request, &support, "a tool result", cwd)?;
+    Ok(ToolOutput::Parts(
+        prepared
+            .message
+            .parts
+            .into_iter()
+            .map(|part| match part {
+                UserPart::Text(text) => MessagePart::Text { text },
+                UserPart::Image(image) => MessagePart::Image {
+                    media_type: image.media_type,
+                    data: Some(image.data),
+                    path: None,
+                },
+            })
+            .collect(),
+    ))
+}
+
 /// Reads the image at `path` (relative to `cwd`, or absolute), which must resolve to a
 /// file inside `cwd` (symbolic links followed) of at most [`MAX_IMAGE_BYTES`].
 fn read_image(cwd: &Path, path: &str, i: usize) -> Result<Vec<u8>, SessionError> {

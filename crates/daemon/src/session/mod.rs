@@ -8,6 +8,8 @@ mod create;
 mod error;
 pub mod files;
 mod handle;
+mod host;
+pub mod host_calls;
 pub mod legacy;
 mod lifecycle;
 mod manager;
@@ -53,6 +55,8 @@ pub struct SessionSettings {
     pub evict_after: Duration,
     /// The user agents run as (`--agent-user`); `None`: the daemon's own.
     pub agent_user: Option<sandbox_agents::user::AgentUser>,
+    /// The host tool broker: the MCP endpoint's tokens, the http tool caller.
+    pub host_tools: std::sync::Arc<crate::host_tools::HostBroker>,
 }
 
 impl SessionSettings {
@@ -66,6 +70,7 @@ impl SessionSettings {
             retain_ended: None,
             evict_after: DEFAULT_EVICT_AFTER,
             agent_user: None,
+            host_tools: crate::host_tools::HostBroker::new(None),
         }
     }
 }

@@ -76,7 +76,52 @@ pub(super) fn check_policy(
         }
     }
     check_tools(&policy, &support, agent, permission_mode)?;
+    check_host_tools(&policy, &support, agent)?;
     Ok(policy)
+}
+
+/// Host tools need an agent the daemon's MCP server reaches, and input schemas that are
+/// JSON Schemas.
+fn check_host_tools(
+    policy: &SessionPolicy,
+    support: &PolicySupport,
+    agent: &str,
+) -> Result<(), SessionError> {
+    if policy.host_tools.is_empty() {
+        return Ok(());
+    }
+    if !support.host_tools {
+        return Err(SessionError::Unhonoured(format!(
+            "`hostTools`: {agent} cannot be handed the daemon's MCP server"
+        )));
+    }
+    for (i, tool) in policy.host_tools.iter().enumerate() {
+        if let Err(error) = jsonschema::meta::validate(&tool.input_schema) {
+            return Err(SessionError::InvalidContent(format!(
+                "`hostTools[{i}].inputSchema` is not a valid JSON Schema: {error}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Http host tools need a secret to sign their calls with (`--host-tool-secret-file`).
+pub(super) fn check_signing(
+    policy: &SessionPolicy,
+    broker: &crate::host_tools::HostBroker,
+) -> Result<(), SessionError> {
+    let http = policy.host_tools.iter().position(|tool| {
+        matches!(
+            tool.handler,
+            sandbox_universal::HostToolHandler::Http { .. }
+        )
+    });
+    match http {
+        Some(i) if !broker.caller().can_sign() => Err(SessionError::Unhonoured(format!(
+            "`hostTools[{i}].handler`: http host tools need a signing secret, and this daemon has none (start it with --host-tool-secret-file)"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The tools the session takes away must be ones the agent can take away; the daemon can

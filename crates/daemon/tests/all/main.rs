@@ -22,6 +22,7 @@ mod concurrency;
 mod connections;
 mod faults;
 mod full_disk;
+mod host_tools;
 mod install_e2e;
 mod mock_hitl;
 mod mock_sessions;

@@ -92,7 +92,12 @@ pub struct Options {
     pub install_mirror: Option<String>,
     /// Install missing agents when sessions are created.
     pub auto_install: bool,
+    /// `--host-tool-secret-file`'s secret (default [`HOST_TOOL_SECRET`]).
+    pub host_tool_secret: Option<Vec<u8>>,
 }
+
+/// The secret test daemons sign http host tool calls with.
+pub const HOST_TOOL_SECRET: &[u8] = b"test-host-tool-secret-3f9a";
 
 /// The store test daemons use: SQLite in the data dir, or with `SANDBOX_TEST_STORE=postgres`
 /// a fresh database of the cluster at `SANDBOX_TEST_POSTGRES_URL` (see
@@ -131,6 +136,7 @@ impl Default for Options {
             allowed_hosts: Vec::new(),
             timeouts: Default::default(),
             body_timeout: sandbox_daemon::app::DEFAULT_BODY_TIMEOUT,
+            host_tool_secret: Some(HOST_TOOL_SECRET.to_vec()),
         }
     }
 }
@@ -199,6 +205,9 @@ impl TestDaemon {
                 evict_after: options
                     .evict_after
                     .unwrap_or(sandbox_daemon::session::DEFAULT_EVICT_AFTER),
+                host_tools: sandbox_daemon::host_tools::HostBroker::new(
+                    options.host_tool_secret.clone(),
+                ),
                 ..SessionSettings::new(data_dir.path().to_path_buf(), data_dir.path().to_path_buf())
             },
             store: options.store.clone(),

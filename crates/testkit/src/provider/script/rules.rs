@@ -171,5 +171,14 @@ fn question_tools() -> Vec<ToolTemplate> {
                 {"question": extras.0, "header": extras.1, "options": options(&extras.2), "multiple": true},
             ]}),
         ),
+        // The daemon's own question tool, on its host tool MCP server, for agents
+        // without one (Pi).
+        ToolTemplate::json(
+            "mcp__host__ask_user",
+            json!({"questions": [
+                {"question": color.0, "header": color.1, "options": options(&color.2), "multiSelect": false},
+                {"question": extras.0, "header": extras.1, "options": options(&extras.2), "multiSelect": true},
+            ]}),
+        ),
     ]
 }
