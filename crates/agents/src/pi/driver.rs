@@ -246,7 +246,9 @@ impl AgentDriver for PiDriver {
         let cwd = launch.cwd.display().to_string();
         let (pi, _) = ChildSession::start(
             launch,
-            Converter::new(cwd).with_max_turns(session.policy.max_turns),
+            Converter::new(cwd)
+                .with_max_turns(session.policy.max_turns)
+                .with_mcp_servers(session.policy.mcp_servers.keys().cloned().collect()),
             Some(sink.clone()),
             session.tap.clone(),
         )
@@ -281,7 +283,9 @@ impl AgentDriver for PiDriver {
         let cwd = launch.cwd.display().to_string();
         Ok(Box::new(ChildSession::restored(
             launch,
-            Converter::new(cwd).with_max_turns(session.policy.max_turns),
+            Converter::new(cwd)
+                .with_max_turns(session.policy.max_turns)
+                .with_mcp_servers(session.policy.mcp_servers.keys().cloned().collect()),
             sink,
             session.tap.clone(),
         )))
