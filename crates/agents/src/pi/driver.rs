@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use sandbox_universal::{
-    AgentCapabilities, AgentError, AgentId, EventPayload, IMAGE_TYPES, ModelInfo, ModelsResponse,
-    ModesResponse, PermissionMode, PolicySupport, SessionStarted, SystemPromptMode,
+    AgentCapabilities, AgentError, AgentId, EventPayload, IMAGE_TYPES, McpTransport, ModelInfo,
+    ModelsResponse, ModesResponse, PermissionMode, PolicySupport, SessionStarted, SystemPromptMode,
     ToolRestriction, TurnLimiter,
 };
 use serde_json::{Value, json};
@@ -162,7 +162,7 @@ impl AgentDriver for PiDriver {
             system_prompt: true,
             tool_lists: true,
             max_turns: true,
-            mcp_servers: false,
+            mcp_servers: true,
             images: true,
             session_env: true,
         }
@@ -170,9 +170,12 @@ impl AgentDriver for PiDriver {
 
     /// Pi takes a system prompt either way, an allow-list of its built-in tools, images
     /// in its `prompt` command and an environment; it has no turn limit (the daemon counts
-    /// its model calls) and no MCP (its README: "No MCP."), so `mcpServers` is refused.
+    /// its model calls). It has no MCP of its own (its README: "No MCP."): HTTP MCP servers
+    /// reach it through the daemon's bridge extension ([`super::mcp`]), which leaves out
+    /// the MCP tools the session takes away, and so do host tools; stdio servers are
+    /// refused.
     fn policy(&self) -> PolicySupport {
-        let removed = ["read", "write", "edit", "shell", "glob", "grep"]
+        let removed = ["read", "write", "edit", "shell", "glob", "grep", "mcp"]
             .map(|tool| (tool.to_string(), ToolRestriction::Removed));
         let absent =
             ["webFetch", "webSearch"].map(|tool| (tool.to_string(), ToolRestriction::Absent));
@@ -180,10 +183,10 @@ impl AgentDriver for PiDriver {
             system_prompt_modes: vec![SystemPromptMode::Append, SystemPromptMode::Replace],
             tools: removed.into_iter().chain(absent).collect(),
             max_turns: Some(TurnLimiter::Daemon),
-            mcp_transports: Vec::new(),
+            mcp_transports: vec![McpTransport::Http],
             image_types: IMAGE_TYPES.map(str::to_string).to_vec(),
             env: true,
-            host_tools: false,
+            host_tools: true,
         }
     }
 
