@@ -14,8 +14,9 @@
 // written anywhere else. Nothing here writes to stdout, which is Pi's RPC channel.
 //
 // Pi's own `tool_call` hooks (the daemon's permission extension) gate these tools like any
-// other. A call has no time limit of its own (Pi's HTTP client waits without one; a human
-// may be answering the call): only Pi's abort signal ends it early.
+// other. A call has no time limit of its own (a human may be answering it, and Pi's CLI
+// makes Node's HTTP client wait without one: undici's headersTimeout and bodyTimeout 0):
+// only Pi's abort signal ends it early, and the server is told (`notifications/cancelled`).
 import { readFileSync } from "node:fs";
 
 const CONFIG_VAR = "SANDBOX_PI_MCP_CONFIG";
@@ -174,13 +175,12 @@ class McpServer {
   // A new MCP session after the server forgot `stale` (HTTP 404), shared by the calls
   // that found out at once.
   async reconnect(stale) {
-    if (this.session !== stale) return;
-    if (!this.connecting) {
-      this.connecting = this.connect(AbortSignal.timeout(LIST_LIMIT_MS)).finally(() => {
-        this.connecting = undefined;
-      });
-    }
-    await this.connecting;
+    if (this.connecting) return this.connecting;
+    if (this.session !== stale) return undefined;
+    this.connecting = this.connect(AbortSignal.timeout(LIST_LIMIT_MS)).finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
   }
 
   async notify(method, params, signal) {

@@ -188,6 +188,50 @@ mod tests {
         assert!(!bridged(&built_ins_only), "no server has a tool left");
     }
 
+    /// `mcp_tests.mjs`: the bridge against a Streamable HTTP server of its own on
+    /// 127.0.0.1 (event streams split across chunks, JSON batches, pages, a forgotten
+    /// session, errors, images, an abort), when Node is on PATH.
+    #[test]
+    fn the_bridge_speaks_streamable_http() {
+        let Some(node) = std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("node"))
+                .find(|node| node.is_file())
+        }) else {
+            eprintln!("no node on PATH: the bridge's own test is skipped");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let bridge = dir.path().join("bridge.mjs");
+        let harness = dir.path().join("mcp_tests.mjs");
+        std::fs::write(&bridge, EXTENSION).unwrap();
+        std::fs::write(&harness, include_str!("mcp_tests.mjs")).unwrap();
+        let mut child = std::process::Command::new(node)
+            .arg(&harness)
+            .arg(&bridge)
+            .arg(dir.path())
+            .env_remove(CONFIG_VAR)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("the bridge's test took over a minute");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && stdout.trim() == "ok",
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
     #[test]
     fn the_config_file_is_private() {
         use std::os::unix::fs::MetadataExt;
