@@ -16,6 +16,7 @@ pub mod items;
 pub mod kernel;
 pub mod locate;
 pub mod manifest;
+pub mod mcp;
 pub mod message;
 pub mod mock;
 pub mod opencode;

@@ -13,8 +13,8 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use sandbox_universal::{
-    McpServer, McpToolRef, PolicySupport, SessionPolicy, SystemPromptMode, ToolName,
-    ToolRestriction, TurnLimiter,
+    McpServer, PolicySupport, SessionPolicy, SystemPromptMode, ToolName, ToolRestriction,
+    TurnLimiter,
 };
 use serde_json::{Value, json};
 
@@ -77,31 +77,6 @@ pub fn claude_names(tool: &ToolName) -> &'static [&'static str] {
     }
 }
 
-/// Claude's name of an MCP tool.
-pub fn mcp_tool_name(server: &str, tool: &str) -> String {
-    format!("mcp__{server}__{tool}")
-}
-
-/// The session MCP server and tool a Claude tool name (`mcp__<server>__<tool>`) belongs
-/// to. Server names may hold `_`, so the session's own server names decide the split
-/// (the longest that fits).
-pub fn mcp_tool<'a>(
-    name: &str,
-    servers: impl IntoIterator<Item = &'a String>,
-) -> Option<McpToolRef> {
-    let rest = name.strip_prefix("mcp__")?;
-    servers
-        .into_iter()
-        .filter_map(|server| {
-            let tool = rest.strip_prefix(server.as_str())?.strip_prefix("__")?;
-            (!tool.is_empty()).then(|| McpToolRef {
-                server: server.clone(),
-                tool: tool.to_string(),
-            })
-        })
-        .max_by_key(|found| found.server.len())
-}
-
 /// The deny rules (`--disallowedTools`) of a policy: Claude's names of every removed
 /// built-in tool, `mcp__<server>__<tool>` for a removed MCP tool, and `mcp__<server>` (every
 /// tool of the server) for a server the policy takes away whole.
@@ -143,7 +118,11 @@ pub fn disallowed(policy: &SessionPolicy) -> Vec<String> {
             rules.push(format!("mcp__{server}"));
             continue;
         }
-        rules.extend(named(&tools.deny).iter().map(|t| mcp_tool_name(server, t)));
+        rules.extend(
+            named(&tools.deny)
+                .iter()
+                .map(|t| crate::mcp::tool_name(server, t)),
+        );
     }
     rules
 }
@@ -418,23 +397,6 @@ mod tests {
         assert_eq!(config["mcpServers"]["st"]["args"], json!(["s.py"]));
         assert_eq!(launch.env["FOO"], "session-secret");
         assert!(!launch.env.contains_key("HOME"), "a protected variable");
-    }
-
-    #[test]
-    fn mcp_tool_names_split_on_the_session_servers() {
-        let servers = ["a".to_string(), "a__b".to_string(), "x-y".to_string()];
-        let found = |name| mcp_tool(name, &servers).map(|r| (r.server, r.tool));
-        assert_eq!(
-            found("mcp__a__b__echo"),
-            Some(("a__b".into(), "echo".into()))
-        );
-        assert_eq!(found("mcp__a__echo"), Some(("a".into(), "echo".into())));
-        assert_eq!(
-            found("mcp__x-y__do_it"),
-            Some(("x-y".into(), "do_it".into()))
-        );
-        assert_eq!(found("mcp__other__echo"), None);
-        assert_eq!(found("Bash"), None);
     }
 
     #[test]

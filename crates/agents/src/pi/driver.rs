@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use sandbox_universal::{
-    AgentCapabilities, AgentError, AgentId, EventPayload, IMAGE_TYPES, ModelInfo, ModelsResponse,
-    ModesResponse, PermissionMode, PolicySupport, SessionStarted, SystemPromptMode,
+    AgentCapabilities, AgentError, AgentId, EventPayload, IMAGE_TYPES, McpTransport, ModelInfo,
+    ModelsResponse, ModesResponse, PermissionMode, PolicySupport, SessionStarted, SystemPromptMode,
     ToolRestriction, TurnLimiter,
 };
 use serde_json::{Value, json};
@@ -149,7 +149,7 @@ impl AgentDriver for PiDriver {
             permission_always: true,
             // Extension dialogs (`select`/`input`) convert to questions, but Pi's own tools
             // ask none and the daemon ships no question tool.
-            questions: false,
+            questions: true,
             plan_approval: false,
             cancel: true,
             multi_turn: true,
@@ -162,18 +162,21 @@ impl AgentDriver for PiDriver {
             system_prompt: true,
             tool_lists: true,
             max_turns: true,
-            mcp_servers: false,
+            mcp_servers: true,
             images: true,
             session_env: true,
-            host_tools: false,
+            host_tools: true,
         }
     }
 
     /// Pi takes a system prompt either way, an allow-list of its built-in tools, images
     /// in its `prompt` command and an environment; it has no turn limit (the daemon counts
-    /// its model calls) and no MCP (its README: "No MCP."), so `mcpServers` is refused.
+    /// its model calls). It has no MCP of its own (its README: "No MCP."): HTTP MCP servers
+    /// reach it through the daemon's bridge extension ([`super::mcp`]), which leaves out
+    /// the MCP tools the session takes away, and so do host tools; stdio servers are
+    /// refused.
     fn policy(&self) -> PolicySupport {
-        let removed = ["read", "write", "edit", "shell", "glob", "grep"]
+        let removed = ["read", "write", "edit", "shell", "glob", "grep", "mcp"]
             .map(|tool| (tool.to_string(), ToolRestriction::Removed));
         let absent =
             ["webFetch", "webSearch"].map(|tool| (tool.to_string(), ToolRestriction::Absent));
@@ -181,10 +184,10 @@ impl AgentDriver for PiDriver {
             system_prompt_modes: vec![SystemPromptMode::Append, SystemPromptMode::Replace],
             tools: removed.into_iter().chain(absent).collect(),
             max_turns: Some(TurnLimiter::Daemon),
-            mcp_transports: Vec::new(),
+            mcp_transports: vec![McpTransport::Http],
             image_types: IMAGE_TYPES.map(str::to_string).to_vec(),
             env: true,
-            host_tools: false,
+            host_tools: true,
             ask_user: true,
         }
     }
@@ -248,7 +251,9 @@ impl AgentDriver for PiDriver {
         let cwd = launch.cwd.display().to_string();
         let (pi, _) = ChildSession::start(
             launch,
-            Converter::new(cwd).with_max_turns(session.policy.max_turns),
+            Converter::new(cwd)
+                .with_max_turns(session.policy.max_turns)
+                .with_mcp_servers(session.policy.mcp_servers.keys().cloned().collect()),
             Some(sink.clone()),
             session.tap.clone(),
         )
@@ -283,7 +288,9 @@ impl AgentDriver for PiDriver {
         let cwd = launch.cwd.display().to_string();
         Ok(Box::new(ChildSession::restored(
             launch,
-            Converter::new(cwd).with_max_turns(session.policy.max_turns),
+            Converter::new(cwd)
+                .with_max_turns(session.policy.max_turns)
+                .with_mcp_servers(session.policy.mcp_servers.keys().cloned().collect()),
             sink,
             session.tap.clone(),
         )))

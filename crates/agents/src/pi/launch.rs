@@ -2,8 +2,9 @@
 //! private agent dir (`PI_CODING_AGENT_DIR`) holding a `models.json` that routes Pi's
 //! built-in Anthropic and OpenAI providers to the daemon's endpoints (keys by variable
 //! name: they are only in Pi's environment, never on disk), a settings file, the daemon's
-//! permission extension, and Pi's own session files (`--session-dir`, resumed with
-//! `--session <id>`).
+//! permission extension, the MCP bridge extension and its private config when the session
+//! has HTTP MCP servers ([`super::mcp`]), and Pi's own session files (`--session-dir`,
+//! resumed with `--session <id>`).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -13,6 +14,7 @@ use sandbox_universal::{PermissionMode, SessionPolicy, SystemPromptMode, ToolNam
 use serde_json::{Value, json};
 
 use super::convert::Converter;
+use super::mcp;
 use crate::ProviderEnv;
 use crate::kernel::{ChildLaunch, Link, Spawn};
 use crate::process::{ProcessSpec, base_env};
@@ -54,18 +56,33 @@ impl PiDirs {
         self.agent.join("sandbox-daemon-permissions.js")
     }
 
+    /// The MCP bridge extension's file.
+    pub fn mcp_extension(&self) -> PathBuf {
+        self.agent.join("sandbox-daemon-mcp.js")
+    }
+
+    /// The MCP bridge's config (the session's HTTP MCP servers with their headers: 0600).
+    pub fn mcp_config(&self) -> PathBuf {
+        self.agent.join("sandbox-daemon-mcp.json")
+    }
+
     /// The file holding the session's `systemPrompt` (Pi reads a path given to its prompt
     /// flags as the prompt).
     pub fn system_prompt(&self) -> PathBuf {
         self.agent.join("sandbox-daemon-system-prompt.md")
     }
 
-    /// Writes the session's `systemPrompt`, if it has one.
+    /// Writes the session's `systemPrompt`, if it has one, and the MCP bridge with its
+    /// config (0600: it holds the servers' headers), if the session has servers to bridge.
     pub fn write_policy(&self, policy: &SessionPolicy) -> std::io::Result<()> {
-        match &policy.system_prompt {
-            Some(prompt) => std::fs::write(self.system_prompt(), prompt),
-            None => Ok(()),
+        if let Some(prompt) = &policy.system_prompt {
+            std::fs::write(self.system_prompt(), prompt)?;
         }
+        if let Some(config) = mcp::config(policy, tool_list(policy).as_deref()) {
+            mcp::write_private(&self.mcp_config(), &config.to_string())?;
+            std::fs::write(self.mcp_extension(), mcp::EXTENSION)?;
+        }
+        Ok(())
     }
 
     /// Creates the directories and writes the models, settings and the extension of `mode`.
@@ -179,8 +196,9 @@ pub fn tool_list(policy: &SessionPolicy) -> Option<Vec<&'static str>> {
     Some(tools)
 }
 
-/// The policy's flags: the system prompt (a file, appended or replacing Pi's) and the
-/// tool list.
+/// The policy's flags: the system prompt (a file, appended or replacing Pi's), the MCP
+/// bridge, and the tool list — which the bridge applies itself when it is loaded (Pi's
+/// `--tools` would drop its tools).
 fn policy_args(dirs: &PiDirs, policy: &SessionPolicy) -> Vec<OsString> {
     let mut args = Vec::new();
     if policy.system_prompt.is_some() {
@@ -189,6 +207,11 @@ fn policy_args(dirs: &PiDirs, policy: &SessionPolicy) -> Vec<OsString> {
             SystemPromptMode::Replace => "--system-prompt".into(),
         });
         args.push(dirs.system_prompt().into_os_string());
+    }
+    if mcp::bridged(policy) {
+        args.push("--extension".into());
+        args.push(dirs.mcp_extension().into_os_string());
+        return args;
     }
     match tool_list(policy) {
         Some(tools) if tools.is_empty() => args.push("--no-tools".into()),
@@ -237,7 +260,7 @@ pub fn args(
 
 /// The process spec: the session's cwd, a private HOME and agent dir, Pi offline and quiet,
 /// the keys (the session's `token` replaces the key of its model's provider) in its
-/// environment only.
+/// environment only, the session's `env`, and the MCP bridge's config file.
 pub fn spec(
     program: PathBuf,
     cwd: &Path,
@@ -245,7 +268,7 @@ pub fn spec(
     env: &ProviderEnv,
     token: Option<&str>,
     args: Vec<OsString>,
-    session_env: &BTreeMap<String, String>,
+    policy: &SessionPolicy,
 ) -> ProcessSpec {
     let mut vars: BTreeMap<String, String> = base_env(&dirs.home);
     vars.insert(
@@ -265,7 +288,8 @@ pub fn spec(
     if let Some(key) = env.get("OPENAI_API_KEY") {
         vars.insert(OPENAI_KEY_VAR.into(), key.into());
     }
-    crate::process::add_session_env(&mut vars, session_env);
+    crate::process::add_session_env(&mut vars, &policy.env);
+    vars.extend(mcp::env(policy, &dirs.mcp_config()));
     ProcessSpec {
         program,
         args,
@@ -327,7 +351,7 @@ mod tests {
             &env,
             Some("sk-own"),
             resumed,
-            &BTreeMap::new(),
+            &none,
         );
         assert_eq!(spec.env[ANTHROPIC_KEY_VAR], "sk-own");
         assert_eq!(spec.env["PI_CODING_AGENT_DIR"], "/s/pi-agent");
@@ -361,13 +385,102 @@ mod tests {
             &ProviderEnv::default(),
             None,
             Vec::new(),
-            &env.env,
+            &env,
         );
         assert_eq!(spec.env["MY_FLAG"], "1");
         assert_eq!(
             spec.env["HOME"], "/s/home",
             "the daemon's own variables win"
         );
+    }
+
+    #[test]
+    fn http_mcp_servers_load_the_bridge_with_a_private_config_and_no_secret_on_argv() {
+        use std::os::unix::fs::MetadataExt;
+        let policy = |json: Value| -> SessionPolicy { serde_json::from_value(json).unwrap() };
+        let state = tempfile::tempdir().unwrap();
+        let dirs = PiDirs::new(state.path());
+        let env = ProviderEnv::default();
+        let p = policy(json!({
+            "mcpServers": {"ht": {"type": "http", "url": "http://127.0.0.1:1/mcp",
+                                  "headers": {"Authorization": "Bearer mcp-secret-1"}}},
+            "tools": {"deny": ["shell", "mcp:ht/delete_everything"]},
+            "env": {"SANDBOX_PI_MCP_CONFIG": "/elsewhere"},
+        }));
+        dirs.write(&env, PermissionMode::Default).unwrap();
+        dirs.write_policy(&p).unwrap();
+        let config = std::fs::read_to_string(dirs.mcp_config()).unwrap();
+        assert_eq!(
+            std::fs::metadata(dirs.mcp_config()).unwrap().mode() & 0o777,
+            0o600
+        );
+        let config: Value = serde_json::from_str(&config).unwrap();
+        assert_eq!(
+            config["servers"]["ht"]["headers"]["Authorization"],
+            "Bearer mcp-secret-1"
+        );
+        assert_eq!(
+            config["servers"]["ht"]["deny"],
+            json!(["delete_everything"])
+        );
+        assert_eq!(config["builtinTools"], json!(["read", "write", "edit"]));
+        assert_eq!(
+            std::fs::read_to_string(dirs.mcp_extension()).unwrap(),
+            mcp::EXTENSION
+        );
+        let argv = args(&dirs, PermissionMode::Default, None, None, None, &p);
+        let extensions: Vec<_> = argv
+            .windows(2)
+            .filter(|w| w[0] == "--extension")
+            .map(|w| w[1].clone())
+            .collect();
+        assert_eq!(
+            extensions,
+            [
+                dirs.extension().into_os_string(),
+                dirs.mcp_extension().into_os_string()
+            ]
+        );
+        assert!(
+            !argv.iter().any(|a| a == "--tools" || a == "--no-tools"),
+            "the bridge sets the active tools: {argv:?}"
+        );
+        let bridged = spec(
+            "/bin/pi".into(),
+            Path::new("/w"),
+            &dirs,
+            &env,
+            None,
+            argv.clone(),
+            &p,
+        );
+        assert_eq!(
+            bridged.env[mcp::CONFIG_VAR],
+            dirs.mcp_config().display().to_string(),
+            "the daemon's, not the session's"
+        );
+        let everything = format!("{argv:?} {:?}", bridged.env);
+        assert!(!everything.contains("mcp-secret-1"), "{everything}");
+
+        // Without HTTP servers: no bridge, no variable, Pi's own tool list.
+        let stdio = policy(json!({
+            "mcpServers": {"st": {"type": "stdio", "command": "python3"}},
+            "tools": {"deny": ["shell"]},
+        }));
+        for p in [SessionPolicy::default(), stdio] {
+            let argv = args(&dirs, PermissionMode::Bypass, None, None, None, &p);
+            assert!(!argv.iter().any(|a| a == "--extension"), "{argv:?}");
+            let plain = spec(
+                "/bin/pi".into(),
+                Path::new("/w"),
+                &dirs,
+                &env,
+                None,
+                argv,
+                &p,
+            );
+            assert!(!plain.env.contains_key(mcp::CONFIG_VAR));
+        }
     }
 }
 
@@ -420,7 +533,7 @@ impl ChildLaunch for Launch {
             &self.env,
             self.token.as_deref(),
             args,
-            &self.policy.env,
+            &self.policy,
         )
     }
 

@@ -9,11 +9,14 @@
 //! - [`launch`]: the agent dir (`models.json` routing Pi's providers to the daemon's
 //!   endpoints, keys by variable name), the permission extension, the arguments, and the
 //!   process's handshake; one process per session, run by the kernel's stdio runner.
+//! - [`mcp`]: session MCP servers through the daemon's bridge extension (`mcp.js`), an
+//!   MCP client over Streamable HTTP that registers the servers' tools in Pi.
 //! - [`driver`]: the driver, models asked of Pi.
 
 pub mod convert;
 pub mod driver;
 pub mod launch;
+pub mod mcp;
 pub mod native;
 
 pub use driver::PiDriver;

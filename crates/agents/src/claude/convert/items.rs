@@ -51,7 +51,7 @@ impl Items {
 
     /// The session MCP server and tool of a tool name, if it is one.
     pub fn mcp_tool(&self, name: &str) -> Option<McpToolRef> {
-        crate::claude::policy::mcp_tool(name, &self.mcp_servers)
+        crate::mcp::tool_ref(name, &self.mcp_servers)
     }
 
     /// The tool call with this native id.

@@ -2,9 +2,9 @@
 //! `ctx.ui.*`, which RPC mode writes as `extension_ui_request` and which waits for an
 //! `extension_ui_response` with the same `id`:
 //! - `confirm` → `permissionAsked`, about the tool running when it asks (extensions gate
-//!   tools from their `tool_call` hook, after `tool_execution_start`): its kind, command,
-//!   paths, and item (the `commandExecution` of a `bash`, else the `toolCall`); answered
-//!   `{"confirmed": bool}`;
+//!   tools from their `tool_call` hook, after `tool_execution_start`): its kind (`mcpTool`
+//!   for a tool of the session's MCP servers), command, paths, and item (the
+//!   `commandExecution` of a `bash`, else the `toolCall`); answered `{"confirmed": bool}`;
 //! - `select` (one of its options), `input` and `editor` (free text) → `questionAsked`
 //!   with one question; answered `{"value": …}`, or `{"cancelled": true}` when rejected;
 //! - `notify` → a `status` item; the other fire-and-forget calls
@@ -125,7 +125,12 @@ impl Converter {
         let running = self.running.last();
         let tool = running.map(|r| r.name.clone());
         let args = running.map(|r| r.args.clone()).unwrap_or_default();
-        let kind = tool.as_deref().map_or(PermissionKind::Tool, kind_of);
+        let mcp = tool.as_deref().and_then(|t| self.mcp_tool(t));
+        let kind = match (&mcp, tool.as_deref()) {
+            (Some(_), _) => PermissionKind::McpTool,
+            (None, Some(tool)) => kind_of(tool),
+            (None, None) => PermissionKind::Tool,
+        };
         let command = args["command"]
             .as_str()
             .filter(|_| kind == PermissionKind::Command)
@@ -142,6 +147,7 @@ impl Converter {
         let title = match (request.title.as_deref(), request.message.as_deref()) {
             // The daemon's own extension: the call itself says what is asked.
             _ if ours => match (&command, paths.first(), tool.as_deref()) {
+                _ if let Some(mcp) = &mcp => format!("Use {} ({})", mcp.tool, mcp.server),
                 (Some(command), _, _) => format!("Run `{command}`"),
                 (None, Some(path), _) => format!("Change {path}"),
                 (None, None, Some(tool)) => format!("Use {tool}"),

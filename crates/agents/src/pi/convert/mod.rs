@@ -19,6 +19,9 @@
 //!   (a failed `prompt` response before `agent_start`) ends it with `error`.
 //! - Extension dialogs (`extension_ui_request`) → `permissionAsked` (`confirm`) or
 //!   `questionAsked` (`select`, `input`, `editor`); `notify` → a `status` item ([`hitl`]).
+//! - The tools of the session's MCP servers, registered by the daemon's bridge extension
+//!   as `mcp__<server>__<tool>`: their `toolCall` items name the server and tool (`mcp`),
+//!   their permissions are `mcpTool`s.
 //!
 //! Pi's own retries and overflow compaction run *after* `agent_end` (`auto_retry_start`,
 //! `compaction_end` with `willRetry`, then a new run). The driver launches Pi without
@@ -123,6 +126,8 @@ pub struct Converter {
     pending: Vec<hitl::Pending>,
     /// The session's `maxTurns`: Pi's model calls (`turn_start`) per prompt.
     limit: crate::kernel::StepLimit,
+    /// The session's MCP servers (their tools are `mcp__<server>__<tool>`).
+    mcp_servers: Vec<String>,
 }
 
 impl Converter {
@@ -139,6 +144,17 @@ impl Converter {
     pub fn with_max_turns(mut self, max: Option<u32>) -> Self {
         self.limit = crate::kernel::StepLimit::new(max);
         self
+    }
+
+    /// Names the session's MCP servers, whose tools the bridge extension registers.
+    pub fn with_mcp_servers(mut self, servers: Vec<String>) -> Self {
+        self.mcp_servers = servers;
+        self
+    }
+
+    /// The session MCP server and tool of a Pi tool name, if it is one.
+    fn mcp_tool(&self, name: &str) -> Option<sandbox_universal::McpToolRef> {
+        crate::mcp::tool_ref(name, &self.mcp_servers)
     }
 
     /// Converts one stdout line. Anything not understood becomes an `unparsed` item.

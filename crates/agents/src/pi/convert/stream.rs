@@ -22,16 +22,17 @@ fn text_content(kind: ItemKind, text: String) -> ContentPart {
     }
 }
 
-fn call_content(id: &str, name: &str, arguments: Value) -> ContentPart {
-    ContentPart::ToolCall {
-        call_id: id.to_string(),
-        name: name.to_string(),
-        arguments,
-        mcp: None,
-    }
-}
-
 impl Converter {
+    /// A tool call's part, naming the MCP server and tool of a bridged MCP tool.
+    fn call_content(&self, id: &str, name: &str, arguments: Value) -> ContentPart {
+        ContentPart::ToolCall {
+            call_id: id.to_string(),
+            name: name.to_string(),
+            arguments,
+            mcp: self.mcp_tool(name),
+        }
+    }
+
     pub(super) fn message_update(
         &mut self,
         ids: &dyn SessionIds,
@@ -148,7 +149,7 @@ impl Converter {
         )
         .with_role(ItemRole::Assistant)
         .with_native_id(id)
-        .with_content(call_content(id, name, json!({})));
+        .with_content(self.call_content(id, name, json!({})));
         self.open(index, item, raw)
     }
 
@@ -223,7 +224,7 @@ impl Converter {
             return Vec::new();
         };
         let mut item = self.blocks.remove(position).item;
-        item.content = vec![call_content(id, name, arguments.clone())];
+        item.content = vec![self.call_content(id, name, arguments.clone())];
         item.status = ItemStatus::Completed;
         self.calls.insert(
             id.to_string(),
@@ -305,7 +306,7 @@ impl Converter {
                 arguments,
             }) => (
                 ItemKind::ToolCall,
-                call_content(&id, &name, arguments.clone()),
+                self.call_content(&id, &name, arguments.clone()),
                 Some((id, arguments)),
             ),
             _ => return Vec::new(),

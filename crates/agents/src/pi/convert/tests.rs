@@ -419,3 +419,68 @@ fn a_model_call_past_max_turns_aborts_the_run_and_ends_the_turn_max_turns() {
         StopReason::Completed
     );
 }
+
+#[test]
+fn bridged_mcp_tools_name_their_server_and_ask_as_mcp_tools() {
+    let mut converter = Converter::new("/w").with_mcp_servers(vec!["ht".into(), "ht__x".into()]);
+    converter.begin_turn("t", &"".into());
+    let call = |id: &str, name: &str| json!({"type": "toolCall", "id": id, "name": name, "arguments": {"text": "hi"}});
+    let events = run(
+        &mut converter,
+        &[
+            json!({"type": "message_update", "assistantMessageEvent": {"type": "toolcall_start", "contentIndex": 0,
+                "partial": {"role": "assistant", "content": [call("c1", "mcp__ht__x__echo")]}}}),
+            json!({"type": "message_update", "assistantMessageEvent": {"type": "toolcall_end", "contentIndex": 0,
+                "toolCall": call("c1", "mcp__ht__x__echo")}}),
+            json!({"type": "message_end", "message": {"role": "assistant", "stopReason": "toolUse",
+                "content": [call("c1", "mcp__ht__x__echo"), call("c2", "mcp__ht__echo"),
+                            call("c3", "mcp__other__echo")]}}),
+            json!({"type": "tool_execution_start", "toolCallId": "c2", "toolName": "mcp__ht__echo",
+                "args": {"text": "hi"}}),
+            json!({"type": "extension_ui_request", "id": "u1", "method": "confirm",
+                "title": crate::pi::launch::PERMISSION_MARKER, "message": "{}"}),
+        ],
+    );
+    let refs: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::ItemStarted(i) | EventPayload::ItemCompleted(i) => {
+                match &i.item.content[..] {
+                    [ContentPart::ToolCall { name, mcp, .. }] => Some((
+                        name.clone(),
+                        mcp.as_ref().map(|m| format!("{}/{}", m.server, m.tool)),
+                    )),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    let found = |name: &str| -> Option<String> {
+        refs.iter()
+            .find(|(n, _)| n == name)
+            .expect("a tool call item")
+            .1
+            .clone()
+    };
+    assert!(
+        refs.iter()
+            .filter(|(n, _)| n == "mcp__ht__x__echo")
+            .all(|(_, m)| m.as_deref() == Some("ht__x/echo")),
+        "streamed, started and completed: {refs:?}"
+    );
+    assert_eq!(found("mcp__ht__echo").as_deref(), Some("ht/echo"));
+    assert_eq!(found("mcp__other__echo"), None, "not a session server");
+    let permission = events
+        .iter()
+        .find_map(|e| match &e.payload {
+            EventPayload::PermissionAsked(p) => Some(p.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(permission.kind, PermissionKind::McpTool);
+    assert_eq!(permission.title, "Use echo (ht)");
+    assert_eq!(permission.tool.as_deref(), Some("mcp__ht__echo"));
+    assert_eq!(permission.input, Some(json!({"text": "hi"})));
+    assert_eq!(permission.always_scope.as_deref(), Some("pi:mcp__ht__echo"));
+}

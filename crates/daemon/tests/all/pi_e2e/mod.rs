@@ -2,6 +2,8 @@
 //! provider, set up as the scenario table sets it up ([`Ctx::start`]); everything every
 //! agent does is in the table (`scenarios::pi`).
 
+mod mcp;
+
 use sandbox_universal::{AgentId, CreateSessionRequest, StopReason};
 
 use crate::scenarios::ctx::{Ctx, stop_reason};

@@ -38,8 +38,9 @@ fn sanitize(name: &str) -> String {
 /// The candidates of MCP tool `tool` of server `server` called with `arguments`, in
 /// order of preference:
 ///
-/// 1. `mcp__<server>__<tool>` — Claude Code and Amp; also Codex's code mode, whose
-///    `exec` reaches MCP tools as `tools.mcp__<server>__<tool>` without listing them;
+/// 1. `mcp__<server>__<tool>` — Claude Code, Amp and Pi (the daemon's MCP bridge
+///    extension); also Codex's code mode, whose `exec` reaches MCP tools as
+///    `tools.mcp__<server>__<tool>` without listing them;
 /// 2. `<server>_<tool>` — OpenCode;
 /// 3. `<tool>` in the namespace `mcp__<server>` — Codex (Responses), once revealed;
 /// 4. `ToolSearch` `select:mcp__<server>__<tool>` — Claude Code, which defers MCP tools
