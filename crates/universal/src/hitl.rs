@@ -60,6 +60,9 @@ pub struct PermissionRequest {
     /// approved without asking. Absent when the agent offers no lasting approval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub always_scope: Option<String>,
+    /// The session MCP server and tool, for `mcpTool` requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<crate::McpToolRef>,
 }
 
 /// A client's answer to a permission request.

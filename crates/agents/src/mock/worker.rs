@@ -333,6 +333,7 @@ async fn permission_command(
                 plan: None,
                 input: Some(json!({"command": COMMAND})),
                 always_scope: Some(PERMISSION_SCOPE.into()),
+                mcp: None,
             },
         )
         .await;
@@ -393,6 +394,7 @@ async fn write_file(turn: &mut TurnEmitter, config: &WorkerConfig, pending: &Pen
                     plan: None,
                     input: Some(json!({"path": super::WRITTEN_FILE, "content": content})),
                     always_scope: Some(WRITE_SCOPE.into()),
+                    mcp: None,
                 },
             )
             .await

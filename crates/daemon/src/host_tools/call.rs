@@ -118,6 +118,7 @@ async fn approve(
             plan: None,
             input: Some(input.clone()),
             always_scope: Some(format!("hostTool:{}", tool.name)),
+            mcp: None,
         })
         .map_err(|e| Failure(e.to_string()))?;
     match asked.answer.await {

@@ -404,9 +404,14 @@ impl SessionCore {
     }
 }
 
-/// Whether the agent asks to call a tool of the daemon's host tool server (its tool-call
-/// item names the server): the daemon's server asks itself where a tool needs approval.
+/// Whether the agent asks to call a tool of the daemon's host tool server (the request or
+/// its open tool-call item names the server): the daemon's server asks itself where a
+/// tool needs approval.
 fn gates_host_tool(live: &Live, request: &PermissionRequest) -> bool {
+    let host = sandbox_universal::HOST_MCP_SERVER;
+    if let Some(mcp) = &request.mcp {
+        return mcp.server == host;
+    }
     let Some(item_id) = &request.item_id else {
         return false;
     };

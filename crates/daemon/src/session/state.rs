@@ -256,6 +256,7 @@ mod tests {
             plan: None,
             input: None,
             always_scope: Some(scope.into()),
+            mcp: None,
         }
     }
 

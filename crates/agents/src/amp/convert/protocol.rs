@@ -190,5 +190,6 @@ fn permission_request(
         plan: None,
         input: Some(input.clone()),
         always_scope: Some(scope),
+        mcp: None,
     }
 }

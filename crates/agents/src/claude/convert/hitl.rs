@@ -195,6 +195,7 @@ pub fn ask(
         plan: plan_approval.then(|| str_of("plan")).flatten(),
         input: Some(request.input.clone()),
         always_scope: None,
+        mcp: mcp.clone(),
     };
     // `always` for an MCP tool is remembered for that tool, whatever the CLI suggests.
     let mut suggestions = request.permission_suggestions;

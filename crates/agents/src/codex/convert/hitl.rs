@@ -159,6 +159,7 @@ impl Converter {
             paths: Vec::new(),
             plan: None,
             input: Some(input.clone()),
+            mcp: None,
         };
         self.ask(
             request,
@@ -219,6 +220,7 @@ impl Converter {
             paths,
             plan: None,
             input: Some(input.clone()),
+            mcp: None,
         };
         self.ask(
             request,
@@ -266,6 +268,7 @@ impl Converter {
             plan: None,
             input: Some(input.clone()),
             always_scope: Some(format!("codex:permissions:{requested}")),
+            mcp: None,
         };
         let pending = Pending::Permissions {
             native_id: id.clone(),
@@ -317,6 +320,10 @@ impl Converter {
             plan: None,
             input: meta.tool_params.clone(),
             always_scope: Some(format!("codex:mcp:{server}/{tool}")),
+            mcp: Some(sandbox_universal::McpToolRef {
+                server: server.to_string(),
+                tool: tool.to_string(),
+            }),
         };
         let pending = Pending::McpTool {
             native_id: id.clone(),

@@ -221,6 +221,7 @@ impl Converter {
             plan: None,
             input: Some(raw["properties"].clone()),
             always_scope: scope.clone(),
+            mcp: mcp.clone(),
         };
         self.permissions.push(PendingPermission {
             universal: request.permission_id.clone(),

@@ -172,6 +172,7 @@ impl Converter {
             plan: None,
             input: Some(if ours { args.clone() } else { raw.clone() }),
             always_scope: always,
+            mcp: mcp.clone(),
         };
         self.pending.push(Pending {
             universal: asked.permission_id.clone(),

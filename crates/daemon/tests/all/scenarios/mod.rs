@@ -23,6 +23,7 @@
 pub(crate) mod ctx;
 mod faults;
 mod hitl;
+mod host_tools;
 mod mcp;
 mod policy;
 mod proofs;
@@ -318,6 +319,20 @@ pub fn table() -> Vec<Scenario> {
             "USE_MCP ht/echo twice with an HTTP MCP server behind a bearer token, answered always; not asked again, a denied tool of it not offered, the token in no event, argv or store file (no HTTP MCP: 422)",
             always,
             mcp::http
+        ),
+        row!(
+            "host-tool-client",
+            &["hostTools", "toolCalls"],
+            "USE_MCP host/lookup with a client host tool: toolCallRequested, answered over HTTP, the answer reaches the model; an endsTurn tool ends the turn (toolStop), the next message goes on (no host tools: 422)",
+            always,
+            host_tools::client
+        ),
+        row!(
+            "host-tool-http",
+            &["hostTools", "toolCalls", "permissions"],
+            "USE_MCP host/fetch_order with an http host tool: the daemon's signed call reaches a loopback endpoint that checks it, its answer the model; a needsApproval tool rejected never runs (no host tools: 422)",
+            always,
+            host_tools::http
         ),
         row!(alone "daemon-restart", &["resume"], "the daemon restarts mid-session; the next turn resumes with the history", needs_outside_state, faults::restart),
     ]
