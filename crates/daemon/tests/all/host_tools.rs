@@ -26,6 +26,18 @@ fn client_tool(name: &str) -> HostTool {
     }
 }
 
+/// A JSON `POST` without the client's types, so bad bodies can be sent.
+async fn post(url: &str, body: &serde_json::Value) -> (u16, String, serde_json::Value) {
+    raw(
+        Method::POST,
+        url,
+        None,
+        Some("application/json"),
+        Some(body.to_string().into_bytes()),
+    )
+    .await
+}
+
 async fn session(daemon: &TestDaemon, id: &str, tools: Vec<HostTool>) {
     let created = daemon
         .client
@@ -115,25 +127,10 @@ async fn a_client_tool_is_answered_once_over_http() {
         daemon.url(),
         call.call_id
     );
-    let body = serde_json::to_vec(&result).unwrap();
-    let again = raw(
-        Method::POST,
-        &url,
-        None,
-        Some("application/json"),
-        Some(body.clone()),
-    )
-    .await;
+    let again = post(&url, &serde_json::to_value(&result).unwrap()).await;
     assert_problem(&again, 409, "tool-call-resolved");
     let url = format!("{}/sessions/s/tool-calls/call_999/reject", daemon.url());
-    let unknown = raw(
-        Method::POST,
-        &url,
-        None,
-        Some("application/json"),
-        Some(b"{}".to_vec()),
-    )
-    .await;
+    let unknown = post(&url, &json!({})).await;
     assert_problem(&unknown, 404, "tool-call-not-found");
     assert!(
         daemon
@@ -201,14 +198,7 @@ async fn a_result_with_parts_checks_its_images() {
         ),
         (json!({"output": "x", "extra": 1}), "extra"),
     ] {
-        let response = raw(
-            Method::POST,
-            &url,
-            None,
-            Some("application/json"),
-            Some(body.to_string().into_bytes()),
-        )
-        .await;
+        let response = post(&url, &body).await;
         assert_eq!(response.0, 422, "{body}: {:?}", response.2);
         assert!(
             response.2.to_string().contains(why),
@@ -219,14 +209,7 @@ async fn a_result_with_parts_checks_its_images() {
     // Still pending: a good answer goes through.
     let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     let good = json!({"output": [{"type": "text", "text": "a picture:"}, {"type": "image", "mediaType": "image/png", "data": png}]});
-    let response = raw(
-        Method::POST,
-        &url,
-        None,
-        Some("application/json"),
-        Some(good.to_string().into_bytes()),
-    )
-    .await;
+    let response = post(&url, &good).await;
     assert_eq!(response.0, 204, "{:?}", response.2);
     let events = daemon.wait_turn_ended("s", 1).await;
     assert_eq!(tool_output(&events), ("a picture:".into(), false));
@@ -532,14 +515,7 @@ async fn bad_host_tools_are_refused_naming_the_field() {
         ),
     ] {
         let body = json!({"agent": "mock", "hostTools": tools});
-        let response = raw(
-            Method::POST,
-            &url,
-            None,
-            Some("application/json"),
-            Some(body.to_string().into_bytes()),
-        )
-        .await;
+        let response = post(&url, &body).await;
         assert_eq!(response.0, status, "{tools}: {:?}", response.2);
         assert!(
             response.2["detail"]
@@ -551,25 +527,11 @@ async fn bad_host_tools_are_refused_naming_the_field() {
         );
     }
     let body = json!({"agent": "mock", "mcpServers": {"host": {"type": "http", "url": "http://127.0.0.1:9/mcp"}}});
-    let response = raw(
-        Method::POST,
-        &url,
-        None,
-        Some("application/json"),
-        Some(body.to_string().into_bytes()),
-    )
-    .await;
+    let response = post(&url, &body).await;
     assert_problem(&response, 422, "invalid-body");
     // An agent the daemon's MCP server cannot reach refuses host tools.
     let body = json!({"agent": "amp", "hostTools": [{"name": "t", "handler": {"type": "client"}}]});
-    let response = raw(
-        Method::POST,
-        &url,
-        None,
-        Some("application/json"),
-        Some(body.to_string().into_bytes()),
-    )
-    .await;
+    let response = post(&url, &body).await;
     assert!(matches!(response.0, 422 | 503), "{:?}", response.2);
 }
 
