@@ -151,6 +151,10 @@ fn is_bearer(server: &McpServer, header: &str) -> bool {
 /// left out of the whole thread).
 const STARTUP_TIMEOUT_SECS: u64 = 60;
 
+/// How long Codex waits for one call of the daemon's host tools: a client tool waits for a
+/// person (Codex's own limit is 60 s; the daemon's MCP endpoint keeps the call alive).
+const HOST_TOOL_TIMEOUT_SECS: u64 = 24 * 60 * 60;
+
 /// The `mcp_servers` entry of one server (the `index`th of the session's).
 fn server_config(index: usize, server: &McpServer) -> Value {
     let mut config = launch_config(index, server);
@@ -267,6 +271,9 @@ pub fn thread_config(policy: &SessionPolicy) -> Option<Value> {
     let mut servers = Map::new();
     for (index, (name, server)) in policy.mcp_servers.iter().enumerate() {
         let mut entry = server_config(index, server);
+        if name == sandbox_universal::HOST_MCP_SERVER {
+            entry["tool_timeout_sec"] = json!(HOST_TOOL_TIMEOUT_SECS);
+        }
         match server_tools(policy, name) {
             ServerTools::None => continue,
             ServerTools::All { except } if except.is_empty() => {}
@@ -287,6 +294,22 @@ mod tests {
 
     fn policy(value: Value) -> SessionPolicy {
         serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn the_host_tool_server_waits_for_a_person() {
+        let config = thread_config(&policy(json!({"mcpServers": {
+            "host": {"type": "http", "url": "http://127.0.0.1:1/sessions/s/mcp",
+                     "headers": {"Authorization": "Bearer t"}},
+            "ht": {"type": "http", "url": "http://127.0.0.1:1/mcp"}
+        }})))
+        .unwrap();
+        let servers = &config["mcp_servers"];
+        assert_eq!(
+            servers["host"]["tool_timeout_sec"],
+            json!(HOST_TOOL_TIMEOUT_SECS)
+        );
+        assert!(servers["ht"].get("tool_timeout_sec").is_none());
     }
 
     #[test]

@@ -287,8 +287,15 @@ impl OwnServer {
                     for (index, (header, value)) in headers.iter().enumerate() {
                         sent.insert(header.clone(), json!(value_ref(name, index, value)?));
                     }
+                    // The daemon's own server answers at once, but a client host tool
+                    // waits for a person.
+                    let timeout = if name == sandbox_universal::HOST_MCP_SERVER {
+                        HOST_TOOL_TIMEOUT_MS
+                    } else {
+                        MCP_TIMEOUT_MS
+                    };
                     json!({"type": "remote", "url": url, "headers": sent, "oauth": false,
-                           "enabled": true, "timeout": MCP_TIMEOUT_MS})
+                           "enabled": true, "timeout": timeout})
                 }
             };
             mcp.insert(name.clone(), entry);
@@ -309,6 +316,10 @@ impl OwnServer {
 /// How long OpenCode waits for an MCP server's answers (its default, 5 s, is short for a
 /// program starting on a busy machine).
 pub const MCP_TIMEOUT_MS: u64 = 30_000;
+
+/// How long OpenCode waits for the daemon's host tool server: a client host tool's call
+/// waits for a person.
+pub const HOST_TOOL_TIMEOUT_MS: u64 = 24 * 60 * 60 * 1000;
 
 fn write_secret(path: &Path, value: &str) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()

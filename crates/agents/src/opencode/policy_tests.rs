@@ -155,6 +155,8 @@ fn the_own_config_holds_references_and_session_texts_verbatim() {
                    "env": {"ST_KEY": "st-secret"}},
             "ht": {"type": "http", "url": "http://127.0.0.1:9/mcp",
                    "headers": {"Authorization": "Bearer ht-secret"}},
+            "host": {"type": "http", "url": "http://127.0.0.1:9/sessions/s1/mcp",
+                     "headers": {"Authorization": "Bearer host-secret"}},
         },
     }));
     let own = OwnServer::of("s1", dir.path(), &session, None, PermissionMode::Default).unwrap();
@@ -164,15 +166,15 @@ fn the_own_config_holds_references_and_session_texts_verbatim() {
     let refs = ConfigRefs::default();
     let mut config = launch::config(&[], &dirs, &refs);
     let written = own.configure(&mut config, &dirs.secrets, &refs).unwrap();
-    assert_eq!(written.len(), 2);
+    assert_eq!(written.len(), 3);
     let text = refs.render(&config);
-    for secret in ["st-secret", "ht-secret", "x-value"] {
+    for secret in ["st-secret", "ht-secret", "host-secret", "x-value"] {
         assert!(!text.contains(secret), "{secret} in {text}");
     }
     // The session's texts never reach OpenCode's substitution; the daemon's references do.
     assert!(!text.contains("{env:HOME}") && !text.contains("{file:/etc/passwd}"));
     assert!(!text.contains("{env:PATH}"));
-    assert_eq!(text.matches("{file:").count(), 2, "{text}");
+    assert_eq!(text.matches("{file:").count(), 3, "{text}");
     let parsed: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         parsed["agent"]["build"]["prompt"],
@@ -184,6 +186,12 @@ fn the_own_config_holds_references_and_session_texts_verbatim() {
     assert_eq!(parsed["permission"]["st_*"], "ask");
     assert_eq!(parsed["permission"]["bash"], "ask");
     let ht = &parsed["mcp"]["ht"];
+    assert_eq!(ht["timeout"], json!(super::MCP_TIMEOUT_MS));
+    // A client host tool waits for a person.
+    assert_eq!(
+        parsed["mcp"]["host"]["timeout"],
+        json!(super::HOST_TOOL_TIMEOUT_MS)
+    );
     assert_eq!(
         (ht["type"].as_str(), &ht["oauth"]),
         (Some("remote"), &json!(false))
