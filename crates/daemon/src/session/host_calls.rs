@@ -209,6 +209,8 @@ impl SessionCore {
     /// call claimed, oldest first.
     pub fn claim_tool_item(&self, tool: &str, claimed: &mut Vec<String>) -> Option<String> {
         let live = self.lock();
+        // Only open items can be claimed again: forget the others (bounded by what is open).
+        claimed.retain(|id| live.state.open_items.iter().any(|i| &i.item_id == id));
         let found = live.state.open_items.iter().find_map(|item| {
             item.content.iter().find_map(|part| match part {
                 sandbox_universal::ContentPart::ToolCall { mcp: Some(mcp), .. }
