@@ -28,6 +28,7 @@ from sandbox_daemon.models import (
     SessionEndReason,
     SessionStatus,
     StopReason,
+    ToolCallRequestedEvent,
     TurnEndedEvent,
 )
 
@@ -38,8 +39,13 @@ from .recording import AsyncRecordingTransport, RecordingTransport
 SCRIPT = [
     ("a permission, then a question", StopReason.completed),  # reply both
     ("one more question", StopReason.completed),  # reject it
+    ("hosttool lookup", StopReason.completed),  # answer the host tool call
+    ("hosttool lookup again", StopReason.completed),  # reject it
     ("slow", StopReason.cancelled),  # cancel it mid-way
 ]
+
+# A client host tool the mock calls on `hosttool lookup`.
+LOOKUP = {"name": "lookup", "handler": {"type": "client"}}
 
 
 def spec_operation_ids(openapi: dict[str, Any]) -> set[str]:
@@ -74,6 +80,7 @@ def test_every_operation_sync(
             variant="high",
             permission_mode=PermissionMode.default,
             cwd=str(tmp_path),
+            host_tools=[LOOKUP],
         )
         assert created.healthy
         info = c.get_session(session_id)
@@ -98,6 +105,13 @@ def test_every_operation_sync(
                         c.reply_question(session_id, event.data.question_id, [["Red"], ["Olives"]])
                     else:
                         c.reject_question(session_id, event.data.question_id)
+                elif isinstance(event, ToolCallRequestedEvent):
+                    calls = c.get_session(session_id).pending_tool_calls or []
+                    assert [call.call_id for call in calls] == [event.data.call_id]
+                    if "again" in message:
+                        c.tool_call_reject(session_id, event.data.call_id, "not now")
+                    else:
+                        c.tool_call_result(session_id, event.data.call_id, "found", is_error=False)
                 elif isinstance(event, ItemDeltaEvent) and message == "slow" and not cancelled:
                     assert c.cancel_turn(session_id).turn_id == turn_id
                     cancelled = True
@@ -153,7 +167,11 @@ async def test_every_operation_async(
         assert PermissionMode.bypass in modes.permission_modes
 
         created = await c.create_session(
-            session_id, agent=AgentId.mock, agent_mode="build", cwd=str(tmp_path)
+            session_id,
+            agent=AgentId.mock,
+            agent_mode="build",
+            cwd=str(tmp_path),
+            host_tools=[LOOKUP],
         )
         assert created.healthy
         info = await c.get_session(session_id)
@@ -180,6 +198,13 @@ async def test_every_operation_async(
                         )
                     else:
                         await c.reject_question(session_id, event.data.question_id)
+                elif isinstance(event, ToolCallRequestedEvent):
+                    if "again" in message:
+                        await c.tool_call_reject(session_id, event.data.call_id)
+                    else:
+                        await c.tool_call_result(
+                            session_id, event.data.call_id, [{"type": "text", "text": "found"}]
+                        )
                 elif isinstance(event, ItemDeltaEvent) and message == "slow" and not cancelled:
                     assert (await c.cancel_turn(session_id)).turn_id == turn_id
                     cancelled = True

@@ -18,6 +18,9 @@ NOT_PRODUCED_LIVE = {"unknown"}
 
 MESSAGE = "unparsed tool permission question flood 3"
 
+# A client host tool the mock calls on `hosttool lookup` (toolCallRequested, toolCallResolved).
+LOOKUP = {"name": "lookup", "handler": {"type": "client"}}
+
 
 def comparable(document: dict[str, Any]) -> dict[str, Any]:
     """An event without its `time` (Python keeps microseconds; the daemon sends nanos)."""
@@ -48,8 +51,9 @@ def raw_log(daemon: LocalDaemon, session_id: str) -> list[dict[str, Any]]:
 
 
 def test_every_event_of_real_sessions_sync(client: Client, daemon: LocalDaemon) -> None:
-    session = client.start_session("mock", model="mock-1")
+    session = client.start_session("mock", model="mock-1", host_tools=[LOOKUP])
     session.turn(MESSAGE, on_permission=lambda _: "once", on_question=lambda _: None).wait()
+    session.turn("hosttool lookup", on_tool_call=lambda _: "found").wait()
     turn = session.turn("slow")
     cancelled = False
     for event in turn:
@@ -69,11 +73,14 @@ def test_every_event_of_real_sessions_sync(client: Client, daemon: LocalDaemon) 
 async def test_every_event_of_real_sessions_async(
     aclient: AsyncClient, daemon: LocalDaemon
 ) -> None:
-    session = await aclient.start_session("mock")
+    session = await aclient.start_session("mock", host_tools=[LOOKUP])
     await (
         await session.turn(
             MESSAGE, on_permission=lambda _: "reject", on_question=lambda _: [["Red"], []]
         )
+    ).wait()
+    await (
+        await session.turn("hosttool lookup", on_tool_call={"lookup": lambda _: {"reject": "no"}})
     ).wait()
     turn = await session.turn("slow")
     async for event in turn:

@@ -190,7 +190,10 @@ export class SandboxDaemon {
    * (`{ allow?, deny? }` in universal names: `read`, `write`, `edit`, `shell`, `glob`,
    * `grep`, `webFetch`, `webSearch`, `mcp:<server>/<tool>`, `mcp:<server>/*`), `maxTurns`,
    * `mcpServers` (by name: `{ type: 'stdio', command, args?, env? }` or `{ type: 'http',
-   * url, headers? }`) and `env`. What an agent honours is in its `policy` and `capabilities`
+   * url, headers? }`), `env`, and `hostTools` (the host's own tools, served to the agent
+   * by the daemon: `{ name, description, inputSchema, handler: { type: 'client' } }`,
+   * answered through `toolCallResult` / `toolCallReject` or a turn's `onToolCall`, or
+   * `handler: { type: 'http', url }`, called by the daemon). What an agent honours is in its `policy` and `capabilities`
    * (`listAgents`); a field it cannot honour throws `ProblemError` 422
    * `policy-unsupported` naming it, bad input 422 `invalid-body` naming it.
    */
@@ -311,6 +314,34 @@ export class SandboxDaemon {
   /** `POST /sessions/{sessionId}/questions/{questionId}/reject`: declines to answer. */
   rejectQuestion(sessionId: string, questionId: string, options?: RequestOptions): Promise<ResponseBody<'rejectQuestion'>> {
     return this.#json('rejectQuestion', { params: { sessionId, questionId }, body: {} }, options);
+  }
+
+  /**
+   * `POST /sessions/{sessionId}/tool-calls/{callId}/result`: answers a client host tool's
+   * call (`toolCallRequested`) with `{ output }` (text, or parts: text and images) and
+   * `isError` when the tool failed. A second answer throws `ProblemError` 409
+   * `tool-call-resolved`, an unknown call 404 `tool-call-not-found`, an unusable image 422.
+   */
+  toolCallResult(
+    sessionId: string,
+    callId: string,
+    body: RequestBody<'toolCallResult'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'toolCallResult'>> {
+    return this.#json('toolCallResult', { params: { sessionId, callId }, body }, options);
+  }
+
+  /**
+   * `POST /sessions/{sessionId}/tool-calls/{callId}/reject`: rejects a client host tool's
+   * call; the model reads that the user rejected it, with `reason` when given.
+   */
+  toolCallReject(
+    sessionId: string,
+    callId: string,
+    body: RequestBody<'toolCallReject'> = {},
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'toolCallReject'>> {
+    return this.#json('toolCallReject', { params: { sessionId, callId }, body }, options);
   }
 
   // ---- handles ------------------------------------------------------------------------

@@ -16,7 +16,15 @@ export {
   type ListSessionsQuery,
   type SandboxDaemonOptions,
 } from './client.js';
-export { Session, Turn, type TurnHandlers, type TurnOptions, type TurnResult } from './session.js';
+export {
+  Session,
+  Turn,
+  type ToolCallAnswer,
+  type ToolCallHandler,
+  type TurnHandlers,
+  type TurnOptions,
+  type TurnResult,
+} from './session.js';
 export { EventStream, type EventStreamOptions } from './event-stream.js';
 export { imagePart, messageBody, textPart } from './content.js';
 export { SseParser, type SseChunkResult, type SseMessage } from './sse.js';

@@ -1,6 +1,7 @@
 /**
  * A handle on one session, and turns: send a message and iterate that turn's events until
- * its `turnEnded`, answering permissions and questions from handlers on the way.
+ * its `turnEnded`, answering permissions, questions and host tool calls from handlers on
+ * the way.
  *
  * @module
  */
@@ -14,11 +15,29 @@ import type {
   PermissionReply,
   PermissionRequest,
   QuestionRequest,
+  ToolCallRejectRequest,
+  ToolCallRequest,
+  ToolCallResultRequest,
+  ToolOutput,
   TurnEnded,
   UniversalEvent,
 } from './generated/openapi.js';
 import type { RequestOptions } from './transport.js';
 import type { EventOf, MessageInput, QuestionAnswers, RequestBody, ResponseBody } from './types.js';
+
+/**
+ * What a tool handler answers for one host tool call: the tool's output (text, or parts:
+ * text and images), `{ output, isError? }` (`isError`: the tool failed, the model sees the
+ * output as an error), `{ reject: reason }` or `{ reject: true }` to reject the call, or
+ * `undefined` to leave it unanswered (for another client, or `toolCallResult` later).
+ */
+export type ToolCallAnswer = ToolOutput | ToolCallResultRequest | { readonly reject: string | true } | undefined;
+
+/** A handler of host tool calls (see `TurnHandlers.onToolCall`). */
+export type ToolCallHandler = (
+  call: ToolCallRequest,
+  event: EventOf<'toolCallRequested'>,
+) => ToolCallAnswer | Promise<ToolCallAnswer>;
 
 /** Handlers that answer a turn's requests while its events are iterated. */
 export interface TurnHandlers {
@@ -41,6 +60,16 @@ export interface TurnHandlers {
     request: QuestionRequest,
     event: EventOf<'questionAsked'>,
   ) => QuestionAnswers | 'reject' | undefined | Promise<QuestionAnswers | 'reject' | undefined>;
+  /**
+   * Answers each `toolCallRequested` of the turn (a call of a client host tool), before the
+   * event is yielded: one handler for every tool, or handlers by tool name (`{ lookup:
+   * (call) => ... }`; a tool without one is left unanswered). See `ToolCallAnswer` for what
+   * it returns. A handler that throws rejects the call with the error's message, and so
+   * does an output the daemon refuses (422: an unusable image); the turn goes on. (If
+   * another client answered first, the daemon's 409 is ignored: `toolCallResolved` says
+   * how it ended.)
+   */
+  readonly onToolCall?: ToolCallHandler | Readonly<Record<string, ToolCallHandler>>;
 }
 
 /** Options of a turn. */
@@ -141,7 +170,7 @@ export class Turn implements AsyncIterable<UniversalEvent> {
   }
 
   async #answer(event: UniversalEvent, request: RequestOptions): Promise<void> {
-    const { onPermission, onQuestion } = this.#options;
+    const { onPermission, onQuestion, onToolCall } = this.#options;
     if (event.type === 'permissionAsked' && onPermission) {
       const reply = await onPermission(event.data, event);
       if (reply !== undefined) {
@@ -154,8 +183,56 @@ export class Turn implements AsyncIterable<UniversalEvent> {
       } else if (answer !== undefined) {
         await settled(this.#session.replyQuestion(event.data.questionId, answer, request), 'question-resolved');
       }
+    } else if (event.type === 'toolCallRequested' && onToolCall) {
+      await this.#answerToolCall(event, onToolCall, request);
     }
   }
+
+  async #answerToolCall(
+    event: EventOf<'toolCallRequested'>,
+    onToolCall: NonNullable<TurnHandlers['onToolCall']>,
+    request: RequestOptions,
+  ): Promise<void> {
+    const call = event.data;
+    const handler =
+      typeof onToolCall === 'function'
+        ? onToolCall
+        : Object.hasOwn(onToolCall, call.tool)
+          ? onToolCall[call.tool]
+          : undefined;
+    if (!handler) return;
+    const session = this.#session;
+    const reject = (reason: string | undefined) =>
+      settled(
+        session.toolCallReject(call.callId, reason === undefined ? {} : { reason: reason.slice(0, 4096) }, request),
+        'tool-call-resolved',
+      );
+    let answer: ToolCallAnswer;
+    try {
+      answer = await handler(call, event);
+    } catch (error) {
+      await reject(errorMessage(error));
+      return;
+    }
+    if (answer === undefined) return;
+    if (typeof answer === 'object' && !Array.isArray(answer) && 'reject' in answer) {
+      await reject(answer.reject === true ? undefined : answer.reject);
+      return;
+    }
+    const body: ToolCallResultRequest =
+      typeof answer === 'string' || Array.isArray(answer) ? { output: answer } : (answer as ToolCallResultRequest);
+    try {
+      await settled(session.toolCallResult(call.callId, body, request), 'tool-call-resolved');
+    } catch (error) {
+      if (!(error instanceof ProblemError && error.status === 422)) throw error;
+      await reject(`the tool's output was refused: ${error.detail}`);
+    }
+  }
+}
+
+/** An error's message, or the thrown value as text. */
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -241,6 +318,16 @@ export class Session {
   /** Declines a question request (`rejectQuestion`). */
   rejectQuestion(questionId: string, options?: RequestOptions): Promise<void> {
     return this.client.rejectQuestion(this.id, questionId, options);
+  }
+
+  /** Answers a client host tool call (`toolCallResult`): `{ output, isError? }`. */
+  toolCallResult(callId: string, body: ToolCallResultRequest, options?: RequestOptions): Promise<void> {
+    return this.client.toolCallResult(this.id, callId, body, options);
+  }
+
+  /** Rejects a client host tool call (`toolCallReject`): `{ reason? }`. */
+  toolCallReject(callId: string, body: ToolCallRejectRequest = {}, options?: RequestOptions): Promise<void> {
+    return this.client.toolCallReject(this.id, callId, body, options);
   }
 
   /** Cancels the running turn (`cancelTurn`). */

@@ -43,6 +43,10 @@ function summary(event: UniversalEvent): string {
       return `questions ${event.data.questions.length}`;
     case 'questionResolved':
       return `answered ${event.data.outcome}`;
+    case 'toolCallRequested':
+      return `tool ${event.data.tool} ${event.data.callId}`;
+    case 'toolCallResolved':
+      return `tool ${event.data.callId} ${event.data.outcome}`;
     case 'unknown':
       return `unknown ${event.data.storedType}`;
     default:

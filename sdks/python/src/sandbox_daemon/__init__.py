@@ -2,7 +2,7 @@
 
 Start with :class:`Client` (or :class:`AsyncClient`), :class:`LocalDaemon` to run a
 daemon binary here, and :meth:`Client.start_session` / :meth:`Session.turn` for whole
-turns with permissions and questions answered by handlers, and
+turns with permissions, questions and host tool calls answered by handlers, and
 :meth:`Client.install_agent_progress` to follow an agent's install. Messages are text or
 parts (:func:`text_part`, :func:`image_part`). Every model is in
 :mod:`sandbox_daemon.models`.
@@ -12,19 +12,26 @@ from . import models
 from ._core import DEFAULT_ENDPOINT, Reconnect
 from ._generated import (
     AgentId,
+    HostTool,
     PermissionMode,
     PermissionReply,
     PermissionRequest,
     QuestionRequest,
     SessionStatus,
+    ToolCallRequest,
 )
 from ._turn import (
     AsyncPermissionHandler,
     AsyncQuestionHandler,
+    AsyncToolCallHandler,
+    AsyncToolCallHandlers,
     PermissionAnswer,
     PermissionHandler,
     QuestionAnswer,
     QuestionHandler,
+    ToolCallAnswer,
+    ToolCallHandler,
+    ToolCallHandlers,
 )
 from ._version import __version__
 from .async_client import AsyncClient
@@ -60,12 +67,15 @@ __all__ = [
     "AsyncPermissionHandler",
     "AsyncQuestionHandler",
     "AsyncSession",
+    "AsyncToolCallHandler",
+    "AsyncToolCallHandlers",
     "AsyncTurn",
     "Client",
     "DaemonStartError",
     "Event",
     "EventStream",
     "EventsPage",
+    "HostTool",
     "InstallFrame",
     "InstallStream",
     "LocalDaemon",
@@ -90,6 +100,10 @@ __all__ = [
     "SessionOptions",
     "SessionStatus",
     "StreamError",
+    "ToolCallAnswer",
+    "ToolCallHandler",
+    "ToolCallHandlers",
+    "ToolCallRequest",
     "TransportError",
     "Turn",
     "TurnInterruptedError",

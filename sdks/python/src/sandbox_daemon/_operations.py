@@ -24,9 +24,11 @@ from ._generated.models import (
     CreateSessionRequest,
     CreateSessionResponse,
     HealthResponse,
+    HostTool,
     InstallRequest,
     InstallResponse,
     McpServer,
+    MessagePart,
     ModelsResponse,
     ModesResponse,
     PermissionMode,
@@ -39,6 +41,8 @@ from ._generated.models import (
     SessionListResponse,
     SessionStatus,
     SystemPromptMode,
+    ToolCallRejectRequest,
+    ToolCallResultRequest,
     ToolPolicy,
 )
 from .content import MessageInput, message_fields
@@ -97,6 +101,12 @@ OPERATIONS: Mapping[str, Operation] = {
         ),
         Operation(
             "replyQuestion", "POST", "/sessions/{sessionId}/questions/{questionId}/reply", False
+        ),
+        Operation(
+            "toolCallReject", "POST", "/sessions/{sessionId}/tool-calls/{callId}/reject", False
+        ),
+        Operation(
+            "toolCallResult", "POST", "/sessions/{sessionId}/tool-calls/{callId}/result", False
         ),
     )
 }
@@ -321,6 +331,7 @@ def create_session(
     max_turns: int | None,
     mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None,
     env: Mapping[str, str] | None,
+    host_tools: Sequence[HostTool | Mapping[str, Any]] | None = None,
 ) -> Call[CreateSessionResponse]:
     """``POST /sessions/{sessionId}``."""
     body = wire_body(
@@ -341,6 +352,7 @@ def create_session(
         max_turns=max_turns,
         mcp_servers=mcp_servers,
         env=env,
+        host_tools=host_tools,
     )
     return Call(
         _op("createSession"),
@@ -440,4 +452,29 @@ def reply_question(
         _no_content,
         path_params={"sessionId": session_id, "questionId": question_id},
         body=wire_body(QuestionReplyRequest, answers=answer_lists(answers)),
+    )
+
+
+def tool_call_result(
+    session_id: str,
+    call_id: str,
+    output: str | Sequence[MessagePart | Mapping[str, Any]],
+    is_error: bool | None,
+) -> Call[None]:
+    """``POST /sessions/{sessionId}/tool-calls/{callId}/result``."""
+    return Call(
+        _op("toolCallResult"),
+        _no_content,
+        path_params={"sessionId": session_id, "callId": call_id},
+        body=wire_body(ToolCallResultRequest, output=output, is_error=is_error),
+    )
+
+
+def tool_call_reject(session_id: str, call_id: str, reason: str | None) -> Call[None]:
+    """``POST /sessions/{sessionId}/tool-calls/{callId}/reject``."""
+    return Call(
+        _op("toolCallReject"),
+        _no_content,
+        path_params={"sessionId": session_id, "callId": call_id},
+        body=wire_body(ToolCallRejectRequest, reason=reason),
     )

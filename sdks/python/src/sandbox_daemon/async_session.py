@@ -1,26 +1,40 @@
-"""An async handle on one session, and turns that answer permissions and questions."""
+"""An async handle on one session, and turns that answer permissions, questions
+and host tool calls.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import AsyncGenerator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._core import ReconnectHook
 from ._generated.models import (
     CancelResponse,
+    MessagePart,
     PermissionAskedEvent,
     PermissionReply,
     QuestionAskedEvent,
     SendMessageResponse,
     SessionInfo,
+    ToolCallRequestedEvent,
     TurnEndedEvent,
 )
-from ._turn import AsyncPermissionHandler, AsyncQuestionHandler, TurnTracker
+from ._turn import (
+    AsyncPermissionHandler,
+    AsyncQuestionHandler,
+    AsyncToolCallHandlers,
+    ToolReply,
+    TurnTracker,
+    is_resolved,
+    refused_output,
+    tool_handler,
+    tool_reply,
+)
 from .content import MessageInput
-from .errors import SandboxDaemonError
+from .errors import ProblemError, SandboxDaemonError
 from .events import Event, EventsPage
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
@@ -88,6 +102,7 @@ class AsyncSession:
         *,
         on_permission: AsyncPermissionHandler | None = None,
         on_question: AsyncQuestionHandler | None = None,
+        on_tool_call: AsyncToolCallHandlers | None = None,
         include_raw: bool | None = None,
     ) -> AsyncTurn:
         """Send ``message`` now and return the turn, to iterate (``async for``) its events
@@ -95,13 +110,18 @@ class AsyncSession:
 
         Handlers may be plain functions or coroutines: ``on_permission`` answers each
         permission request (``once``, ``always`` or ``reject``), ``on_question`` each
-        question request (one list of labels per question, or ``None`` to reject).
-        Without a handler the requests are left for you to answer while iterating.
+        question request (one list of labels per question, or ``None`` to reject),
+        ``on_tool_call`` each call of a client host tool (one handler, or a mapping of
+        handlers by tool name; see :data:`~sandbox_daemon.ToolCallAnswer`: the output,
+        ``{"output": ..., "is_error": True}``, ``{"reject": "why"}``, or ``None``). A tool
+        handler that raises rejects the call with the error's message, as does an output
+        the daemon refuses (``422``). Without a handler the requests are left for you to
+        answer while iterating.
         """
         offset = (await self.info()).event_count
         turn_id = (await self.send(message)).turn_id
         stream = self.events(offset=offset, include_raw=include_raw)
-        return AsyncTurn(self, turn_id, stream, on_permission, on_question)
+        return AsyncTurn(self, turn_id, stream, on_permission, on_question, on_tool_call)
 
     def events(
         self,
@@ -144,6 +164,20 @@ class AsyncSession:
         """Decline a question request (``rejectQuestion``)."""
         await self.client.reject_question(self.id, question_id)
 
+    async def tool_call_result(
+        self,
+        call_id: str,
+        output: str | Sequence[MessagePart | Mapping[str, Any]],
+        *,
+        is_error: bool | None = None,
+    ) -> None:
+        """Answer a client host tool call (``toolCallResult``)."""
+        await self.client.tool_call_result(self.id, call_id, output, is_error=is_error)
+
+    async def tool_call_reject(self, call_id: str, reason: str | None = None) -> None:
+        """Reject a client host tool call (``toolCallReject``)."""
+        await self.client.tool_call_reject(self.id, call_id, reason)
+
     async def cancel(self) -> CancelResponse:
         """Interrupt the running turn (``cancelTurn``)."""
         return await self.client.cancel_turn(self.id)
@@ -159,8 +193,8 @@ class AsyncSession:
 
 class AsyncTurn:
     """A turn in progress: ``async for`` yields its events, from its start up to and
-    including its ``turnEnded``, answering permissions and questions with the handlers
-    given to :meth:`AsyncSession.turn`.
+    including its ``turnEnded``, answering permissions, questions and host tool calls
+    with the handlers given to :meth:`AsyncSession.turn`.
 
     Raises :class:`~sandbox_daemon.TurnInterruptedError` if the session ends first.
     Single use; ``aclose`` it (or use ``async with``) to stop early.
@@ -173,12 +207,14 @@ class AsyncTurn:
         stream: AsyncEventStream,
         on_permission: AsyncPermissionHandler | None,
         on_question: AsyncQuestionHandler | None,
+        on_tool_call: AsyncToolCallHandlers | None = None,
     ) -> None:
         self.session = session
         self.turn_id = turn_id
         self._stream = stream
         self._on_permission = on_permission
         self._on_question = on_question
+        self._on_tool_call = on_tool_call
         self._tracker = TurnTracker(session.id, turn_id)
         self._events = self._run()
 
@@ -243,3 +279,33 @@ class AsyncTurn:
                 await session.reject_question(question.question_id)
             else:
                 await session.reply_question(question.question_id, answers)
+        elif isinstance(event, ToolCallRequestedEvent):
+            await self._answer_tool_call(event)
+
+    async def _answer_tool_call(self, event: ToolCallRequestedEvent) -> None:
+        call = event.data
+        handler = tool_handler(self._on_tool_call, call.tool)
+        if handler is None:
+            return
+        try:
+            reply = tool_reply(await _resolve(handler(call)))
+        except Exception as error:  # the handler's failure is the call's rejection
+            reply = ToolReply.rejecting(str(error) or type(error).__name__)
+        if reply is None:
+            return
+        try:
+            await self._send_tool_reply(call.call_id, reply)
+        except ProblemError as error:
+            if error.status != 422 or reply.reject:
+                raise
+            await self._send_tool_reply(call.call_id, refused_output(error))
+
+    async def _send_tool_reply(self, call_id: str, reply: ToolReply) -> None:
+        try:
+            if reply.reject:
+                await self.session.tool_call_reject(call_id, reply.reason)
+            else:
+                await self.session.tool_call_result(call_id, reply.output, is_error=reply.is_error)
+        except ProblemError as error:
+            if not is_resolved(error):
+                raise

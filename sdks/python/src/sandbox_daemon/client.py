@@ -29,6 +29,7 @@ from ._generated.models import (
     CancelResponse,
     CreateSessionResponse,
     HealthResponse,
+    HostTool,
     InstallResponse,
     McpServer,
     MessagePart,
@@ -270,6 +271,7 @@ class Client:
         max_turns: int | None = None,
         mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None = None,
         env: Mapping[str, str] | None = None,
+        host_tools: Sequence[HostTool | Mapping[str, Any]] | None = None,
     ) -> CreateSessionResponse:
         """``POST /sessions/{sessionId}``: create a session and start its agent.
 
@@ -283,6 +285,12 @@ class Client:
         ``capabilities`` (``list_agents``); a field it cannot honour is refused with a
         ``422`` ``policy-unsupported`` naming it, and bad input with a ``422``
         ``invalid-body`` naming it (both raised as :class:`~sandbox_daemon.ProblemError`).
+
+        ``host_tools`` offers the agent the host's own tools, served by the daemon: each
+        ``{"name": ..., "description": ..., "inputSchema": {...}, "handler": {"type":
+        "client"}}`` (answered with :meth:`tool_call_result` / :meth:`tool_call_reject`,
+        or a turn's ``on_tool_call``) or ``"handler": {"type": "http", "url": ...}``
+        (called by the daemon), or the model ``HostTool``.
         """
         return self._send(
             ops.create_session(
@@ -303,6 +311,7 @@ class Client:
                 max_turns=max_turns,
                 mcp_servers=mcp_servers,
                 env=env,
+                host_tools=host_tools,
             )
         )
 
@@ -434,6 +443,27 @@ class Client:
     def reject_question(self, session_id: str, question_id: str) -> None:
         """``POST .../questions/{questionId}/reject``: decline to answer."""
         self._send(ops.reject_question(session_id, question_id))
+
+    def tool_call_result(
+        self,
+        session_id: str,
+        call_id: str,
+        output: str | Sequence[MessagePart | Mapping[str, Any]],
+        *,
+        is_error: bool | None = None,
+    ) -> None:
+        """``POST .../tool-calls/{callId}/result``: answer a client host tool's call
+        (``toolCallRequested``) with its output, text or parts; ``is_error`` when the tool
+        failed. A second answer is a ``409`` ``tool-call-resolved``, an unknown call a
+        ``404`` ``tool-call-not-found``, an unusable image a ``422``.
+        """
+        self._send(ops.tool_call_result(session_id, call_id, output, is_error))
+
+    def tool_call_reject(self, session_id: str, call_id: str, reason: str | None = None) -> None:
+        """``POST .../tool-calls/{callId}/reject``: reject a client host tool's call (the
+        model reads that the user rejected it, and ``reason`` when given).
+        """
+        self._send(ops.tool_call_reject(session_id, call_id, reason))
 
     # --- helpers --------------------------------------------------------------------------
 

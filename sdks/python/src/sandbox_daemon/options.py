@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
-from ._generated.models import McpServer, PermissionMode, SystemPromptMode, ToolPolicy
+from ._generated.models import (
+    HostTool,
+    McpServer,
+    PermissionMode,
+    SystemPromptMode,
+    ToolPolicy,
+)
 
 __all__ = ["SessionOptions"]
 
@@ -31,3 +37,4 @@ class SessionOptions(TypedDict, total=False):
     max_turns: int | None
     mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None
     env: Mapping[str, str] | None
+    host_tools: Sequence[HostTool | Mapping[str, Any]] | None

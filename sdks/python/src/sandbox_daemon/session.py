@@ -1,25 +1,39 @@
-"""A blocking handle on one session, and turns that answer permissions and questions."""
+"""A blocking handle on one session, and turns that answer permissions, questions
+and host tool calls.
+"""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ._core import ReconnectHook
 from ._generated.models import (
     CancelResponse,
+    MessagePart,
     PermissionAskedEvent,
     PermissionReply,
     QuestionAskedEvent,
     SendMessageResponse,
     SessionInfo,
+    ToolCallRequestedEvent,
     TurnEndedEvent,
 )
-from ._turn import PermissionHandler, QuestionHandler, TurnTracker
+from ._turn import (
+    PermissionHandler,
+    QuestionHandler,
+    ToolCallHandlers,
+    ToolReply,
+    TurnTracker,
+    is_resolved,
+    refused_output,
+    tool_handler,
+    tool_reply,
+)
 from .content import MessageInput
-from .errors import SandboxDaemonError
+from .errors import ProblemError, SandboxDaemonError
 from .events import Event, EventsPage
 from .retry import RetryPolicy
 from .stream import EventStream
@@ -80,6 +94,7 @@ class Session:
         *,
         on_permission: PermissionHandler | None = None,
         on_question: QuestionHandler | None = None,
+        on_tool_call: ToolCallHandlers | None = None,
         include_raw: bool | None = None,
     ) -> Turn:
         """Send ``message`` now and return the turn, to iterate its events until its
@@ -87,13 +102,18 @@ class Session:
 
         ``on_permission`` answers each permission request as it arrives (``once``,
         ``always`` or ``reject``); ``on_question`` answers each question request (one list
-        of labels per question, or ``None`` to reject). Without a handler the requests are
-        left for you: answer them while iterating (``reply_permission`` ...).
+        of labels per question, or ``None`` to reject); ``on_tool_call`` answers each call
+        of a client host tool (one handler, or a mapping of handlers by tool name; see
+        :data:`~sandbox_daemon.ToolCallAnswer`: the output, ``{"output": ...,
+        "is_error": True}``, ``{"reject": "why"}``, or ``None`` to leave it). A tool
+        handler that raises rejects the call with the error's message, as does an output
+        the daemon refuses (``422``). Without a handler the requests are left for you:
+        answer them while iterating (``reply_permission`` ...).
         """
         offset = self.info().event_count
         turn_id = self.send(message).turn_id
         stream = self.events(offset=offset, include_raw=include_raw)
-        return Turn(self, turn_id, stream, on_permission, on_question)
+        return Turn(self, turn_id, stream, on_permission, on_question, on_tool_call)
 
     def events(
         self,
@@ -134,6 +154,20 @@ class Session:
         """Decline a question request (``rejectQuestion``)."""
         self.client.reject_question(self.id, question_id)
 
+    def tool_call_result(
+        self,
+        call_id: str,
+        output: str | Sequence[MessagePart | Mapping[str, Any]],
+        *,
+        is_error: bool | None = None,
+    ) -> None:
+        """Answer a client host tool call (``toolCallResult``)."""
+        self.client.tool_call_result(self.id, call_id, output, is_error=is_error)
+
+    def tool_call_reject(self, call_id: str, reason: str | None = None) -> None:
+        """Reject a client host tool call (``toolCallReject``)."""
+        self.client.tool_call_reject(self.id, call_id, reason)
+
     def cancel(self) -> CancelResponse:
         """Interrupt the running turn (``cancelTurn``)."""
         return self.client.cancel_turn(self.id)
@@ -149,8 +183,8 @@ class Session:
 
 class Turn:
     """A turn in progress: iterating it yields its events, from its start up to and
-    including its ``turnEnded``, answering permissions and questions with the handlers
-    given to :meth:`Session.turn`.
+    including its ``turnEnded``, answering permissions, questions and host tool calls
+    with the handlers given to :meth:`Session.turn`.
 
     Raises :class:`~sandbox_daemon.TurnInterruptedError` if the session ends first.
     Single use; close it (or use ``with``) to stop early.
@@ -163,12 +197,14 @@ class Turn:
         stream: EventStream,
         on_permission: PermissionHandler | None,
         on_question: QuestionHandler | None,
+        on_tool_call: ToolCallHandlers | None = None,
     ) -> None:
         self.session = session
         self.turn_id = turn_id
         self._stream = stream
         self._on_permission = on_permission
         self._on_question = on_question
+        self._on_tool_call = on_tool_call
         self._tracker = TurnTracker(session.id, turn_id)
         self._events = self._run()
 
@@ -232,3 +268,33 @@ class Turn:
                 session.reject_question(question.question_id)
             else:
                 session.reply_question(question.question_id, answers)
+        elif isinstance(event, ToolCallRequestedEvent):
+            self._answer_tool_call(event)
+
+    def _answer_tool_call(self, event: ToolCallRequestedEvent) -> None:
+        call = event.data
+        handler = tool_handler(self._on_tool_call, call.tool)
+        if handler is None:
+            return
+        try:
+            reply = tool_reply(handler(call))
+        except Exception as error:  # the handler's failure is the call's rejection
+            reply = ToolReply.rejecting(str(error) or type(error).__name__)
+        if reply is None:
+            return
+        try:
+            self._send_tool_reply(call.call_id, reply)
+        except ProblemError as error:
+            if error.status != 422 or reply.reject:
+                raise
+            self._send_tool_reply(call.call_id, refused_output(error))
+
+    def _send_tool_reply(self, call_id: str, reply: ToolReply) -> None:
+        try:
+            if reply.reject:
+                self.session.tool_call_reject(call_id, reply.reason)
+            else:
+                self.session.tool_call_result(call_id, reply.output, is_error=reply.is_error)
+        except ProblemError as error:
+            if not is_resolved(error):
+                raise

@@ -308,6 +308,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{sessionId}/tool-calls/{callId}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rejects a client host tool call: the model reads that the user rejected it (with the
+         *     reason, when given).
+         */
+        post: operations["toolCallReject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/tool-calls/{callId}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gives a client host tool call its result: the agent's MCP call returns it to the model
+         *     once it is durable.
+         */
+        post: operations["toolCallResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -325,6 +365,11 @@ export interface components {
             commandExecution: boolean;
             /** @description `fileChange` items. */
             fileChanges: boolean;
+            /**
+             * @description `hostTools`: the agent calls the host's tools on the daemon's MCP server, answered
+             *     by the client or an http endpoint, approved first or ending the turn as asked.
+             */
+            hostTools?: boolean;
             /** @description Messages with images (see `policy.imageTypes`). */
             images?: boolean;
             /** @description `maxTurns` ends a turn that keeps calling tools (see `policy.maxTurns`). */
@@ -644,6 +689,13 @@ export interface components {
                 [key: string]: string;
             } | null;
             /**
+             * @description The host application's tools, which the daemon serves to the agent over MCP (a
+             *     per-session server and token): answered by the client (`toolCallRequested`) or by
+             *     an HTTP endpoint the daemon calls, signed. Needs an agent whose `policy.hostTools`
+             *     is true.
+             */
+            hostTools?: components["schemas"]["HostTool"][] | null;
+            /**
              * Format: int32
              * @description The most model responses one turn may take; the turn then ends with `stopReason:
              *     maxTurns` (see the agent's `policy.maxTurns`).
@@ -753,6 +805,16 @@ export interface components {
             /** @enum {string} */
             type: "questionResolved";
         } | {
+            /** @description The agent called a host tool the client answers. */
+            data: components["schemas"]["ToolCallRequest"];
+            /** @enum {string} */
+            type: "toolCallRequested";
+        } | {
+            /** @description A host tool call the client answers was answered, rejected or cancelled. */
+            data: components["schemas"]["ToolCallResolved"];
+            /** @enum {string} */
+            type: "toolCallResolved";
+        } | {
             /**
              * @description A stored event this build cannot read: corrupt, or written by a newer build. It
              *     keeps its place (sequence) in the log and carries what was stored, unchanged.
@@ -786,6 +848,65 @@ export interface components {
             store: components["schemas"]["StoreHealth"];
             /** @description The daemon's version. */
             version: string;
+        };
+        /** @description One tool of the host application, offered to the agent for this session. */
+        HostTool: {
+            description?: string;
+            /**
+             * @description End the turn (`stopReason: toolStop`) once the tool's result reached the agent, so
+             *     the model does not go past it; the next message continues.
+             */
+            endsTurn?: boolean;
+            /** @description Who answers a call. */
+            handler: components["schemas"]["HostToolHandler"];
+            /** @description The JSON Schema of the tool's input: an object schema. */
+            inputSchema?: {
+                /** @constant */
+                type: "object";
+            } & {
+                [key: string]: unknown;
+            };
+            name: string;
+            /**
+             * @description Ask the user (`permissionAsked`, kind `hostTool`) before each call; an `always`
+             *     answer covers the rest of the session's calls of this tool.
+             */
+            needsApproval?: boolean;
+        };
+        /**
+         * @description The body the daemon `POST`s to an http host tool. Signed with the operator's secret
+         *     in `Sandbox-Daemon-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`;
+         *     a retry sends the same `callId` (also in the `Idempotency-Key` header).
+         */
+        HostToolCall: {
+            /** @description The call's id: the same on every attempt. */
+            callId: string;
+            /** @description The input the model gave. */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description The session. */
+            sessionId: string;
+            /** @description The tool's name. */
+            tool: string;
+        };
+        /** @description Who answers a host tool's calls, tagged by `type`. */
+        HostToolHandler: {
+            /** @enum {string} */
+            type: "client";
+        } | {
+            /** @description Extra request headers (kept out of the store and the log, like MCP headers). */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int64
+             * @description How long one attempt may take, in milliseconds (default 30000).
+             */
+            timeoutMs?: number | null;
+            /** @enum {string} */
+            type: "http";
+            url: string;
         };
         /**
          * @description One step of an install, streamed as `progress` frames by `POST /agents/{agent}/install`
@@ -1007,7 +1128,7 @@ export interface components {
          * @description What a permission request is about.
          * @enum {string}
          */
-        PermissionKind: "command" | "fileChange" | "fileRead" | "network" | "planApproval" | "mcpTool" | "tool";
+        PermissionKind: "command" | "fileChange" | "fileRead" | "network" | "planApproval" | "mcpTool" | "hostTool" | "tool";
         /**
          * @description How much the agent may do without asking.
          * @enum {string}
@@ -1046,6 +1167,7 @@ export interface components {
             itemId?: string | null;
             /** @description What is being asked. */
             kind: components["schemas"]["PermissionKind"];
+            mcp?: components["schemas"]["McpToolRef"] | null;
             /** @description Files concerned. */
             paths?: string[];
             /** @description Id to reply to; unique within the session. */
@@ -1088,8 +1210,15 @@ export interface components {
          *     something it does not honour is refused with a 422 naming the field.
          */
         PolicySupport: {
+            /**
+             * @description Whether the daemon offers it `ask_user`, a question tool of the daemon's (it has
+             *     none of its own), on that server.
+             */
+            askUser?: boolean;
             /** @description Whether it takes the session's `env`. */
             env: boolean;
+            /** @description Whether it takes `hostTools` (the daemon's per-session MCP server reaches it). */
+            hostTools?: boolean;
             /** @description The image media types its messages may carry (empty: no images). */
             imageTypes: string[];
             maxTurns?: components["schemas"]["TurnLimiter"] | null;
@@ -1241,6 +1370,8 @@ export interface components {
             pendingPermissions: components["schemas"]["PermissionRequest"][];
             /** @description Question requests waiting for a reply. */
             pendingQuestions: components["schemas"]["QuestionRequest"][];
+            /** @description Host tool calls waiting for the client's result or rejection. */
+            pendingToolCalls?: components["schemas"]["ToolCallRequest"][];
             /** @description Permission mode. */
             permissionMode: components["schemas"]["PermissionMode"];
             /** @description The session id. */
@@ -1286,7 +1417,7 @@ export interface components {
          * @description Why a turn stopped.
          * @enum {string}
          */
-        StopReason: "completed" | "cancelled" | "error" | "maxTokens" | "maxTurns" | "maxBudget";
+        StopReason: "completed" | "cancelled" | "error" | "maxTokens" | "maxTurns" | "maxBudget" | "toolStop";
         /**
          * @description A session store backend.
          * @enum {string}
@@ -1309,6 +1440,50 @@ export interface components {
          * @enum {string}
          */
         SystemPromptMode: "append" | "replace";
+        /**
+         * @description How a host tool call ended.
+         * @enum {string}
+         */
+        ToolCallOutcome: "answered" | "rejected" | "cancelled";
+        /** @description Body of `POST /sessions/{id}/tool-calls/{callId}/reject`. */
+        ToolCallRejectRequest: {
+            reason?: string;
+        };
+        /**
+         * @description The agent called a client host tool: answer with
+         *     `POST /sessions/{id}/tool-calls/{callId}/result` or `.../reject`.
+         */
+        ToolCallRequest: {
+            /** @description Id to answer; unique within the session. */
+            callId: string;
+            /** @description The input the model gave. */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description The agent's tool-call item, when the daemon could tell which one it is. */
+            itemId?: string | null;
+            /** @description The host tool's name. */
+            tool: string;
+        };
+        /** @description A host tool call was answered, rejected or cancelled. */
+        ToolCallResolved: {
+            /** @description The call. */
+            callId: string;
+            /** @description How it ended. */
+            outcome: components["schemas"]["ToolCallOutcome"];
+        };
+        /**
+         * @description Body of `POST /sessions/{id}/tool-calls/{callId}/result`, and what an http host tool
+         *     answers.
+         */
+        ToolCallResultRequest: {
+            /** @description The tool failed: the model sees the output as an error. */
+            isError?: boolean;
+            /** @description What the model gets back. */
+            output: components["schemas"]["ToolOutput"];
+        };
+        /** @description A host tool's output: text, or parts (text and images). */
+        ToolOutput: string | components["schemas"]["MessagePart"][];
         /**
          * @description Which tools the agent may use, in universal names: `read`, `write`, `edit`, `shell`,
          *     `glob`, `grep`, `webFetch`, `webSearch`, `mcp:<server>/<tool>`, `mcp:<server>/*`.
@@ -1466,6 +1641,9 @@ export type EventSource = components['schemas']['EventSource'];
 export type EventsResponse = components['schemas']['EventsResponse'];
 export type FileChangeKind = components['schemas']['FileChangeKind'];
 export type HealthResponse = components['schemas']['HealthResponse'];
+export type HostTool = components['schemas']['HostTool'];
+export type HostToolCall = components['schemas']['HostToolCall'];
+export type HostToolHandler = components['schemas']['HostToolHandler'];
 export type InstallProgress = components['schemas']['InstallProgress'];
 export type InstallRequest = components['schemas']['InstallRequest'];
 export type InstallResponse = components['schemas']['InstallResponse'];
@@ -1514,6 +1692,12 @@ export type StoreBackend = components['schemas']['StoreBackend'];
 export type StoreHealth = components['schemas']['StoreHealth'];
 export type StoreStatus = components['schemas']['StoreStatus'];
 export type SystemPromptMode = components['schemas']['SystemPromptMode'];
+export type ToolCallOutcome = components['schemas']['ToolCallOutcome'];
+export type ToolCallRejectRequest = components['schemas']['ToolCallRejectRequest'];
+export type ToolCallRequest = components['schemas']['ToolCallRequest'];
+export type ToolCallResolved = components['schemas']['ToolCallResolved'];
+export type ToolCallResultRequest = components['schemas']['ToolCallResultRequest'];
+export type ToolOutput = components['schemas']['ToolOutput'];
 export type ToolPolicy = components['schemas']['ToolPolicy'];
 export type ToolRestriction = components['schemas']['ToolRestriction'];
 export type TurnEnded = components['schemas']['TurnEnded'];
@@ -3160,6 +3344,252 @@ export interface operations {
             };
             /** @description The agent failed to take the answer */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is still being restored, or its store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    toolCallReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Tool call id (`toolCallRequested.callId`) */
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolCallRejectRequest"];
+            };
+        };
+        responses: {
+            /** @description Rejected */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or call */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Already resolved (`tool-call-resolved`), or another daemon sharing the store owns the session; or the session has ended (`session-ended`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is still being restored, or its store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    toolCallResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Tool call id (`toolCallRequested.callId`) */
+                callId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolCallResultRequest"];
+            };
+        };
+        responses: {
+            /** @description Answered */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or call */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Already resolved (`tool-call-resolved`: answered, rejected, or cancelled with its turn), or another daemon sharing the store owns the session; or the session has ended (`session-ended`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The output is unusable (`invalid-body`: an image of unknown type, over 5 MiB, not the type it claims, or outside the workspace) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

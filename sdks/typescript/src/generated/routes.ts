@@ -31,4 +31,6 @@ export const routes = {
   replyPermission: { method: "POST", path: "/sessions/{sessionId}/permissions/{permissionId}/reply" },
   rejectQuestion: { method: "POST", path: "/sessions/{sessionId}/questions/{questionId}/reject" },
   replyQuestion: { method: "POST", path: "/sessions/{sessionId}/questions/{questionId}/reply" },
+  toolCallReject: { method: "POST", path: "/sessions/{sessionId}/tool-calls/{callId}/reject" },
+  toolCallResult: { method: "POST", path: "/sessions/{sessionId}/tool-calls/{callId}/result" },
 } as const satisfies { readonly [K in keyof operations]: Route };

@@ -20,6 +20,11 @@ export const AgentCapabilitiesSchema: z.ZodType<Schemas["AgentCapabilities"]> = 
   "commandExecution": z.boolean(),
   /** `fileChange` items. */
   "fileChanges": z.boolean(),
+  /**
+   * `hostTools`: the agent calls the host's tools on the daemon's MCP server, answered
+   * by the client or an http endpoint, approved first or ending the turn as asked.
+   */
+  "hostTools": z.boolean().optional(),
   /** Messages with images (see `policy.imageTypes`). */
   "images": z.boolean().optional(),
   /** `maxTurns` ends a turn that keeps calling tools (see `policy.maxTurns`). */
@@ -108,8 +113,15 @@ export const TurnLimiterSchema: z.ZodType<Schemas["TurnLimiter"]> = z.enum(["age
  * something it does not honour is refused with a 422 naming the field.
  */
 export const PolicySupportSchema: z.ZodType<Schemas["PolicySupport"]> = z.looseObject({
+  /**
+   * Whether the daemon offers it `ask_user`, a question tool of the daemon's (it has
+   * none of its own), on that server.
+   */
+  "askUser": z.boolean().optional(),
   /** Whether it takes the session's `env`. */
   "env": z.boolean(),
+  /** Whether it takes `hostTools` (the daemon's per-session MCP server reaches it). */
+  "hostTools": z.boolean().optional(),
   /** The image media types its messages may carry (empty: no images). */
   "imageTypes": z.array(z.string()),
   "maxTurns": TurnLimiterSchema.nullable().optional(),
@@ -411,7 +423,7 @@ export const ItemEventSchema: z.ZodType<Schemas["ItemEvent"]> = z.looseObject({
 });
 
 /** What a permission request is about. */
-export const PermissionKindSchema: z.ZodType<Schemas["PermissionKind"]> = z.enum(["command","fileChange","fileRead","network","planApproval","mcpTool","tool"]);
+export const PermissionKindSchema: z.ZodType<Schemas["PermissionKind"]> = z.enum(["command","fileChange","fileRead","network","planApproval","mcpTool","hostTool","tool"]);
 
 /**
  * The agent asks permission to act. Answer with
@@ -431,6 +443,7 @@ export const PermissionRequestSchema: z.ZodType<Schemas["PermissionRequest"]> = 
   "itemId": z.string().nullable().optional(),
   /** What is being asked. */
   "kind": PermissionKindSchema,
+  "mcp": McpToolRefSchema.nullable().optional(),
   /** Files concerned. */
   "paths": z.array(z.string()).optional(),
   /** Id to reply to; unique within the session. */
@@ -541,8 +554,34 @@ export const SessionStartedSchema: z.ZodType<Schemas["SessionStarted"]> = z.loos
   "permissionMode": PermissionModeSchema.nullable().optional(),
 });
 
+/**
+ * The agent called a client host tool: answer with
+ * `POST /sessions/{id}/tool-calls/{callId}/result` or `.../reject`.
+ */
+export const ToolCallRequestSchema: z.ZodType<Schemas["ToolCallRequest"]> = z.looseObject({
+  /** Id to answer; unique within the session. */
+  "callId": z.string(),
+  /** The input the model gave. */
+  "input": z.looseObject({}),
+  /** The agent's tool-call item, when the daemon could tell which one it is. */
+  "itemId": z.string().nullable().optional(),
+  /** The host tool's name. */
+  "tool": z.string(),
+});
+
+/** How a host tool call ended. */
+export const ToolCallOutcomeSchema: z.ZodType<Schemas["ToolCallOutcome"]> = z.enum(["answered","rejected","cancelled"]);
+
+/** A host tool call was answered, rejected or cancelled. */
+export const ToolCallResolvedSchema: z.ZodType<Schemas["ToolCallResolved"]> = z.looseObject({
+  /** The call. */
+  "callId": z.string(),
+  /** How it ended. */
+  "outcome": ToolCallOutcomeSchema,
+});
+
 /** Why a turn stopped. */
-export const StopReasonSchema: z.ZodType<Schemas["StopReason"]> = z.enum(["completed","cancelled","error","maxTokens","maxTurns","maxBudget"]);
+export const StopReasonSchema: z.ZodType<Schemas["StopReason"]> = z.enum(["completed","cancelled","error","maxTokens","maxTurns","maxBudget","toolStop"]);
 
 /** Token usage of a turn. */
 export const UsageSchema: z.ZodType<Schemas["Usage"]> = z.looseObject({
@@ -655,6 +694,16 @@ export const EventPayloadSchema: z.ZodType<Schemas["EventPayload"]> = z.discrimi
     "type": z.literal("questionResolved"),
   }),
   z.looseObject({
+    /** The agent called a host tool the client answers. */
+    "data": ToolCallRequestSchema,
+    "type": z.literal("toolCallRequested"),
+  }),
+  z.looseObject({
+    /** A host tool call the client answers was answered, rejected or cancelled. */
+    "data": ToolCallResolvedSchema,
+    "type": z.literal("toolCallResolved"),
+  }),
+  z.looseObject({
     /**
      * A stored event this build cannot read: corrupt, or written by a newer build. It
      * keeps its place (sequence) in the log and carries what was stored, unchanged.
@@ -760,6 +809,18 @@ export const UniversalEventSchema: z.ZodType<Schemas["UniversalEvent"]> = z.disc
     /** A question request was answered, rejected or cancelled. */
     "data": QuestionResolvedSchema,
     "type": z.literal("questionResolved"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** The agent called a host tool the client answers. */
+    "data": ToolCallRequestSchema,
+    "type": z.literal("toolCallRequested"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** A host tool call the client answers was answered, rejected or cancelled. */
+    "data": ToolCallResolvedSchema,
+    "type": z.literal("toolCallResolved"),
     ...UniversalEventShape,
   }),
   z.looseObject({
@@ -943,6 +1004,8 @@ export const SessionInfoSchema: z.ZodType<Schemas["SessionInfo"]> = z.looseObjec
   "pendingPermissions": z.array(PermissionRequestSchema),
   /** Question requests waiting for a reply. */
   "pendingQuestions": z.array(QuestionRequestSchema),
+  /** Host tool calls waiting for the client's result or rejection. */
+  "pendingToolCalls": z.array(ToolCallRequestSchema).optional(),
   /** Permission mode. */
   "permissionMode": PermissionModeSchema,
   /** The session id. */
@@ -1039,6 +1102,9 @@ export const schemas: {
   readonly SessionEnded: typeof SessionEndedSchema;
   readonly PermissionMode: typeof PermissionModeSchema;
   readonly SessionStarted: typeof SessionStartedSchema;
+  readonly ToolCallRequest: typeof ToolCallRequestSchema;
+  readonly ToolCallOutcome: typeof ToolCallOutcomeSchema;
+  readonly ToolCallResolved: typeof ToolCallResolvedSchema;
   readonly StopReason: typeof StopReasonSchema;
   readonly Usage: typeof UsageSchema;
   readonly TurnEnded: typeof TurnEndedSchema;
@@ -1105,6 +1171,9 @@ export const schemas: {
   SessionEnded: SessionEndedSchema,
   PermissionMode: PermissionModeSchema,
   SessionStarted: SessionStartedSchema,
+  ToolCallRequest: ToolCallRequestSchema,
+  ToolCallOutcome: ToolCallOutcomeSchema,
+  ToolCallResolved: ToolCallResolvedSchema,
   StopReason: StopReasonSchema,
   Usage: UsageSchema,
   TurnEnded: TurnEndedSchema,
@@ -1157,6 +1226,8 @@ export const responseSchemas: {
   readonly replyPermission: null;
   readonly rejectQuestion: null;
   readonly replyQuestion: null;
+  readonly toolCallReject: null;
+  readonly toolCallResult: null;
 } = {
   listAgents: AgentsResponseSchema,
   installAgent: InstallResponseSchema,
@@ -1176,6 +1247,8 @@ export const responseSchemas: {
   replyPermission: null,
   rejectQuestion: null,
   replyQuestion: null,
+  toolCallReject: null,
+  toolCallResult: null,
 };
 
 /** The validator of one frame's `data` for each streaming operation, by operationId. */

@@ -37,6 +37,11 @@ class AgentCapabilities(BaseModel):
     """
     `fileChange` items.
     """
+    host_tools: Annotated[bool | None, Field(alias="hostTools")] = None
+    """
+    `hostTools`: the agent calls the host's tools on the daemon's MCP server, answered
+    by the client or an http endpoint, approved first or ending the turn as asked.
+    """
     images: bool | None = None
     """
     Messages with images (see `policy.imageTypes`).
@@ -227,6 +232,19 @@ class CapabilityProof(BaseModel):
     """
 
 
+class ClientHostToolHandler(BaseModel):
+    """
+    The client: each call is a `toolCallRequested` event, answered with
+    `POST /sessions/{id}/tool-calls/{callId}/result` or `.../reject`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    type: Literal["client"]
+
+
 class CommandExecutionContentPart(BaseModel):
     """
     A shell command execution.
@@ -342,10 +360,76 @@ class FileChangeKind(str, Enum):
     delete = "delete"
 
 
+class HostToolCall(BaseModel):
+    """
+    The body the daemon `POST`s to an http host tool. Signed with the operator's secret
+    in `Sandbox-Daemon-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`;
+    a retry sends the same `callId` (also in the `Idempotency-Key` header).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    call_id: Annotated[str, Field(alias="callId")]
+    """
+    The call's id: the same on every attempt.
+    """
+    input: dict[str, Any]
+    """
+    The input the model gave.
+    """
+    session_id: Annotated[str, Field(alias="sessionId")]
+    """
+    The session.
+    """
+    tool: str
+    """
+    The tool's name.
+    """
+
+
 HeadersAdditionalProperty = TypeAliasType(
     "HeadersAdditionalProperty",
     Annotated[str, Field(max_length=8192, min_length=0, pattern="^[^\\x00-\\x1f\\x7f]*$")],
 )
+
+
+class HttpHostToolHandler(BaseModel):
+    """
+    An HTTP endpoint the daemon calls: a signed `POST` of a [`HostToolCall`], answered
+    with a [`ToolCallResultRequest`].
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    headers: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[!#$%&\'*+.^_`|~0-9A-Za-z-]+$", min_length=1, max_length=256
+                ),
+            ],
+            HeadersAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=128),
+    ] = None
+    """
+    Extra request headers (kept out of the store and the log, like MCP headers).
+    """
+    timeout_ms: Annotated[int | None, Field(alias="timeoutMs", ge=1, le=600000)] = None
+    """
+    How long one attempt may take, in milliseconds (default 30000).
+    """
+    type: Literal["http"]
+    url: Annotated[
+        str,
+        Field(max_length=2048, min_length=8, pattern="^https?://[^\\s/?#@]+(/[^\\s]*)?$"),
+    ]
 
 
 class HttpMcpServer(BaseModel):
@@ -747,6 +831,7 @@ class PermissionKind(str, Enum):
     network = "network"
     plan_approval = "planApproval"
     mcp_tool = "mcpTool"
+    host_tool = "hostTool"
     tool = "tool"
 
 
@@ -828,6 +913,7 @@ class PermissionRequest(BaseModel):
     """
     What is being asked.
     """
+    mcp: McpToolRef | None = None
     paths: list[str] | None = None
     """
     Files concerned.
@@ -1432,6 +1518,7 @@ class StopReason(str, Enum):
     max_tokens = "maxTokens"
     max_turns = "maxTurns"
     max_budget = "maxBudget"
+    tool_stop = "toolStop"
 
 
 class StoreBackend(str, Enum):
@@ -1567,6 +1654,173 @@ class ToolCallContentPart(BaseModel):
     Tool name as the agent knows it.
     """
     type: Literal["toolCall"]
+
+
+class ToolCallOutcome(str, Enum):
+    """
+    How a host tool call ended.
+    """
+
+    answered = "answered"
+    rejected = "rejected"
+    cancelled = "cancelled"
+
+
+class ToolCallRejectRequest(BaseModel):
+    """
+    Body of `POST /sessions/{id}/tool-calls/{callId}/reject`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    reason: Annotated[str | None, Field(max_length=4096, min_length=0, pattern="^[^\\x00]*$")] = (
+        None
+    )
+
+
+class ToolCallRequest(BaseModel):
+    """
+    The agent called a client host tool: answer with
+    `POST /sessions/{id}/tool-calls/{callId}/result` or `.../reject`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    call_id: Annotated[str, Field(alias="callId")]
+    """
+    Id to answer; unique within the session.
+    """
+    input: dict[str, Any]
+    """
+    The input the model gave.
+    """
+    item_id: Annotated[str | None, Field(alias="itemId")] = None
+    """
+    The agent's tool-call item, when the daemon could tell which one it is.
+    """
+    tool: str
+    """
+    The host tool's name.
+    """
+
+
+class ToolCallRequestedEvent(BaseModel):
+    """
+    The agent called a host tool the client answers.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    data: ToolCallRequest
+    """
+    The agent called a host tool the client answers.
+    """
+    native_session_id: Annotated[str | None, Field(alias="nativeSessionId")] = None
+    """
+    The agent's own session / thread id, once known.
+    """
+    raw: Any | None = None
+    """
+    The native JSON this event was converted from (only with `includeRaw=true`).
+    """
+    sequence: Annotated[int, Field(ge=0)]
+    """
+    Position in the session's log: starts at 1, contiguous, never reused.
+    """
+    session_id: Annotated[str, Field(alias="sessionId")]
+    """
+    The daemon session id.
+    """
+    source: EventSource
+    """
+    Who produced the event.
+    """
+    synthetic: bool
+    """
+    True when the event has no native counterpart and was synthesised to keep the
+    universal lifecycle complete.
+    """
+    time: AwareDatetime
+    """
+    When the daemon recorded the event.
+    """
+    type: Literal["toolCallRequested"]
+
+
+class ToolCallResolved(BaseModel):
+    """
+    A host tool call was answered, rejected or cancelled.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    call_id: Annotated[str, Field(alias="callId")]
+    """
+    The call.
+    """
+    outcome: ToolCallOutcome
+    """
+    How it ended.
+    """
+
+
+class ToolCallResolvedEvent(BaseModel):
+    """
+    A host tool call the client answers was answered, rejected or cancelled.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    data: ToolCallResolved
+    """
+    A host tool call the client answers was answered, rejected or cancelled.
+    """
+    native_session_id: Annotated[str | None, Field(alias="nativeSessionId")] = None
+    """
+    The agent's own session / thread id, once known.
+    """
+    raw: Any | None = None
+    """
+    The native JSON this event was converted from (only with `includeRaw=true`).
+    """
+    sequence: Annotated[int, Field(ge=0)]
+    """
+    Position in the session's log: starts at 1, contiguous, never reused.
+    """
+    session_id: Annotated[str, Field(alias="sessionId")]
+    """
+    The daemon session id.
+    """
+    source: EventSource
+    """
+    Who produced the event.
+    """
+    synthetic: bool
+    """
+    True when the event has no native counterpart and was synthesised to keep the
+    universal lifecycle complete.
+    """
+    time: AwareDatetime
+    """
+    When the daemon recorded the event.
+    """
+    type: Literal["toolCallResolved"]
+
+
+ToolOutputText = TypeAliasType("ToolOutputText", Annotated[str, Field(max_length=1000000)])
+"""
+Text.
+"""
 
 
 AllowItem = TypeAliasType(
@@ -1944,6 +2198,15 @@ class FileChangeContentPart(BaseModel):
     type: Literal["fileChange"]
 
 
+HostToolHandler = TypeAliasType(
+    "HostToolHandler",
+    Annotated[ClientHostToolHandler | HttpHostToolHandler, Field(discriminator="type")],
+)
+"""
+Who answers a host tool's calls, tagged by `type`.
+"""
+
+
 InstallProgress = TypeAliasType(
     "InstallProgress",
     Annotated[
@@ -2074,9 +2337,18 @@ class PolicySupport(BaseModel):
         extra="allow",
         validate_by_name=True,
     )
+    ask_user: Annotated[bool | None, Field(alias="askUser")] = None
+    """
+    Whether the daemon offers it `ask_user`, a question tool of the daemon's (it has
+    none of its own), on that server.
+    """
     env: bool
     """
     Whether it takes the session's `env`.
+    """
+    host_tools: Annotated[bool | None, Field(alias="hostTools")] = None
+    """
+    Whether it takes `hostTools` (the daemon's per-session MCP server reaches it).
     """
     image_types: Annotated[list[str], Field(alias="imageTypes")]
     """
@@ -2258,6 +2530,12 @@ class SessionInfo(BaseModel):
     """
     Question requests waiting for a reply.
     """
+    pending_tool_calls: Annotated[list[ToolCallRequest] | None, Field(alias="pendingToolCalls")] = (
+        None
+    )
+    """
+    Host tool calls waiting for the client's result or rejection.
+    """
     permission_mode: Annotated[PermissionMode, Field(alias="permissionMode")]
     """
     Permission mode.
@@ -2318,6 +2596,14 @@ class StoreHealth(BaseModel):
     """
     `ok`, or why writes fail right now.
     """
+
+
+ToolOutputParts = TypeAliasType(
+    "ToolOutputParts", Annotated[list[MessagePart], Field(max_length=64, min_length=1)]
+)
+"""
+Text and images (images given inline as base64, or by a path in the workspace).
+"""
 
 
 class TurnEnded(BaseModel):
@@ -2537,132 +2823,6 @@ class AgentsResponse(BaseModel):
     """
 
 
-class CreateSessionRequest(BaseModel):
-    """
-    Body of `POST /sessions/{sessionId}`.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-    )
-    agent: Agent
-    """
-    The agent: `claude`, `codex`, `opencode`, `amp`, `pi` or `mock`.
-    """
-    agent_mode: Annotated[
-        str | None,
-        Field(
-            alias="agentMode",
-            max_length=128,
-            min_length=1,
-            pattern="^[^\\x00-\\x1f\\x7f]+$",
-        ),
-    ] = None
-    """
-    Agent mode (see `GET /agents/{agent}/modes`).
-    """
-    agent_version: Annotated[
-        str | None,
-        Field(
-            alias="agentVersion",
-            max_length=128,
-            min_length=1,
-            pattern="^[A-Za-z0-9][A-Za-z0-9._+-]*$",
-        ),
-    ] = None
-    """
-    Agent version to use: `pinned`, `latest` or a version, installed first when missing
-    (ignored by `mock`).
-    """
-    cwd: Annotated[str | None, Field(max_length=4096, min_length=1, pattern="^/[^\\x00]*$")] = None
-    """
-    Working directory (absolute, existing). Defaults to the daemon's working directory.
-    """
-    dangerously_skip_permissions: Annotated[
-        bool | None, Field(alias="dangerouslySkipPermissions")
-    ] = None
-    """
-    Let the agent act without asking (sandboxed environments only); means
-    `permissionMode: bypass`.
-    """
-    env: Annotated[
-        dict[
-            Annotated[
-                str,
-                StringConstraints(
-                    pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", min_length=1, max_length=128
-                ),
-            ],
-            EnvAdditionalProperty,
-        ]
-        | None,
-        Field(max_length=128),
-    ] = None
-    """
-    Extra environment variables for the agent's process (the variables the daemon
-    sets itself, credentials and `LD_*` cannot be given).
-    """
-    max_turns: Annotated[int | None, Field(alias="maxTurns", ge=1, le=1000)] = None
-    """
-    The most model responses one turn may take; the turn then ends with `stopReason:
-    maxTurns` (see the agent's `policy.maxTurns`).
-    """
-    mcp_servers: Annotated[
-        dict[
-            Annotated[
-                str, StringConstraints(pattern=r"^[A-Za-z0-9_-]+$", min_length=1, max_length=64)
-            ],
-            McpServer,
-        ]
-        | None,
-        Field(alias="mcpServers", max_length=32),
-    ] = None
-    """
-    MCP servers for this session only, by name (the agent's own configuration is not
-    read). Header and env values reach only the agent: not argv, the log or the store.
-    """
-    model: Annotated[
-        str | None,
-        Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
-    ] = None
-    """
-    Model id (see `GET /agents/{agent}/models`).
-    """
-    permission_mode: Annotated[PermissionMode | None, Field(alias="permissionMode")] = None
-    system_prompt: Annotated[
-        str | None,
-        Field(alias="systemPrompt", max_length=65536, min_length=1, pattern="^[^\\x00]+$"),
-    ] = None
-    """
-    Instructions for the agent, appended to its own system prompt or replacing it
-    (`systemPromptMode`; see the agent's `policy.systemPromptModes`).
-    """
-    system_prompt_mode: Annotated[SystemPromptMode | None, Field(alias="systemPromptMode")] = None
-    token: Annotated[
-        str | None,
-        Field(max_length=8192, min_length=0, pattern="^[^\\x00-\\x1f\\x7f]*$"),
-    ] = None
-    """
-    Provider credential for this session, overriding the daemon's environment (empty:
-    the daemon's).
-    """
-    tools: ToolPolicy | None = None
-    validate_token: Annotated[bool | None, Field(alias="validateToken")] = None
-    """
-    Check the credential against the provider before answering (a rejected one is a 422
-    with a `tokenError`). `true` for an agent whose capabilities say
-    `validateToken: false` is refused with a 422 naming the field.
-    """
-    variant: Annotated[
-        str | None,
-        Field(max_length=128, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
-    ] = None
-    """
-    Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`.
-    """
-
-
 class HealthResponse(BaseModel):
     """
     Body of `GET /health`.
@@ -2683,6 +2843,39 @@ class HealthResponse(BaseModel):
     version: str
     """
     The daemon's version.
+    """
+
+
+class HostTool(BaseModel):
+    """
+    One tool of the host application, offered to the agent for this session.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    description: Annotated[
+        str | None, Field(max_length=8192, min_length=0, pattern="^[^\\x00]*$")
+    ] = None
+    ends_turn: Annotated[bool | None, Field(alias="endsTurn")] = None
+    """
+    End the turn (`stopReason: toolStop`) once the tool's result reached the agent, so
+    the model does not go past it; the next message continues.
+    """
+    handler: HostToolHandler
+    """
+    Who answers a call.
+    """
+    input_schema: Annotated[dict[str, Any] | None, Field(alias="inputSchema")] = None
+    """
+    The JSON Schema of the tool's input: an object schema.
+    """
+    name: Annotated[str, Field(max_length=64, min_length=1, pattern="^[A-Za-z0-9_-]+$")]
+    needs_approval: Annotated[bool | None, Field(alias="needsApproval")] = None
+    """
+    Ask the user (`permissionAsked`, kind `hostTool`) before each call; an `always`
+    answer covers the rest of the session's calls of this tool.
     """
 
 
@@ -2751,6 +2944,12 @@ class QuestionAskedEvent(BaseModel):
     type: Literal["questionAsked"]
 
 
+ToolOutput = TypeAliasType("ToolOutput", ToolOutputText | ToolOutputParts)
+"""
+A host tool's output: text, or parts (text and images).
+"""
+
+
 ContentPart = TypeAliasType(
     "ContentPart",
     Annotated[
@@ -2770,6 +2969,139 @@ ContentPart = TypeAliasType(
 """
 A typed piece of item content, tagged by `type`.
 """
+
+
+class CreateSessionRequest(BaseModel):
+    """
+    Body of `POST /sessions/{sessionId}`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    agent: Agent
+    """
+    The agent: `claude`, `codex`, `opencode`, `amp`, `pi` or `mock`.
+    """
+    agent_mode: Annotated[
+        str | None,
+        Field(
+            alias="agentMode",
+            max_length=128,
+            min_length=1,
+            pattern="^[^\\x00-\\x1f\\x7f]+$",
+        ),
+    ] = None
+    """
+    Agent mode (see `GET /agents/{agent}/modes`).
+    """
+    agent_version: Annotated[
+        str | None,
+        Field(
+            alias="agentVersion",
+            max_length=128,
+            min_length=1,
+            pattern="^[A-Za-z0-9][A-Za-z0-9._+-]*$",
+        ),
+    ] = None
+    """
+    Agent version to use: `pinned`, `latest` or a version, installed first when missing
+    (ignored by `mock`).
+    """
+    cwd: Annotated[str | None, Field(max_length=4096, min_length=1, pattern="^/[^\\x00]*$")] = None
+    """
+    Working directory (absolute, existing). Defaults to the daemon's working directory.
+    """
+    dangerously_skip_permissions: Annotated[
+        bool | None, Field(alias="dangerouslySkipPermissions")
+    ] = None
+    """
+    Let the agent act without asking (sandboxed environments only); means
+    `permissionMode: bypass`.
+    """
+    env: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", min_length=1, max_length=128
+                ),
+            ],
+            EnvAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=128),
+    ] = None
+    """
+    Extra environment variables for the agent's process (the variables the daemon
+    sets itself, credentials and `LD_*` cannot be given).
+    """
+    host_tools: Annotated[list[HostTool] | None, Field(alias="hostTools", max_length=64)] = None
+    """
+    The host application's tools, which the daemon serves to the agent over MCP (a
+    per-session server and token): answered by the client (`toolCallRequested`) or by
+    an HTTP endpoint the daemon calls, signed. Needs an agent whose `policy.hostTools`
+    is true.
+    """
+    max_turns: Annotated[int | None, Field(alias="maxTurns", ge=1, le=1000)] = None
+    """
+    The most model responses one turn may take; the turn then ends with `stopReason:
+    maxTurns` (see the agent's `policy.maxTurns`).
+    """
+    mcp_servers: Annotated[
+        dict[
+            Annotated[
+                str, StringConstraints(pattern=r"^[A-Za-z0-9_-]+$", min_length=1, max_length=64)
+            ],
+            McpServer,
+        ]
+        | None,
+        Field(alias="mcpServers", max_length=32),
+    ] = None
+    """
+    MCP servers for this session only, by name (the agent's own configuration is not
+    read). Header and env values reach only the agent: not argv, the log or the store.
+    """
+    model: Annotated[
+        str | None,
+        Field(max_length=256, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
+    ] = None
+    """
+    Model id (see `GET /agents/{agent}/models`).
+    """
+    permission_mode: Annotated[PermissionMode | None, Field(alias="permissionMode")] = None
+    system_prompt: Annotated[
+        str | None,
+        Field(alias="systemPrompt", max_length=65536, min_length=1, pattern="^[^\\x00]+$"),
+    ] = None
+    """
+    Instructions for the agent, appended to its own system prompt or replacing it
+    (`systemPromptMode`; see the agent's `policy.systemPromptModes`).
+    """
+    system_prompt_mode: Annotated[SystemPromptMode | None, Field(alias="systemPromptMode")] = None
+    token: Annotated[
+        str | None,
+        Field(max_length=8192, min_length=0, pattern="^[^\\x00-\\x1f\\x7f]*$"),
+    ] = None
+    """
+    Provider credential for this session, overriding the daemon's environment (empty:
+    the daemon's).
+    """
+    tools: ToolPolicy | None = None
+    validate_token: Annotated[bool | None, Field(alias="validateToken")] = None
+    """
+    Check the credential against the provider before answering (a rejected one is a 422
+    with a `tokenError`). `true` for an agent whose capabilities say
+    `validateToken: false` is refused with a 422 naming the field.
+    """
+    variant: Annotated[
+        str | None,
+        Field(max_length=128, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
+    ] = None
+    """
+    Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`.
+    """
 
 
 class Item(BaseModel):
@@ -2869,6 +3201,26 @@ class ItemStartedEvent(BaseModel):
     type: Literal["itemStarted"]
 
 
+class ToolCallResultRequest(BaseModel):
+    """
+    Body of `POST /sessions/{id}/tool-calls/{callId}/result`, and what an http host tool
+    answers.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    is_error: Annotated[bool | None, Field(alias="isError")] = None
+    """
+    The tool failed: the model sees the output as an error.
+    """
+    output: ToolOutput
+    """
+    What the model gets back.
+    """
+
+
 class ItemCompletedEvent(BaseModel):
     """
     An item is final.
@@ -2929,6 +3281,8 @@ UniversalEvent = TypeAliasType(
         | PermissionResolvedEvent
         | QuestionAskedEvent
         | QuestionResolvedEvent
+        | ToolCallRequestedEvent
+        | ToolCallResolvedEvent
         | UnknownStoredEvent,
         Field(discriminator="type"),
     ],
