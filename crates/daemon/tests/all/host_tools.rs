@@ -66,6 +66,12 @@ async fn next_call(daemon: &TestDaemon, id: &str) -> ToolCallRequest {
     })
 }
 
+/// Sends `message` to session `s` and waits for the client tool call it makes.
+async fn send_and_call(daemon: &TestDaemon, message: &str) -> ToolCallRequest {
+    daemon.client.send_message("s", message).await.unwrap();
+    next_call(daemon, "s").await
+}
+
 /// The output the mock's host tool call item got, and whether it is an error.
 fn tool_output(events: &[UniversalEvent]) -> (String, bool) {
     let item = completed(events, ItemKind::ToolCall)
@@ -96,12 +102,7 @@ fn resolved(events: &[UniversalEvent]) -> Vec<ToolCallOutcome> {
 async fn a_client_tool_is_answered_once_over_http() {
     let daemon = TestDaemon::start().await;
     session(&daemon, "s", vec![client_tool("lookup")]).await;
-    daemon
-        .client
-        .send_message("s", "hosttool lookup please")
-        .await
-        .unwrap();
-    let call = next_call(&daemon, "s").await;
+    let call = send_and_call(&daemon, "hosttool lookup please").await;
     assert_eq!(call.tool, "lookup");
     assert_eq!(call.input, json!({"text": "hosttool lookup please"}));
     assert!(call.item_id.is_some(), "the call names the agent's item");
@@ -147,12 +148,7 @@ async fn a_client_tool_is_answered_once_over_http() {
 async fn a_rejected_client_tool_tells_the_model_why() {
     let daemon = TestDaemon::start().await;
     session(&daemon, "s", vec![client_tool("lookup")]).await;
-    daemon
-        .client
-        .send_message("s", "hosttool lookup")
-        .await
-        .unwrap();
-    let call = next_call(&daemon, "s").await;
+    let call = send_and_call(&daemon, "hosttool lookup").await;
     let reject = ToolCallRejectRequest {
         reason: Some("not today".into()),
     };
@@ -171,12 +167,7 @@ async fn a_rejected_client_tool_tells_the_model_why() {
 async fn a_result_with_parts_checks_its_images() {
     let daemon = TestDaemon::start().await;
     session(&daemon, "s", vec![client_tool("lookup")]).await;
-    daemon
-        .client
-        .send_message("s", "hosttool lookup")
-        .await
-        .unwrap();
-    let call = next_call(&daemon, "s").await;
+    let call = send_and_call(&daemon, "hosttool lookup").await;
     let url = format!(
         "{}/sessions/s/tool-calls/{}/result",
         daemon.url(),
@@ -398,12 +389,7 @@ async fn ends_turn_stops_the_turn_after_the_result() {
         ..client_tool("present_plan")
     };
     session(&daemon, "s", vec![tool]).await;
-    daemon
-        .client
-        .send_message("s", "hosttool present_plan")
-        .await
-        .unwrap();
-    let call = next_call(&daemon, "s").await;
+    let call = send_and_call(&daemon, "hosttool present_plan").await;
     let result = ToolCallResultRequest {
         output: ToolOutput::Text("plan shown".into()),
         is_error: false,
@@ -442,12 +428,7 @@ async fn ends_turn_stops_the_turn_after_the_result() {
 async fn a_cancel_cancels_a_pending_call() {
     let daemon = TestDaemon::start().await;
     session(&daemon, "s", vec![client_tool("lookup")]).await;
-    daemon
-        .client
-        .send_message("s", "hosttool lookup")
-        .await
-        .unwrap();
-    let call = next_call(&daemon, "s").await;
+    let call = send_and_call(&daemon, "hosttool lookup").await;
     daemon.client.cancel("s").await.unwrap();
     let events = daemon.wait_turn_ended("s", 1).await;
     assert_eq!(resolved(&events), [ToolCallOutcome::Cancelled]);
