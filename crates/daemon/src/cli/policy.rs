@@ -36,6 +36,19 @@ pub struct PolicyArgs {
     /// CLI's own value on. Repeat it.
     #[arg(long = "env")]
     pub env: Vec<String>,
+    /// The host's tools (`hostTools`): a JSON array, or `@file` holding one.
+    #[arg(long)]
+    pub host_tools: Option<String>,
+}
+
+/// The JSON of a flag: the text itself, or the content of the file `@path` names.
+fn json_text(flag: &str, text: String) -> Result<String, String> {
+    match text.strip_prefix('@') {
+        Some(path) => {
+            std::fs::read_to_string(path).map_err(|e| format!("--{flag}: reading {path}: {e}"))
+        }
+        None => Ok(text),
+    }
 }
 
 impl PolicyArgs {
@@ -50,12 +63,14 @@ impl PolicyArgs {
             });
         }
         request.max_turns = self.max_turns;
+        if let Some(text) = self.host_tools {
+            let json = json_text("host-tools", text)?;
+            let tools = serde_json::from_str(&json)
+                .map_err(|e| format!("--host-tools: not a list of host tools: {e}"))?;
+            request.host_tools = Some(tools);
+        }
         if let Some(text) = self.mcp_servers {
-            let json = match text.strip_prefix('@') {
-                Some(path) => std::fs::read_to_string(path)
-                    .map_err(|e| format!("--mcp-servers: reading {path}: {e}"))?,
-                None => text,
-            };
+            let json = json_text("mcp-servers", text)?;
             let servers: BTreeMap<String, McpServer> = serde_json::from_str(&json)
                 .map_err(|e| format!("--mcp-servers: not a map of MCP servers: {e}"))?;
             request.mcp_servers = Some(servers);

@@ -87,6 +87,89 @@ fn lines(output: &Output) -> Vec<UniversalEvent> {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn host_tool_calls_through_the_cli() {
+    let daemon = TestDaemon::start().await;
+    let tools = r#"[{"name": "lookup", "handler": {"type": "client"}}]"#;
+    let created = run(
+        &daemon,
+        &[
+            "sessions",
+            "create",
+            "h1",
+            "--agent",
+            "mock",
+            "--host-tools",
+            tools,
+        ],
+    )
+    .await;
+    assert!(json(&created)["healthy"] == true);
+    let next_call = |after: Option<String>| {
+        let daemon = &daemon;
+        async move {
+            let events = daemon
+                .wait_for("h1", |e| {
+                    matches!(&e.payload, EventPayload::ToolCallRequested(c) if Some(&c.call_id) != after.as_ref())
+                })
+                .await;
+            match &events.last().unwrap().payload {
+                EventPayload::ToolCallRequested(call) => call.call_id.clone(),
+                _ => unreachable!(),
+            }
+        }
+    };
+    run(
+        &daemon,
+        &["sessions", "send-message", "h1", "-m", "hosttool lookup"],
+    )
+    .await;
+    let first = next_call(None).await;
+    let args = [
+        "sessions",
+        "tool-calls",
+        "result",
+        "h1",
+        &first,
+        "--output",
+        "from the cli",
+    ];
+    json(&run(&daemon, &args).await);
+    let events = daemon.wait_turn_ended("h1", 1).await;
+    assert!(
+        serde_json::to_string(&events)
+            .unwrap()
+            .contains("from the cli"),
+        "the CLI's answer reached the agent"
+    );
+    // A second answer is the daemon's 409, printed as problem details.
+    let again = run(&daemon, &args).await;
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("tool-call-resolved"));
+    run(
+        &daemon,
+        &["sessions", "send-message", "h1", "-m", "hosttool lookup"],
+    )
+    .await;
+    let second = next_call(Some(first)).await;
+    let reject = [
+        "sessions",
+        "tool-calls",
+        "reject",
+        "h1",
+        &second,
+        "--reason",
+        "no thanks",
+    ];
+    json(&run(&daemon, &reject).await);
+    let events = daemon.wait_turn_ended("h1", 2).await;
+    assert!(
+        serde_json::to_string(&events)
+            .unwrap()
+            .contains("no thanks")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_full_session_through_the_cli() {
     let daemon = TestDaemon::start_with(common::Options {
         token: Some("cli-token".into()),
