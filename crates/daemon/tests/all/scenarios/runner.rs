@@ -1,7 +1,8 @@
-//! Runs the table for one agent: the selected scenarios concurrently on one daemon, each
-//! as its own task (a failure names it), then the daemon restart alone; prints each
-//! scenario's time and the agent's total; after a full run, holds the claimed capability
-//! flags to the proven ones, both ways, and to the recorded proofs.
+//! Runs the table for one agent: the selected scenarios concurrently on one daemon (a few
+//! at a time, `SANDBOX_E2E_CONCURRENCY`), each as its own task (a failure names it), then
+//! the daemon restart alone; prints each scenario's time and the agent's total; after a
+//! full run, holds the claimed capability flags to the proven ones, both ways, and to the
+//! recorded proofs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -30,6 +31,15 @@ fn selection(table: &[Scenario]) -> Option<Vec<String>> {
     Some(wanted)
 }
 
+/// How many rows of one table run at once: `SANDBOX_E2E_CONCURRENCY`, 6 by default.
+fn concurrency() -> usize {
+    std::env::var("SANDBOX_E2E_CONCURRENCY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(6)
+}
+
 /// Runs the table for `agent`.
 pub async fn run(agent: AgentId) {
     let Some(subject) = Subject::new(agent).await else {
@@ -45,6 +55,10 @@ pub async fn run(agent: AgentId) {
     let mut not_run: BTreeMap<&'static str, &'static str> = BTreeMap::new();
     let mut tasks = Vec::new();
     let mut alone = Vec::new();
+    // Rows start a few at a time: every row starts agent processes, and four tables run
+    // at once in CI on two cores; an unbounded burst starves the agents' start-up past
+    // their timeouts.
+    let slots = Arc::new(tokio::sync::Semaphore::new(concurrency()));
     for scenario in &table {
         if selected
             .as_ref()
@@ -64,8 +78,12 @@ pub async fn run(agent: AgentId) {
                 continue;
             }
         };
-        let (name, ctx) = (scenario.name, ctx.clone());
+        let (name, ctx, slots) = (scenario.name, ctx.clone(), slots.clone());
         let task = tokio::spawn(async move {
+            let _slot = slots
+                .acquire_owned()
+                .await
+                .expect("the semaphore stays open");
             let started = Instant::now();
             let proved = run(ctx).await;
             (started.elapsed(), proved)
