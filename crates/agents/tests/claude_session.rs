@@ -195,10 +195,21 @@ async fn a_cli_that_dies_at_start_is_reported_not_hung() {
         data_dir: std::env::temp_dir(),
         executable: std::env::temp_dir(),
     }));
-    let (store, sink) = CollectingSink::new();
-    let error = match driver.start(f.config.clone(), sink).await {
-        Ok(_) => panic!("a dead CLI must not be healthy"),
-        Err(error) => error,
+    // A test thread forking at the moment the script was written can hold its write
+    // descriptor until it execs: the script is then busy (ETXTBSY) for a moment.
+    let mut attempts = 0;
+    let (store, error) = loop {
+        let (store, sink) = CollectingSink::new();
+        match driver.start(f.config.clone(), sink).await {
+            Ok(_) => panic!("a dead CLI must not be healthy"),
+            Err(AgentError::SpawnFailed { message })
+                if message.contains("Text file busy") && attempts < 20 =>
+            {
+                attempts += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(error) => break (store, error),
+        }
     };
     assert!(
         matches!(&error, AgentError::ProcessExited { exit_code: Some(7), stderr_tail: Some(s), .. } if s.contains("cannot start")),
