@@ -97,18 +97,8 @@ pub async fn run_actor(
                 }
             }
             Some(signal) = signals.recv() => match signal {
-                CoreSignal::AutoApprove(id) => {
-                    if let Err(error) = agent.reply_permission(&id, PermissionReply::Always).await {
-                        core.record_error(error);
-                    }
-                }
-                CoreSignal::AutoAllow(id) => {
-                    if let Err(error) = agent.reply_permission(&id, PermissionReply::Once).await {
-                        core.record_error(error);
-                    }
-                }
-                CoreSignal::AutoReject(id) => {
-                    if let Err(error) = agent.reply_permission(&id, PermissionReply::Reject).await {
+                CoreSignal::AutoReply(id, reply) => {
+                    if let Err(error) = agent.reply_permission(&id, reply).await {
                         core.record_error(error);
                     }
                 }

@@ -14,9 +14,9 @@ use chrono::Utc;
 use sandbox_agents::{AgentEvent, EventConsumer};
 use sandbox_universal::{
     ContentPart, EventPayload, EventSource, Item, ItemEvent, ItemKind, ItemRole, ItemStatus,
-    PermissionOutcome, PermissionReply, PermissionRequest, PermissionResolved, QuestionOutcome,
-    QuestionRequest, QuestionResolved, SessionEndReason, SessionStatus, ToolName, TurnEnded,
-    TurnStarted, UniversalEvent,
+    PermissionReply, PermissionRequest, PermissionResolved, QuestionOutcome, QuestionRequest,
+    QuestionResolved, SessionEndReason, SessionStatus, ToolName, TurnEnded, TurnStarted,
+    UniversalEvent,
 };
 use tokio::sync::mpsc;
 
@@ -32,13 +32,11 @@ const SNAPSHOT_EVERY: u64 = 4096;
 /// What the core asks of the session actor on its own initiative.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CoreSignal {
-    /// Answer a permission request the daemon approved because of an earlier `always`.
-    AutoApprove(String),
-    /// Reject a permission request the session's `tools` refuse.
-    AutoReject(String),
-    /// Allow once a permission request for a host tool: the daemon's own server, whose
-    /// tools ask (`needsApproval`) by themselves.
-    AutoAllow(String),
+    /// Answer a permission request the daemon answered itself: `always` for a scope
+    /// approved earlier, `reject` for a tool the session's `tools` refuse, `once` for a
+    /// tool of the daemon's host tool server (whose tools ask by themselves where they
+    /// need approval).
+    AutoReply(String, PermissionReply),
     /// End this turn: a host tool with `endsTurn` returned (`stopReason: toolStop`).
     EndTurn(String),
     /// The agent ended the session by itself; release its resources.
@@ -189,6 +187,33 @@ impl SessionCore {
         if let Some(tx) = self.signals.lock().expect("signals lock").as_ref() {
             let _ = tx.send(signal);
         }
+    }
+
+    /// Logs a permission request the daemon answers itself as resolved automatically
+    /// (the request carried in the resolution); answers its id.
+    pub(super) fn answer_itself(
+        &self,
+        live: &mut Live,
+        request: PermissionRequest,
+        reply: PermissionReply,
+        raw: Option<serde_json::Value>,
+    ) -> String {
+        let id = request.permission_id.clone();
+        self.append(
+            live,
+            EventPayload::PermissionResolved(PermissionResolved {
+                permission_id: id.clone(),
+                outcome: reply.into(),
+                automatic: true,
+                request: Some(request),
+            }),
+            EventMeta {
+                source: EventSource::Daemon,
+                synthetic: true,
+                raw,
+            },
+        );
+        id
     }
 
     /// Logs one event: the next sequence, the reducer, the log, and a state snapshot when
@@ -498,69 +523,23 @@ impl SessionCore {
                 drop(live);
                 self.item_completed(&item_id);
             }
-            EventPayload::PermissionAsked(request) if self.refuses(&request) => {
-                let id = request.permission_id.clone();
-                self.append(
-                    &mut live,
-                    EventPayload::PermissionResolved(PermissionResolved {
-                        permission_id: id.clone(),
-                        outcome: PermissionOutcome::Reject,
-                        automatic: true,
-                        request: Some(request),
-                    }),
-                    EventMeta {
-                        source: EventSource::Daemon,
-                        synthetic: true,
-                        raw: meta.raw,
-                    },
-                );
-                drop(live);
-                self.signal(CoreSignal::AutoReject(id));
-            }
-            EventPayload::PermissionAsked(request) if gates_host_tool(&live, &request) => {
-                let id = request.permission_id.clone();
-                self.append(
-                    &mut live,
-                    EventPayload::PermissionResolved(PermissionResolved {
-                        permission_id: id.clone(),
-                        outcome: PermissionOutcome::Once,
-                        automatic: true,
-                        request: Some(request),
-                    }),
-                    EventMeta {
-                        source: EventSource::Daemon,
-                        synthetic: true,
-                        raw: meta.raw,
-                    },
-                );
-                drop(live);
-                self.signal(CoreSignal::AutoAllow(id));
-            }
             EventPayload::PermissionAsked(request) => {
-                let remembered = request
-                    .always_scope
-                    .as_ref()
-                    .is_some_and(|scope| live.state.always_scopes.contains(scope));
-                if remembered {
-                    let id = request.permission_id.clone();
-                    self.append(
-                        &mut live,
-                        EventPayload::PermissionResolved(PermissionResolved {
-                            permission_id: id.clone(),
-                            outcome: PermissionOutcome::Always,
-                            automatic: true,
-                            request: Some(request),
-                        }),
-                        EventMeta {
-                            source: EventSource::Daemon,
-                            synthetic: true,
-                            raw: meta.raw,
-                        },
-                    );
-                    drop(live);
-                    self.signal(CoreSignal::AutoApprove(id));
+                let reply = if self.refuses(&request) {
+                    Some(PermissionReply::Reject)
+                } else if gates_host_tool(&live, &request) {
+                    Some(PermissionReply::Once)
+                } else if live.state.remembers(&request) {
+                    Some(PermissionReply::Always)
                 } else {
-                    self.append(&mut live, EventPayload::PermissionAsked(request), meta);
+                    None
+                };
+                match reply {
+                    Some(reply) => {
+                        let id = self.answer_itself(&mut live, request, reply, meta.raw);
+                        drop(live);
+                        self.signal(CoreSignal::AutoReply(id, reply));
+                    }
+                    None => self.append(&mut live, EventPayload::PermissionAsked(request), meta),
                 }
             }
             EventPayload::TurnEnded(ended) => match live.state.current_turn.clone() {

@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use sandbox_universal::{
-    EventPayload, PermissionOutcome, PermissionReply, PermissionRequest, PermissionResolved,
-    QuestionRequest, SessionStatus, ToolCallOutcome, ToolCallRejectRequest, ToolCallRequest,
-    ToolCallResolved, ToolCallResultRequest,
+    EventPayload, PermissionReply, PermissionRequest, QuestionRequest, SessionStatus,
+    ToolCallOutcome, ToolCallRejectRequest, ToolCallRequest, ToolCallResolved,
+    ToolCallResultRequest,
 };
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -94,21 +94,8 @@ impl SessionCore {
         request.permission_id = self.next_daemon_id("perm");
         let id = request.permission_id.clone();
         let answer = self.waiters.add(&id);
-        let remembered = request
-            .always_scope
-            .as_ref()
-            .is_some_and(|scope| live.state.always_scopes.contains(scope));
-        if remembered {
-            self.append(
-                &mut live,
-                EventPayload::PermissionResolved(PermissionResolved {
-                    permission_id: id.clone(),
-                    outcome: PermissionOutcome::Always,
-                    automatic: true,
-                    request: Some(request),
-                }),
-                EventMeta::daemon(true),
-            );
+        if live.state.remembers(&request) {
+            self.answer_itself(&mut live, request, PermissionReply::Always, None);
             self.waiters
                 .answer(&id, DaemonAnswer::Permission(PermissionReply::Always));
         } else {

@@ -164,6 +164,14 @@ impl CoreState {
         changed
     }
 
+    /// Whether `request`'s scope was approved with `always` earlier in the session.
+    pub(crate) fn remembers(&self, request: &PermissionRequest) -> bool {
+        request
+            .always_scope
+            .as_ref()
+            .is_some_and(|scope| self.always_scopes.contains(scope))
+    }
+
     /// Idle, running or ended.
     pub(crate) fn status(&self) -> SessionStatus {
         self.status.unwrap_or(SessionStatus::Idle)
