@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::Proved;
 use super::ctx::{Ctx, stop_reason};
-use super::policy::support;
+use super::policy::{refused, support};
 use super::subject::Runs;
 use crate::common::HOST_TOOL_SECRET;
 
@@ -89,20 +89,11 @@ async fn takes_host_tools(ctx: &Ctx, id: &str) -> bool {
     if support(ctx).await.host_tools {
         return ctx.subject.runs == Runs::RealCli || ctx.subject.runs == Runs::Mock;
     }
-    let (request, _) = ctx.request(id);
-    let request = CreateSessionRequest {
+    refused(ctx, id, "hostTools", |r| CreateSessionRequest {
         host_tools: Some(vec![tool("lookup", HostToolHandler::Client)]),
-        ..request
-    };
-    let error = ctx
-        .daemon
-        .client
-        .create_session(id, &request)
-        .await
-        .expect_err("refused");
-    let problem = error.problem().expect("a problem");
-    assert_eq!(problem.status, 422, "{id}: {problem:?}");
-    assert!(problem.detail.contains("hostTools"), "{id}: {problem:?}");
+        ..r
+    })
+    .await;
     false
 }
 

@@ -32,7 +32,7 @@ pub async fn support(ctx: &Ctx) -> PolicySupport {
 }
 
 /// Creating `id` with `tweak` is refused: 422 `policy-unsupported` naming `field`.
-async fn refused(
+pub(super) async fn refused(
     ctx: &Ctx,
     id: &str,
     field: &str,
