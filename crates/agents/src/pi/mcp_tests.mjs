@@ -183,10 +183,19 @@ await Promise.all([call("mcp__s__echo", { text: "a" }), call("mcp__s__echo", { t
 assert.equal(sse.state.seen.filter((r) => r.method === "initialize").length, 2);
 
 // An aborted call ends at once and is cancelled for the server.
+// It is aborted once the server holds it (a fixed timer raced the request on a busy machine).
 const abort = new AbortController();
-setTimeout(() => abort.abort(), 50);
+const held = sse.state.held.length;
+const abortWhenHeld = setInterval(() => {
+  if (sse.state.held.length > held) {
+    clearInterval(abortWhenHeld);
+    abort.abort();
+  }
+}, 5);
 await assert.rejects(call("mcp__s__slow", {}, abort.signal), { name: "AbortError" });
-await new Promise((resolve) => setTimeout(resolve, 100));
+for (let i = 0; i < 400 && !sse.state.seen.some((r) => r.method === "notifications/cancelled"); i++) {
+  await new Promise((resolve) => setTimeout(resolve, 5));
+}
 const slow = sse.state.seen.findLast((r) => r.method === "tools/call");
 const cancelled = sse.state.seen.filter((r) => r.method === "notifications/cancelled");
 assert.equal(cancelled.length, 1);
