@@ -10,6 +10,8 @@ use sandbox_universal::{
 };
 
 use crate::EventSink;
+use crate::portable::NativeState;
+use sandbox_universal::history::History;
 
 /// Provider credentials and endpoints taken from the daemon's own environment: every
 /// variable the agents' manifest names (`credential_vars`, `endpoint_vars`), by name. A
@@ -252,6 +254,54 @@ pub trait AgentDriver: Send + Sync + 'static {
                 self.name()
             ),
         })
+    }
+
+    /// What the agent keeps of the session `native_session_id` (run with `config`, not
+    /// running a turn) to resume it on another machine: the files [`Self::import_native`]
+    /// files again. `native_session_id` is `None` when the agent never reported one.
+    async fn export_native(
+        &self,
+        config: &SessionConfig,
+        native_session_id: Option<&str>,
+    ) -> Result<NativeState, AgentError> {
+        let _ = (config, native_session_id);
+        Err(self.not_portable())
+    }
+
+    /// Files `state` (this agent's, written for the directory `state.cwd`) where the agent
+    /// looks for the session `config` describes (a fresh `state_dir`, perhaps another
+    /// `cwd`), rewriting what the agent keys on the working directory, so that
+    /// [`Self::restore`] with the answered native session id continues the conversation.
+    async fn import_native(
+        &self,
+        config: &SessionConfig,
+        state: &NativeState,
+    ) -> Result<Option<String>, AgentError> {
+        let _ = (config, state);
+        Err(self.not_portable())
+    }
+
+    /// The universal → native converter: `history` (another agent's conversation, or this
+    /// one's) as this agent's native state for the session `config`, the earlier turns as
+    /// its own history (tool calls and results kept where the agent has a form for them,
+    /// as text where it has not). [`Self::import_native`] files it.
+    async fn native_history(
+        &self,
+        config: &SessionConfig,
+        history: &History,
+    ) -> Result<NativeState, AgentError> {
+        let _ = (config, history);
+        Err(self.not_portable())
+    }
+
+    /// The error of a portable-session call the agent does not support.
+    fn not_portable(&self) -> AgentError {
+        AgentError::UnsupportedAgent {
+            message: format!(
+                "{} sessions cannot move between daemons or agents",
+                self.name()
+            ),
+        }
     }
 }
 

@@ -22,6 +22,7 @@ pub mod mock;
 pub mod opencode;
 pub mod pi;
 pub mod platform;
+pub mod portable;
 pub mod process;
 pub mod proofs;
 pub mod registry;
@@ -37,5 +38,6 @@ pub use driver::{
     SessionConfig,
 };
 pub use message::{Image, UserMessage, UserPart};
+pub use portable::{NativeState, StateFile};
 pub use registry::AgentRegistry;
 pub use sink::{AgentEvent, CollectingSink, EventConsumer, EventSink, SessionIds};

@@ -77,6 +77,8 @@ pub enum EventType {
     ToolCallRequested,
     /// See [`EventPayload::ToolCallResolved`].
     ToolCallResolved,
+    /// See [`EventPayload::SessionHandedOver`].
+    SessionHandedOver,
     /// See [`EventPayload::Unknown`].
     Unknown,
 }
@@ -99,12 +101,13 @@ impl EventType {
             Self::QuestionResolved => "questionResolved",
             Self::ToolCallRequested => "toolCallRequested",
             Self::ToolCallResolved => "toolCallResolved",
+            Self::SessionHandedOver => "sessionHandedOver",
             Self::Unknown => "unknown",
         }
     }
 
     /// Every type, in schema order.
-    pub const ALL: [EventType; 15] = [
+    pub const ALL: [EventType; 16] = [
         Self::SessionStarted,
         Self::SessionEnded,
         Self::TurnStarted,
@@ -119,6 +122,7 @@ impl EventType {
         Self::QuestionResolved,
         Self::ToolCallRequested,
         Self::ToolCallResolved,
+        Self::SessionHandedOver,
         Self::Unknown,
     ];
 
@@ -160,6 +164,8 @@ pub enum EventPayload {
     ToolCallRequested(crate::ToolCallRequest),
     /// A host tool call the client answers was answered, rejected or cancelled.
     ToolCallResolved(crate::ToolCallResolved),
+    /// The session goes on with another agent (`POST /sessions/{id}/handover`).
+    SessionHandedOver(crate::SessionHandedOver),
     /// A stored event this build cannot read: corrupt, or written by a newer build. It
     /// keeps its place (sequence) in the log and carries what was stored, unchanged.
     Unknown(UnknownEvent),
@@ -183,6 +189,7 @@ impl EventPayload {
             Self::QuestionResolved(_) => EventType::QuestionResolved,
             Self::ToolCallRequested(_) => EventType::ToolCallRequested,
             Self::ToolCallResolved(_) => EventType::ToolCallResolved,
+            Self::SessionHandedOver(_) => EventType::SessionHandedOver,
             Self::Unknown(_) => EventType::Unknown,
         }
     }

@@ -9,11 +9,13 @@ pub mod api;
 pub mod constraints;
 pub mod error;
 pub mod event;
+pub mod history;
 pub mod hitl;
 pub mod host_tools;
 pub mod item;
 pub mod lifecycle;
 pub mod policy;
+pub mod portable;
 
 pub use agent::*;
 pub use api::*;
@@ -24,3 +26,4 @@ pub use hitl::*;
 pub use host_tools::*;
 pub use item::*;
 pub use policy::*;
+pub use portable::*;

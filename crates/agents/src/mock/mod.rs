@@ -1,7 +1,8 @@
 //! The built-in deterministic mock agent: no process, no API keys.
 //!
 //! Each turn plays a script chosen by keywords in the message (see [`script::TurnScript`]):
-//! `tool`, `permission`, `write`, `question`, `slow`, `flood N`, `crash`, `unparsed`; the
+//! `tool`, `permission`, `write`, `question`, `slow`, `flood N`, `crash`, `unparsed`,
+//! `recall` (what it remembers of earlier turns: [`memory`]); the
 //! reply `echo: <message>` always closes the turn. With `validateToken`, a token starting
 //! with `bad` is rejected with a `tokenError`.
 //!
@@ -10,6 +11,7 @@
 //! refuses the write without asking (the command still asks).
 
 pub mod host_tool;
+pub mod memory;
 pub mod script;
 mod turn;
 mod worker;
@@ -28,9 +30,11 @@ use tokio_util::sync::CancellationToken;
 pub use worker::{PERMISSION_SCOPE, WRITE_SCOPE, mock_questions};
 use worker::{PendingReplies, TurnJob, WorkerConfig, WorkerExit, run_worker};
 
+use sandbox_universal::history::History;
+
 use crate::{
-    AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, QuestionAnswer,
-    SessionConfig,
+    AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, NativeState,
+    QuestionAnswer, SessionConfig,
 };
 
 /// The mock agent's driver.
@@ -189,6 +193,45 @@ impl AgentDriver for MockDriver {
     ) -> Result<Box<dyn AgentSession>, AgentError> {
         Ok(spawn_session(&config, sink))
     }
+
+    /// The mock's memory file (see [`memory`]).
+    async fn export_native(
+        &self,
+        config: &SessionConfig,
+        _native_session_id: Option<&str>,
+    ) -> Result<NativeState, AgentError> {
+        memory::export(
+            &memory::path(&config.state_dir),
+            &config.cwd.display().to_string(),
+        )
+        .map_err(|e| AgentError::protocol(format!("reading the mock's memory: {e}")))
+    }
+
+    async fn import_native(
+        &self,
+        config: &SessionConfig,
+        state: &NativeState,
+    ) -> Result<Option<String>, AgentError> {
+        memory::import(
+            &memory::path(&config.state_dir),
+            state.require(memory::MEMORY_FILE)?,
+        )
+        .map_err(|e| AgentError::protocol(format!("writing the mock's memory: {e}")))?;
+        Ok(None)
+    }
+
+    async fn native_history(
+        &self,
+        config: &SessionConfig,
+        history: &History,
+    ) -> Result<NativeState, AgentError> {
+        Ok(NativeState::single(
+            None,
+            config.cwd.display().to_string(),
+            memory::MEMORY_FILE,
+            memory::of_history(history),
+        ))
+    }
 }
 
 /// Starts a worker (and its crash monitor) for a session.
@@ -203,6 +246,7 @@ fn spawn_session(config: &SessionConfig, sink: EventSink) -> Box<dyn AgentSessio
             .mcp_servers
             .get(sandbox_universal::HOST_MCP_SERVER)
             .cloned(),
+        memory: memory::path(&config.state_dir),
     };
     let worker = tokio::spawn(run_worker(
         sink.clone(),

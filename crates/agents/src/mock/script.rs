@@ -28,6 +28,8 @@ pub struct TurnScript {
     pub slow: bool,
     /// `flood N`: N deltas as fast as possible.
     pub flood: Option<usize>,
+    /// `recall`: first a message naming every earlier user message it remembers.
+    pub recall: bool,
 }
 
 impl TurnScript {
@@ -54,6 +56,7 @@ impl TurnScript {
             question: has("question"),
             slow: has("slow"),
             flood,
+            recall: has("recall"),
         }
     }
 }

@@ -58,6 +58,8 @@ pub struct WorkerConfig {
     pub permission_mode: PermissionMode,
     /// The daemon's host tool server, when the session has host tools.
     pub host_server: Option<sandbox_universal::McpServer>,
+    /// The session's memory file (see [`super::memory`]).
+    pub memory: std::path::PathBuf,
 }
 
 /// Plays turns until the queue closes or a script crashes it.
@@ -72,7 +74,16 @@ pub async fn run_worker(
         if script.crash {
             return WorkerExit::Crashed;
         }
+        let recalled = script.recall.then(|| super::memory::recall(&config.memory));
+        if let Err(e) = super::memory::remember(&config.memory, &job.message) {
+            tracing::warn!("the mock could not remember a message: {e}");
+        }
         let mut turn = TurnEmitter::new(sink.clone());
+        if let Some(recalled) = recalled {
+            let id = turn.start(assistant_message(turn.next_item_id()));
+            turn.delta(&id, &recalled);
+            turn.complete(&id, ItemStatus::Completed, |_| {});
+        }
         let cancel = job.cancel.clone();
         let outcome = tokio::select! {
             () = play(&mut turn, &config, &pending, &script, &job.message) => StopReason::Completed,

@@ -143,6 +143,9 @@ fn summary(event: &UniversalEvent) -> String {
         }
         EventPayload::ToolCallRequested(c) => format!("{} {} {}", c.call_id, c.tool, c.input),
         EventPayload::ToolCallResolved(c) => format!("{} {:?}", c.call_id, c.outcome),
+        EventPayload::SessionHandedOver(h) => {
+            format!("{} → {} ({} turns)", h.from_agent, h.to_agent, h.turns)
+        }
         EventPayload::TurnStarted(t) => t.turn_id.clone(),
         EventPayload::TurnEnded(t) => format!("{} {:?}", t.turn_id, t.stop_reason),
         EventPayload::SessionStarted(s) => format!("{} {:?}", s.agent, s.model),

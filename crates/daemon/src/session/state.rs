@@ -84,6 +84,8 @@ impl CoreState {
                 self.status.get_or_insert(SessionStatus::Idle);
                 true
             }
+            // The new agent's session id came with the event (above).
+            EventPayload::SessionHandedOver(_) => true,
             EventPayload::TurnStarted(turn) => {
                 self.turn_counter = self.turn_counter.max(numeric_suffix(&turn.turn_id));
                 self.current_turn = Some(turn.turn_id.clone());

@@ -815,6 +815,11 @@ export interface components {
             /** @enum {string} */
             type: "toolCallResolved";
         } | {
+            /** @description The session goes on with another agent (`POST /sessions/{id}/handover`). */
+            data: components["schemas"]["SessionHandedOver"];
+            /** @enum {string} */
+            type: "sessionHandedOver";
+        } | {
             /**
              * @description A stored event this build cannot read: corrupt, or written by a newer build. It
              *     keeps its place (sequence) in the log and carries what was stored, unchanged.
@@ -1341,6 +1346,26 @@ export interface components {
             /** @description The last lines the agent wrote to stderr, when it failed. */
             stderrTail?: string | null;
         };
+        /**
+         * @description The event a handover logs (`sessionHandedOver`): the agent that ran the session until
+         *     now, and the one that continues it from the next turn, with the earlier turns as its own
+         *     history. The event's `nativeSessionId` is the new agent's.
+         */
+        SessionHandedOver: {
+            /** @description The new agent's mode. */
+            agentMode?: string | null;
+            /** @description The agent before. */
+            fromAgent: components["schemas"]["AgentId"];
+            /** @description The new agent's model. */
+            model?: string | null;
+            /** @description The agent from now on. */
+            toAgent: components["schemas"]["AgentId"];
+            /**
+             * Format: int64
+             * @description How many earlier turns the new agent's history holds.
+             */
+            turns: number;
+        };
         /** @description One session as seen by `GET /sessions` and `GET /sessions/{id}`. */
         SessionInfo: {
             /** @description The agent. */
@@ -1683,6 +1708,7 @@ export type SendMessageRequest = components['schemas']['SendMessageRequest'];
 export type SendMessageResponse = components['schemas']['SendMessageResponse'];
 export type SessionEndReason = components['schemas']['SessionEndReason'];
 export type SessionEnded = components['schemas']['SessionEnded'];
+export type SessionHandedOver = components['schemas']['SessionHandedOver'];
 export type SessionInfo = components['schemas']['SessionInfo'];
 export type SessionListResponse = components['schemas']['SessionListResponse'];
 export type SessionStarted = components['schemas']['SessionStarted'];

@@ -536,6 +536,24 @@ export const SessionEndedSchema: z.ZodType<Schemas["SessionEnded"]> = z.looseObj
   "stderrTail": z.string().nullable().optional(),
 });
 
+/**
+ * The event a handover logs (`sessionHandedOver`): the agent that ran the session until
+ * now, and the one that continues it from the next turn, with the earlier turns as its own
+ * history. The event's `nativeSessionId` is the new agent's.
+ */
+export const SessionHandedOverSchema: z.ZodType<Schemas["SessionHandedOver"]> = z.looseObject({
+  /** The new agent's mode. */
+  "agentMode": z.string().nullable().optional(),
+  /** The agent before. */
+  "fromAgent": AgentIdSchema,
+  /** The new agent's model. */
+  "model": z.string().nullable().optional(),
+  /** The agent from now on. */
+  "toAgent": AgentIdSchema,
+  /** How many earlier turns the new agent's history holds. */
+  "turns": z.number().int().min(0),
+});
+
 /** How much the agent may do without asking. */
 export const PermissionModeSchema: z.ZodType<Schemas["PermissionMode"]> = z.enum(["default","plan","acceptEdits","bypass"]);
 
@@ -704,6 +722,11 @@ export const EventPayloadSchema: z.ZodType<Schemas["EventPayload"]> = z.discrimi
     "type": z.literal("toolCallResolved"),
   }),
   z.looseObject({
+    /** The session goes on with another agent (`POST /sessions/{id}/handover`). */
+    "data": SessionHandedOverSchema,
+    "type": z.literal("sessionHandedOver"),
+  }),
+  z.looseObject({
     /**
      * A stored event this build cannot read: corrupt, or written by a newer build. It
      * keeps its place (sequence) in the log and carries what was stored, unchanged.
@@ -821,6 +844,12 @@ export const UniversalEventSchema: z.ZodType<Schemas["UniversalEvent"]> = z.disc
     /** A host tool call the client answers was answered, rejected or cancelled. */
     "data": ToolCallResolvedSchema,
     "type": z.literal("toolCallResolved"),
+    ...UniversalEventShape,
+  }),
+  z.looseObject({
+    /** The session goes on with another agent (`POST /sessions/{id}/handover`). */
+    "data": SessionHandedOverSchema,
+    "type": z.literal("sessionHandedOver"),
     ...UniversalEventShape,
   }),
   z.looseObject({
@@ -1100,6 +1129,7 @@ export const schemas: {
   readonly QuestionResolved: typeof QuestionResolvedSchema;
   readonly SessionEndReason: typeof SessionEndReasonSchema;
   readonly SessionEnded: typeof SessionEndedSchema;
+  readonly SessionHandedOver: typeof SessionHandedOverSchema;
   readonly PermissionMode: typeof PermissionModeSchema;
   readonly SessionStarted: typeof SessionStartedSchema;
   readonly ToolCallRequest: typeof ToolCallRequestSchema;
@@ -1169,6 +1199,7 @@ export const schemas: {
   QuestionResolved: QuestionResolvedSchema,
   SessionEndReason: SessionEndReasonSchema,
   SessionEnded: SessionEndedSchema,
+  SessionHandedOver: SessionHandedOverSchema,
   PermissionMode: PermissionModeSchema,
   SessionStarted: SessionStartedSchema,
   ToolCallRequest: ToolCallRequestSchema,

@@ -1346,6 +1346,84 @@ class SessionEndedEvent(BaseModel):
     type: Literal["sessionEnded"]
 
 
+class SessionHandedOver(BaseModel):
+    """
+    The event a handover logs (`sessionHandedOver`): the agent that ran the session until
+    now, and the one that continues it from the next turn, with the earlier turns as its own
+    history. The event's `nativeSessionId` is the new agent's.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    agent_mode: Annotated[str | None, Field(alias="agentMode")] = None
+    """
+    The new agent's mode.
+    """
+    from_agent: Annotated[AgentId, Field(alias="fromAgent")]
+    """
+    The agent before.
+    """
+    model: str | None = None
+    """
+    The new agent's model.
+    """
+    to_agent: Annotated[AgentId, Field(alias="toAgent")]
+    """
+    The agent from now on.
+    """
+    turns: Annotated[int, Field(ge=0)]
+    """
+    How many earlier turns the new agent's history holds.
+    """
+
+
+class SessionHandedOverEvent(BaseModel):
+    """
+    The session goes on with another agent (`POST /sessions/{id}/handover`).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    data: SessionHandedOver
+    """
+    The session goes on with another agent (`POST /sessions/{id}/handover`).
+    """
+    native_session_id: Annotated[str | None, Field(alias="nativeSessionId")] = None
+    """
+    The agent's own session / thread id, once known.
+    """
+    raw: Any | None = None
+    """
+    The native JSON this event was converted from (only with `includeRaw=true`).
+    """
+    sequence: Annotated[int, Field(ge=0)]
+    """
+    Position in the session's log: starts at 1, contiguous, never reused.
+    """
+    session_id: Annotated[str, Field(alias="sessionId")]
+    """
+    The daemon session id.
+    """
+    source: EventSource
+    """
+    Who produced the event.
+    """
+    synthetic: bool
+    """
+    True when the event has no native counterpart and was synthesised to keep the
+    universal lifecycle complete.
+    """
+    time: AwareDatetime
+    """
+    When the daemon recorded the event.
+    """
+    type: Literal["sessionHandedOver"]
+
+
 class SessionStarted(BaseModel):
     """
     Payload of `sessionStarted`.
@@ -3283,6 +3361,7 @@ UniversalEvent = TypeAliasType(
         | QuestionResolvedEvent
         | ToolCallRequestedEvent
         | ToolCallResolvedEvent
+        | SessionHandedOverEvent
         | UnknownStoredEvent,
         Field(discriminator="type"),
     ],
