@@ -37,6 +37,8 @@ pub struct SessionHandle {
     last_used: Mutex<Instant>,
     /// The agent's host tool token while it runs (revoked when replaced or dropped).
     host_grant: Mutex<Option<crate::host_tools::Grant>>,
+    /// Handed over to another agent: see [`Self::retire`].
+    retired: std::sync::atomic::AtomicBool,
 }
 
 impl SessionHandle {
@@ -64,6 +66,7 @@ impl SessionHandle {
             settings,
             last_used: Mutex::new(Instant::now()),
             host_grant: Mutex::new(None),
+            retired: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -134,13 +137,7 @@ impl SessionHandle {
         self.installs
             .ensure(self.record.agent, self.record.agent_version.as_deref())
             .await?;
-        let token = files::load_token(&self.dir).map_err(|e| {
-            SessionError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
-        })?;
-        let secrets = files::load_policy_secrets(&self.dir).map_err(|e| {
-            SessionError::Internal(format!("reading the policy of `{}`: {e}", self.id()))
-        })?;
-        let mut config = self.record.config(&self.dir, token, secrets);
+        let mut config = self.config()?;
         let grant = super::host::attach(
             &self.settings,
             &self.core,
@@ -169,6 +166,39 @@ impl SessionHandle {
         }
     }
 
+    /// The driver configuration of the session: its record, with its credential and
+    /// policy secrets read from its directory.
+    pub(super) fn config(&self) -> Result<sandbox_agents::SessionConfig, SessionError> {
+        self.config_for(&self.record)
+    }
+
+    /// The driver configuration of `record` (the session's, or what it becomes in a
+    /// handover) in the session's directory, with its credential and policy secrets.
+    pub(super) fn config_for(
+        &self,
+        record: &SessionRecord,
+    ) -> Result<sandbox_agents::SessionConfig, SessionError> {
+        let token = files::load_token(&self.dir).map_err(|e| {
+            SessionError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
+        })?;
+        let secrets = files::load_policy_secrets(&self.dir).map_err(|e| {
+            SessionError::Internal(format!("reading the policy of `{}`: {e}", self.id()))
+        })?;
+        Ok(record.config(&self.dir, token, secrets))
+    }
+
+    /// Marks the session handed over to another agent: this handle takes no command any
+    /// more (the manager loads the session again with its new record).
+    pub(super) fn retire(&self) {
+        self.retired
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The session's agent driver.
+    pub(super) fn driver(&self) -> &Arc<dyn AgentDriver> {
+        &self.driver
+    }
+
     /// Sends a command to the actor, starting the agent first if it is not running.
     async fn request<T>(
         &self,
@@ -177,6 +207,9 @@ impl SessionHandle {
         self.touch();
         let answer = {
             let mut slot = self.actor.lock().await;
+            if self.retired.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(SessionError::HandedOver(self.id().to_string()));
+            }
             self.core.ensure_open()?;
             if self.core.log().is_lost() {
                 return Err(SessionError::TakenOver(self.id().to_string()));
