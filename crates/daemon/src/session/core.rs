@@ -43,6 +43,8 @@ pub enum CoreSignal {
     AgentEnded,
     /// Another daemon took the session over: stop the agent without ending the session.
     Stop,
+    /// A turn ended (the agent's native state may be saved for other daemons).
+    TurnEnded,
 }
 
 /// A snapshot of the session's state.

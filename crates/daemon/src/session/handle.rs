@@ -18,6 +18,7 @@ use super::actor::{ActorSlot, Command, Respond, run_actor};
 use super::core::{EventMeta, SessionCore};
 use super::files;
 use super::record::SessionRecord;
+use super::travel::NativeSaver;
 use crate::installs::AgentInstalls;
 use crate::store::StoreError;
 
@@ -101,6 +102,19 @@ impl SessionHandle {
         let (commands, command_rx) = mpsc::unbounded_channel();
         let (signals, signal_rx) = mpsc::unbounded_channel();
         self.core.connect_actor(signals);
+        let store = self.core.log().store();
+        let saver = match store.backend() {
+            sandbox_universal::StoreBackend::Postgres => match self.config() {
+                Ok(config) => {
+                    NativeSaver::new(self.driver.clone(), config, store.clone(), self.sid)
+                }
+                Err(error) => {
+                    tracing::warn!(session = %self.id(), %error, "the agent's native state will not be shared");
+                    None
+                }
+            },
+            sandbox_universal::StoreBackend::Sqlite => None,
+        };
         tokio::spawn(run_actor(
             self.core.clone(),
             agent,
@@ -108,6 +122,7 @@ impl SessionHandle {
             signal_rx,
             self.actor.clone(),
             self.settings.idle_timeout,
+            saver,
         ));
         commands
     }
@@ -121,13 +136,14 @@ impl SessionHandle {
             session: self.id().to_string(),
             detail,
         };
-        if self.dir.exists() {
-            files::check_dir(&self.dir).map_err(|e| unusable(e.to_string()))?;
-        } else {
+        let fresh = !self.dir.exists();
+        if fresh {
             // A session taken over from another daemon sharing the store (or whose files
             // were removed): its agent starts from a fresh private dir here.
             files::create_dir(&self.dir, self.settings.agent_user.as_ref())
                 .map_err(|e| unusable(e.to_string()))?;
+        } else {
+            files::check_dir(&self.dir).map_err(|e| unusable(e.to_string()))?;
         }
         super::validate::recheck_cwd(&self.settings, &self.record.cwd).map_err(unusable)?;
         // The agent (at the session's version) may be missing here: another daemon sharing
@@ -138,6 +154,9 @@ impl SessionHandle {
             .ensure(self.record.agent, self.record.agent_version.as_deref())
             .await?;
         let mut config = self.config()?;
+        if fresh {
+            self.file_shared_state(&config).await?;
+        }
         let grant = super::host::attach(
             &self.settings,
             &self.core,
@@ -164,6 +183,27 @@ impl SessionHandle {
                 Err(SessionError::Agent(error))
             }
         }
+    }
+
+    /// Files the native state another daemon saved in the shared store (if it did) in
+    /// the session's fresh private dir, so the agent resumes with its memory.
+    async fn file_shared_state(
+        &self,
+        config: &sandbox_agents::SessionConfig,
+    ) -> Result<(), SessionError> {
+        let store = self.core.log().store();
+        let Some(state) = super::travel::fetch(store, self.sid, self.record.agent).await? else {
+            return Ok(());
+        };
+        self.driver
+            .import_native(config, &state)
+            .await
+            .map_err(SessionError::Agent)?;
+        if let Some(user) = &self.settings.agent_user {
+            user.own_tree(&config.state_dir)
+                .map_err(|e| SessionError::Internal(format!("handing the files over: {e}")))?;
+        }
+        Ok(())
     }
 
     /// The driver configuration of the session: its record, with its credential and

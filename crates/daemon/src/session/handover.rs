@@ -73,6 +73,9 @@ impl SessionManager {
             .import_native(&config, &state)
             .await
             .map_err(SessionError::Agent)?;
+        if self.store.backend() == sandbox_universal::StoreBackend::Postgres {
+            super::travel::save(&self.store, handle.sid, target, &state).await?;
+        }
         if let Some(user) = &self.settings.agent_user {
             user.own_tree(&handle.dir().join(files::AGENT_DIR))
                 .map_err(|e| SessionError::Internal(format!("handing the files over: {e}")))?;

@@ -21,6 +21,7 @@ pub mod portable;
 pub mod record;
 mod replay;
 mod state;
+mod travel;
 mod upkeep;
 mod validate;
 

@@ -174,9 +174,17 @@ impl SessionManager {
                 Some(state.snapshot()),
             )
             .await;
-        if let Err(error) = imported {
-            let _ = files::remove_dir(&dir);
-            return Err(error.into());
+        let sid = match imported {
+            Ok(sid) => sid,
+            Err(error) => {
+                let _ = files::remove_dir(&dir);
+                return Err(error.into());
+            }
+        };
+        if let Some(native) = &checked.native
+            && self.store.backend() == sandbox_universal::StoreBackend::Postgres
+        {
+            super::travel::save(&self.store, sid, record.agent, native).await?;
         }
         self.info(id).await
     }

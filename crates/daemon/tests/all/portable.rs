@@ -297,3 +297,49 @@ async fn a_handover_is_refused_mid_turn_after_the_end_and_for_unknown_agents() {
     .await;
     assert_problem(&missing, 404, "session-not-found");
 }
+
+/// With a shared PostgreSQL store (`SANDBOX_TEST_STORE=postgres`): daemon A is gone, and
+/// daemon B — another data dir, none of A's files — continues A's session after the lease,
+/// with the agent's memory, which travelled through the store.
+#[tokio::test]
+async fn on_a_shared_store_the_native_state_travels_to_the_daemon_that_takes_over() {
+    let Some(store @ sandbox_daemon::store::StoreConfig::Postgres(_)) = common::test_store().await
+    else {
+        eprintln!("a shared store needs PostgreSQL: runs with SANDBOX_TEST_STORE=postgres");
+        return;
+    };
+    let options = common::Options {
+        store: Some(store),
+        ..common::Options::default()
+    };
+    let a = TestDaemon::start_with(options.clone()).await;
+    a.mock_session("s").await;
+    a.turn("s", "remember KESTREL").await;
+    wait_for_native_state(&a, "KESTREL").await;
+    let a_id = std::fs::read_to_string(a.data_dir.path().join("daemon-id")).unwrap();
+    let stopped = a.stop().await;
+    let b = TestDaemon::start_with(options).await;
+    // A's heartbeat is older than the lease (as if it had died long enough ago).
+    b.execute_sql(&format!(
+        "UPDATE daemons SET heartbeat_ms = 0 WHERE daemon_id = '{}'",
+        a_id.trim()
+    ))
+    .await;
+    let events = b.turn("s", "recall").await;
+    assert!(recalled(&events).contains("remember KESTREL"), "{events:?}");
+    assert_contiguous(&b.events("s").await, "s");
+    // A's data dir (and the workspace in it) lived until now; B used none of A's files.
+    assert!(!b.data_dir.path().starts_with(stopped.data_dir.path()));
+}
+
+/// Waits until the store holds a native state for the session containing `word`.
+async fn wait_for_native_state(daemon: &TestDaemon, word: &str) {
+    for _ in 0..200 {
+        let rows = daemon.query_sql("SELECT body FROM native_states").await;
+        if rows.iter().flatten().any(|body| body.contains(word)) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("no native state with {word} was saved");
+}
