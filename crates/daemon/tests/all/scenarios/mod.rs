@@ -26,6 +26,7 @@ mod hitl;
 mod host_tools;
 mod mcp;
 mod policy;
+mod portable;
 mod proofs;
 mod runner;
 pub(crate) mod subject;
@@ -249,6 +250,20 @@ pub fn table() -> Vec<Scenario> {
             "kill -9 of the agent mid-reply; the turn ends error, the next resumes with the history",
             needs_process,
             faults::kill_mid_turn
+        ),
+        row!(
+            "export-import",
+            &[],
+            "export, import into another daemon (own data dir and HOME) in another cwd; the log goes on, the next call carries the earlier turn",
+            needs_provider,
+            portable::export_import
+        ),
+        row!(
+            "handover",
+            &[],
+            "a partner agent's session (a reply, a command) handed over; the first call carries its turns and the command's output",
+            needs_provider,
+            portable::handover
         ),
         row!(
             "memory",
