@@ -13,7 +13,7 @@ use sandbox_universal::{
 
 use super::Proved;
 use super::ctx::{Ctx, stop_reason};
-use super::subject::{PYTHON_COMMAND, USE_PYTHON, testkit_agent};
+use super::subject::{USE_PYTHON, testkit_agent};
 use crate::common::{TestDaemon, assert_contiguous, completed};
 
 /// The partner whose session a `handover` row hands to the subject.
