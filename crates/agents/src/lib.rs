@@ -27,6 +27,7 @@ pub mod process;
 pub mod proofs;
 pub mod registry;
 pub mod release;
+pub mod relocate;
 pub mod replay;
 pub mod sink;
 pub mod transport;

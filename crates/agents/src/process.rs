@@ -187,6 +187,29 @@ pub async fn probe(
         .ok()
 }
 
+/// Runs `spec` to its end the way agents run (its exact environment, the agent user, the
+/// agents' umask), with no stdin, and answers its output; killed after `limit`.
+pub async fn run_to_end(
+    spec: &ProcessSpec,
+    limit: std::time::Duration,
+) -> std::io::Result<std::process::Output> {
+    let mut command = command(spec)?;
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    tokio::time::timeout(limit, command.output())
+        .await
+        .map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("{} took longer than {limit:?}", spec.program.display()),
+            )
+        })?
+}
+
 /// How a process ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExitInfo {

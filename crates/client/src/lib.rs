@@ -417,6 +417,59 @@ impl Client {
         )
         .await
     }
+
+    /// `GET /sessions/{id}/export`: the bundle's JSON text, as written (its checksum
+    /// covers the exact text of each event).
+    pub async fn export_session_text(
+        &self,
+        id: &str,
+        include_raw: bool,
+    ) -> Result<bytes::Bytes, ClientError> {
+        let mut builder = self.request(Method::GET, &["sessions", id, "export"]);
+        if include_raw {
+            builder = builder.query(&[("includeRaw", "true")]);
+        }
+        Ok(checked(builder.send().await?).await?.bytes().await?)
+    }
+
+    /// `GET /sessions/{id}/export`, parsed.
+    pub async fn export_session(
+        &self,
+        id: &str,
+    ) -> Result<sandbox_universal::SessionBundle, ClientError> {
+        Self::send(self.request(Method::GET, &["sessions", id, "export"])).await
+    }
+
+    /// `POST /sessions/{id}/import` of a bundle's JSON text, working in `cwd` (default:
+    /// the bundle's).
+    pub async fn import_session(
+        &self,
+        id: &str,
+        bundle: impl Into<reqwest::Body>,
+        cwd: Option<&str>,
+    ) -> Result<SessionInfo, ClientError> {
+        let mut builder = self
+            .request(Method::POST, &["sessions", id, "import"])
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(bundle);
+        if let Some(cwd) = cwd {
+            builder = builder.query(&[("cwd", cwd)]);
+        }
+        Self::send(builder).await
+    }
+
+    /// `POST /sessions/{id}/handover`.
+    pub async fn handover(
+        &self,
+        id: &str,
+        request: &sandbox_universal::HandoverRequest,
+    ) -> Result<SessionInfo, ClientError> {
+        Self::send(
+            self.request(Method::POST, &["sessions", id, "handover"])
+                .json(request),
+        )
+        .await
+    }
 }
 
 /// Passes successful responses through; turns error responses into [`ClientError`]s.

@@ -45,7 +45,8 @@ fn constrained<T: Constrained>(value: T) -> Result<T, ApiError> {
 pub struct BodyLimit(pub usize, pub std::time::Duration);
 
 impl BodyLimit {
-    fn of(req: &Request) -> Self {
+    /// The limits in force for `req`.
+    pub fn of(req: &Request) -> Self {
         req.extensions()
             .get::<BodyLimit>()
             .copied()

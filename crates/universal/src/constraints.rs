@@ -359,6 +359,7 @@ fn parts_violation(field: &str, parts: &[MessagePart], min: usize) -> Option<Str
 impl Constrained for PermissionReplyRequest {}
 impl Constrained for QuestionReplyRequest {}
 impl Constrained for QuestionRejectRequest {}
+impl Constrained for crate::HandoverRequest {}
 
 impl Constrained for InstallRequest {
     fn texts(&self) -> Vec<(&'static str, &'static Text, Option<&str>)> {

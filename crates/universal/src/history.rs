@@ -102,27 +102,37 @@ impl History {
     pub fn from_events<'a>(events: impl IntoIterator<Item = &'a UniversalEvent>) -> Self {
         let mut history = Self::default();
         for event in events {
-            match &event.payload {
-                EventPayload::TurnStarted(_) => history.turns.push(HistoryTurn::default()),
-                EventPayload::TurnEnded(ended) => {
-                    if let Some(turn) = history.turns.last_mut() {
-                        turn.stop_reason = Some(ended.stop_reason);
-                    }
-                }
-                EventPayload::ItemCompleted(completed) => {
-                    if history.turns.is_empty() {
-                        history.turns.push(HistoryTurn::default());
-                    }
-                    let turn = history.turns.last_mut().expect("a turn");
-                    turn.add(&completed.item);
-                }
-                _ => {}
-            }
+            history.push(event);
         }
+        history.finish();
         history
-            .turns
+    }
+
+    /// Adds the next event of the log (see [`Self::from_events`]; call
+    /// [`Self::finish`] after the last).
+    pub fn push(&mut self, event: &UniversalEvent) {
+        match &event.payload {
+            EventPayload::TurnStarted(_) => self.turns.push(HistoryTurn::default()),
+            EventPayload::TurnEnded(ended) => {
+                if let Some(turn) = self.turns.last_mut() {
+                    turn.stop_reason = Some(ended.stop_reason);
+                }
+            }
+            EventPayload::ItemCompleted(completed) => {
+                if self.turns.is_empty() {
+                    self.turns.push(HistoryTurn::default());
+                }
+                let turn = self.turns.last_mut().expect("a turn");
+                turn.add(&completed.item);
+            }
+            _ => {}
+        }
+    }
+
+    /// Drops the turns that hold nothing (no message, no step).
+    pub fn finish(&mut self) {
+        self.turns
             .retain(|turn| !turn.user.is_empty() || !turn.steps.is_empty());
-        history
     }
 
     /// Every turn's user text and steps as one plain text (for a target that takes text

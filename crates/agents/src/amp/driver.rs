@@ -226,4 +226,37 @@ impl AgentDriver for AmpDriver {
             native_session_id,
         )))
     }
+
+    /// Amp keeps its threads on its own servers: the thread id is all that travels (the
+    /// importing daemon's Amp needs the same account).
+    async fn export_native(
+        &self,
+        config: &SessionConfig,
+        native_session_id: Option<&str>,
+    ) -> Result<crate::NativeState, AgentError> {
+        Ok(crate::NativeState {
+            native_session_id: native_session_id.map(str::to_string),
+            cwd: config.cwd.display().to_string(),
+            files: Vec::new(),
+        })
+    }
+
+    async fn import_native(
+        &self,
+        _config: &SessionConfig,
+        state: &crate::NativeState,
+    ) -> Result<Option<String>, AgentError> {
+        Ok(state.native_session_id.clone())
+    }
+
+    /// A thread cannot be written from elsewhere: Amp's history lives on its servers.
+    async fn native_history(
+        &self,
+        _config: &SessionConfig,
+        _history: &sandbox_universal::history::History,
+    ) -> Result<crate::NativeState, AgentError> {
+        Err(AgentError::UnsupportedAgent {
+            message: "Amp keeps its threads on its own servers, so another agent's conversation cannot become an Amp thread".into(),
+        })
+    }
 }

@@ -13,12 +13,15 @@ use sandbox_universal::{
 use super::convert::Converter;
 use super::launch::{self, CodexLaunch, TurnSettings};
 use super::models::ModelCache;
+use super::portable;
 use crate::context::DriverContext;
 use crate::kernel::ChildSession;
 use crate::validate::{ProviderApi, validate};
 use crate::{
-    AgentDriver, AgentEvent, AgentSession, BinaryStatus, Credentials, EventSink, SessionConfig,
+    AgentDriver, AgentEvent, AgentSession, BinaryStatus, Credentials, EventSink, NativeState,
+    SessionConfig,
 };
+use sandbox_universal::history::History;
 
 /// The Codex driver.
 #[derive(Debug)]
@@ -158,6 +161,50 @@ impl AgentDriver for CodexDriver {
             None,
         ));
         Ok(Box::new(child))
+    }
+
+    /// The thread's rollout (see [`super::portable`]).
+    async fn export_native(
+        &self,
+        config: &SessionConfig,
+        native_session_id: Option<&str>,
+    ) -> Result<NativeState, AgentError> {
+        portable::export(
+            &launch::codex_home(&config.state_dir),
+            native_session_id,
+            &config.cwd.display().to_string(),
+        )
+    }
+
+    /// Files the rollout in the session's `CODEX_HOME` for its cwd; the thread keeps its id.
+    async fn import_native(
+        &self,
+        config: &SessionConfig,
+        state: &NativeState,
+    ) -> Result<Option<String>, AgentError> {
+        portable::import(
+            &launch::codex_home(&config.state_dir),
+            state,
+            &config.cwd.display().to_string(),
+        )
+        .map(Some)
+    }
+
+    /// A rollout of a new thread holding `history` (see [`super::history`]).
+    async fn native_history(
+        &self,
+        config: &SessionConfig,
+        history: &History,
+    ) -> Result<NativeState, AgentError> {
+        let thread_id = uuid::Uuid::new_v4().to_string();
+        let cwd = config.cwd.display().to_string();
+        let rollout = super::history::rollout(history, &thread_id, &cwd, chrono::Utc::now());
+        Ok(NativeState::single(
+            Some(thread_id),
+            cwd,
+            portable::ROLLOUT_FILE,
+            rollout.into_bytes(),
+        ))
     }
 
     /// The thread lives on in the session's `CODEX_HOME`: the next message starts an

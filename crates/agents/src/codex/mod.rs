@@ -11,13 +11,17 @@
 //! - [`policy`]: a session policy in Codex's terms (instructions, thread config, MCP
 //!   servers and their secrets).
 //! - [`models`]: `model/list` for `GET /agents/codex/models`.
+//! - [`portable`]: the thread's rollout, exported and imported (another `CODEX_HOME`,
+//!   another cwd); [`history`]: another agent's conversation as a rollout.
 //! - [`driver`]: the driver.
 
 pub mod convert;
 pub mod driver;
+pub mod history;
 pub mod launch;
 pub mod models;
 pub mod native;
 pub mod policy;
+pub mod portable;
 
 pub use driver::CodexDriver;

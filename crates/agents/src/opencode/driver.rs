@@ -14,6 +14,8 @@ use super::catalog::{Catalog, split_model};
 use super::launch::{self, Provider};
 use super::policy::{self, OwnServer};
 use super::pool::{Lease, ServerPool};
+use super::{history, portable};
+use sandbox_universal::history::History;
 use serde_json::{Value, json};
 
 use super::convert::{Converter, NativeCall, PromptSettings};
@@ -24,7 +26,7 @@ use crate::kernel::server::{ServerLease, ServerSession};
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, Credentials, EventSink,
-    SessionConfig,
+    NativeState, SessionConfig,
 };
 
 /// The OpenCode driver.
@@ -290,6 +292,95 @@ impl AgentDriver for OpenCodeDriver {
             None,
         ));
         Ok(Box::new(opencode))
+    }
+
+    /// The session's export document, read from its server (see [`super::portable`]).
+    async fn export_native(
+        &self,
+        config: &SessionConfig,
+        native_session_id: Option<&str>,
+    ) -> Result<NativeState, AgentError> {
+        let native_id = native_session_id
+            .ok_or_else(|| AgentError::protocol("the log has no OpenCode session id to export"))?;
+        let binary = self
+            .context
+            .session_binary(AgentId::Opencode, config.agent_version.as_deref())
+            .await?;
+        let lease = self.lease(&binary, config);
+        let exported = match lease.peer().await {
+            Ok(peer) => portable::export(&peer, native_id, &config.cwd.display().to_string()).await,
+            Err(error) => Err(error),
+        };
+        lease.release().await;
+        exported
+    }
+
+    /// Imports the document into the database of the server the session runs on, in its
+    /// cwd (see [`super::portable`]).
+    async fn import_native(
+        &self,
+        config: &SessionConfig,
+        state: &NativeState,
+    ) -> Result<Option<String>, AgentError> {
+        let binary = self
+            .context
+            .session_binary(AgentId::Opencode, config.agent_version.as_deref())
+            .await?;
+        let lease = self.lease(&binary, config);
+        let home = lease.dirs().home.clone();
+        let prepared = lease.dirs().write(&[]);
+        lease.release().await;
+        prepared.map_err(|e| AgentError::protocol(format!("preparing opencode's home: {e}")))?;
+        let cli = portable::OpenCodeCli {
+            program: binary,
+            home,
+        };
+        portable::import(&cli, state, &config.cwd).await.map(Some)
+    }
+
+    /// A document of a new session holding `history`, written by the session's model (or
+    /// OpenCode's default) and agent (see [`super::history`]).
+    async fn native_history(
+        &self,
+        config: &SessionConfig,
+        history: &History,
+    ) -> Result<NativeState, AgentError> {
+        let catalog = self.catalog().await?;
+        let model = config
+            .model
+            .clone()
+            .or_else(|| catalog.models.default_model.clone())
+            .ok_or_else(|| {
+                AgentError::protocol("OpenCode offers no model to write the history as")
+            })?;
+        let (provider, model) = split_model(&model)
+            .ok_or_else(|| AgentError::protocol(format!("`{model}` is not `provider/model`")))?;
+        let author = history::Author {
+            provider: provider.to_string(),
+            model: model.to_string(),
+            agent: config
+                .agent_mode
+                .clone()
+                .or_else(|| catalog.default_mode())
+                .unwrap_or_else(|| "build".into()),
+        };
+        let version = catalog.version.clone().unwrap_or_default();
+        let session_id = history::new_id("ses", true);
+        let cwd = config.cwd.display().to_string();
+        let document = history::document(
+            history,
+            &session_id,
+            &cwd,
+            &author,
+            &version,
+            chrono::Utc::now().timestamp_millis(),
+        );
+        Ok(NativeState::single(
+            Some(session_id),
+            cwd,
+            portable::EXPORT_FILE,
+            serde_json::to_vec_pretty(&document).expect("JSON serializes"),
+        ))
     }
 
     /// The conversation lives on in the server's `opencode.db` (the server's directory is

@@ -10,15 +10,19 @@
 //!   ([`crate::kernel::server`]), whose lease the pool's `Lease` is.
 //! - [`policy`]: a session's policy (system prompt, tools, turn limit, MCP servers, env)
 //!   as prompt fields, session rules and the config of a server of the session's own.
+//! - [`portable`]: a session's export document, read from its server and imported with
+//!   `opencode import`; [`history`]: another agent's conversation as such a document.
 //! - [`catalog`]: models, agents and version asked of a server; [`driver`]: the driver.
 
 pub mod catalog;
 pub mod convert;
 pub mod driver;
+pub mod history;
 pub mod launch;
 pub mod native;
 pub mod policy;
 pub mod pool;
+pub mod portable;
 pub mod server;
 
 pub use driver::OpenCodeDriver;

@@ -134,6 +134,11 @@ impl ServerLease for Lease {
 }
 
 impl Lease {
+    /// The directories of the server (whether or not it runs).
+    pub fn dirs(&self) -> &ServerDirs {
+        &self.slot.dirs
+    }
+
     /// The pid of the running server, if one runs.
     pub async fn pid(&self) -> Option<u32> {
         self.slot.server.lock().await.as_ref().map(Server::pid)

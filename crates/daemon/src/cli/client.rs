@@ -33,6 +33,9 @@ pub const OPERATIONS: &[(&str, &[&str])] = &[
     ("rejectQuestion", &["sessions", "questions", "reject"]),
     ("toolCallResult", &["sessions", "tool-calls", "result"]),
     ("toolCallReject", &["sessions", "tool-calls", "reject"]),
+    ("exportSession", &["sessions", "export"]),
+    ("importSession", &["sessions", "import"]),
+    ("handoverSession", &["sessions", "handover"]),
 ];
 
 fn parse_status(value: &str) -> Result<SessionStatus, String> {
@@ -172,6 +175,9 @@ pub enum SessionsCommand {
     /// Client host tool calls (`toolCallRequested`).
     #[command(subcommand)]
     ToolCalls(super::tool_calls::ToolCallsCommand),
+    /// Moving a session to another daemon or agent.
+    #[command(flatten)]
+    Portable(super::portable::PortableCommand),
 }
 
 /// Paging of `get-messages`.
@@ -316,7 +322,7 @@ pub(super) fn print_json(value: &impl Serialize) {
 }
 
 /// Prints a result as JSON, or the error (problem details when the daemon sent them).
-fn finish<T: Serialize>(result: Result<T, ClientError>) -> ExitCode {
+pub(super) fn finish<T: Serialize>(result: Result<T, ClientError>) -> ExitCode {
     match result {
         Ok(value) => {
             print_json(&value);
@@ -396,6 +402,7 @@ fn sessions_client_args(command: &SessionsCommand) -> &ClientArgs {
             QuestionsCommand::Reply { client, .. } | QuestionsCommand::Reject { client, .. },
         ) => client,
         SessionsCommand::ToolCalls(command) => command.client(),
+        SessionsCommand::Portable(command) => command.client(),
     }
 }
 
@@ -499,6 +506,7 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             id, question_id, ..
         }) => acknowledge(client.reject_question(&id, &question_id).await),
         SessionsCommand::ToolCalls(command) => acknowledge(command.run(&client).await),
+        SessionsCommand::Portable(command) => command.run(&client).await,
     }
 }
 

@@ -5,6 +5,7 @@ mod client;
 mod demo;
 mod install;
 mod policy;
+mod portable;
 mod server;
 mod tool_calls;
 

@@ -45,6 +45,8 @@ impl From<SessionError> for ApiError {
             | SessionError::Unreadable { .. }
             | SessionError::Unusable { .. }
             | SessionError::Restoring(_)
+            | SessionError::InvalidBundle(_)
+            | SessionError::HandedOver(_)
             | SessionError::StoreFull(_)
             | SessionError::StoreUnavailable(_) => Self::Session(error),
         }
@@ -115,6 +117,16 @@ pub(super) fn kind(error: &SessionError) -> Kind {
             S::CONFLICT,
             "session-unusable",
             "Session cannot start its agent",
+        ),
+        SessionError::InvalidBundle(_) => (
+            S::UNPROCESSABLE_ENTITY,
+            "invalid-bundle",
+            "Session bundle cannot be imported",
+        ),
+        SessionError::HandedOver(_) => (
+            S::SERVICE_UNAVAILABLE,
+            "session-handed-over",
+            "Session just handed over; retry",
         ),
         SessionError::Restoring(_) => (
             S::SERVICE_UNAVAILABLE,

@@ -5,6 +5,7 @@ pub mod events;
 pub mod health;
 pub mod hitl;
 pub mod openapi;
+pub mod portable;
 pub mod sessions;
 pub mod sse;
 pub mod tool_calls;
@@ -53,4 +54,7 @@ pub fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(hitl::reject_question))
         .routes(routes!(tool_calls::tool_call_result))
         .routes(routes!(tool_calls::tool_call_reject))
+        .routes(routes!(portable::export_session))
+        .routes(routes!(portable::import_session))
+        .routes(routes!(portable::handover_session))
 }

@@ -78,6 +78,7 @@ pub async fn run_actor(
     mut signals: mpsc::UnboundedReceiver<CoreSignal>,
     slot: Arc<ActorSlot>,
     idle_timeout: Option<Duration>,
+    saver: Option<super::travel::NativeSaver>,
 ) {
     loop {
         let idle_check = async {
@@ -114,6 +115,11 @@ pub async fn run_actor(
                     core.interrupt();
                     agent.shutdown().await;
                     return;
+                }
+                CoreSignal::TurnEnded => {
+                    if let Some(saver) = &saver {
+                        saver.save(&core).await;
+                    }
                 }
                 CoreSignal::Stop => {
                     let mut slot = slot.lock().await;

@@ -162,7 +162,7 @@ impl SessionManager {
         Ok(handle)
     }
 
-    fn reserve(&self, id: &str) -> Result<Reservation<'_>, SessionError> {
+    pub(super) fn reserve(&self, id: &str) -> Result<Reservation<'_>, SessionError> {
         let mut creating = self.creating.lock().expect("creating lock");
         if creating.contains(id) || self.loaded_handle(id).is_some() {
             return Err(SessionError::AlreadyExists(id.to_string()));
@@ -182,7 +182,7 @@ struct Started {
 
 /// Holds a session id while its agent starts, so a concurrent create with the same id
 /// gets 409.
-struct Reservation<'a> {
+pub(super) struct Reservation<'a> {
     creating: &'a Mutex<HashSet<String>>,
     id: String,
 }

@@ -66,6 +66,10 @@ pub enum SessionError {
     /// The running agent failed to carry out a command (a message, a cancel, a reply).
     #[error("the agent failed: {0}")]
     AgentCommand(AgentError),
+    /// A session bundle that cannot be imported: a newer format, a checksum that does
+    /// not match, events not numbered from 1, fields missing or invalid.
+    #[error("the session bundle cannot be imported: {0}")]
+    InvalidBundle(String),
     /// No session has this id.
     #[error("no session with id `{0}`")]
     NotFound(String),
@@ -142,6 +146,9 @@ pub enum SessionError {
         /// Why.
         detail: String,
     },
+    /// The session went on with another agent while this request waited for it.
+    #[error("session `{0}` was just handed over to another agent; send the request again")]
+    HandedOver(String),
     /// The session is still being imported from an older data dir.
     #[error("session `{0}` is still being restored; retry shortly")]
     Restoring(String),

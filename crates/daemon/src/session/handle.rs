@@ -18,6 +18,7 @@ use super::actor::{ActorSlot, Command, Respond, run_actor};
 use super::core::{EventMeta, SessionCore};
 use super::files;
 use super::record::SessionRecord;
+use super::travel::NativeSaver;
 use crate::installs::AgentInstalls;
 use crate::store::StoreError;
 
@@ -37,6 +38,8 @@ pub struct SessionHandle {
     last_used: Mutex<Instant>,
     /// The agent's host tool token while it runs (revoked when replaced or dropped).
     host_grant: Mutex<Option<crate::host_tools::Grant>>,
+    /// Handed over to another agent: see [`Self::retire`].
+    retired: std::sync::atomic::AtomicBool,
 }
 
 impl SessionHandle {
@@ -64,6 +67,7 @@ impl SessionHandle {
             settings,
             last_used: Mutex::new(Instant::now()),
             host_grant: Mutex::new(None),
+            retired: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -98,6 +102,19 @@ impl SessionHandle {
         let (commands, command_rx) = mpsc::unbounded_channel();
         let (signals, signal_rx) = mpsc::unbounded_channel();
         self.core.connect_actor(signals);
+        let store = self.core.log().store();
+        let saver = match store.backend() {
+            sandbox_universal::StoreBackend::Postgres => match self.config() {
+                Ok(config) => {
+                    NativeSaver::new(self.driver.clone(), config, store.clone(), self.sid)
+                }
+                Err(error) => {
+                    tracing::warn!(session = %self.id(), %error, "the agent's native state will not be shared");
+                    None
+                }
+            },
+            sandbox_universal::StoreBackend::Sqlite => None,
+        };
         tokio::spawn(run_actor(
             self.core.clone(),
             agent,
@@ -105,6 +122,7 @@ impl SessionHandle {
             signal_rx,
             self.actor.clone(),
             self.settings.idle_timeout,
+            saver,
         ));
         commands
     }
@@ -118,13 +136,14 @@ impl SessionHandle {
             session: self.id().to_string(),
             detail,
         };
-        if self.dir.exists() {
-            files::check_dir(&self.dir).map_err(|e| unusable(e.to_string()))?;
-        } else {
+        let fresh = !self.dir.exists();
+        if fresh {
             // A session taken over from another daemon sharing the store (or whose files
             // were removed): its agent starts from a fresh private dir here.
             files::create_dir(&self.dir, self.settings.agent_user.as_ref())
                 .map_err(|e| unusable(e.to_string()))?;
+        } else {
+            files::check_dir(&self.dir).map_err(|e| unusable(e.to_string()))?;
         }
         super::validate::recheck_cwd(&self.settings, &self.record.cwd).map_err(unusable)?;
         // The agent (at the session's version) may be missing here: another daemon sharing
@@ -134,13 +153,10 @@ impl SessionHandle {
         self.installs
             .ensure(self.record.agent, self.record.agent_version.as_deref())
             .await?;
-        let token = files::load_token(&self.dir).map_err(|e| {
-            SessionError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
-        })?;
-        let secrets = files::load_policy_secrets(&self.dir).map_err(|e| {
-            SessionError::Internal(format!("reading the policy of `{}`: {e}", self.id()))
-        })?;
-        let mut config = self.record.config(&self.dir, token, secrets);
+        let mut config = self.config()?;
+        if fresh {
+            self.file_shared_state(&config).await?;
+        }
         let grant = super::host::attach(
             &self.settings,
             &self.core,
@@ -169,6 +185,60 @@ impl SessionHandle {
         }
     }
 
+    /// Files the native state another daemon saved in the shared store (if it did) in
+    /// the session's fresh private dir, so the agent resumes with its memory.
+    async fn file_shared_state(
+        &self,
+        config: &sandbox_agents::SessionConfig,
+    ) -> Result<(), SessionError> {
+        let store = self.core.log().store();
+        let Some(state) = super::travel::fetch(store, self.sid, self.record.agent).await? else {
+            return Ok(());
+        };
+        self.driver
+            .import_native(config, &state)
+            .await
+            .map_err(SessionError::Agent)?;
+        if let Some(user) = &self.settings.agent_user {
+            user.own_tree(&config.state_dir)
+                .map_err(|e| SessionError::Internal(format!("handing the files over: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// The driver configuration of the session: its record, with its credential and
+    /// policy secrets read from its directory.
+    pub(super) fn config(&self) -> Result<sandbox_agents::SessionConfig, SessionError> {
+        self.config_for(&self.record)
+    }
+
+    /// The driver configuration of `record` (the session's, or what it becomes in a
+    /// handover) in the session's directory, with its credential and policy secrets.
+    pub(super) fn config_for(
+        &self,
+        record: &SessionRecord,
+    ) -> Result<sandbox_agents::SessionConfig, SessionError> {
+        let token = files::load_token(&self.dir).map_err(|e| {
+            SessionError::Internal(format!("reading the credential of `{}`: {e}", self.id()))
+        })?;
+        let secrets = files::load_policy_secrets(&self.dir).map_err(|e| {
+            SessionError::Internal(format!("reading the policy of `{}`: {e}", self.id()))
+        })?;
+        Ok(record.config(&self.dir, token, secrets))
+    }
+
+    /// Marks the session handed over to another agent: this handle takes no command any
+    /// more (the manager loads the session again with its new record).
+    pub(super) fn retire(&self) {
+        self.retired
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The session's agent driver.
+    pub(super) fn driver(&self) -> &Arc<dyn AgentDriver> {
+        &self.driver
+    }
+
     /// Sends a command to the actor, starting the agent first if it is not running.
     async fn request<T>(
         &self,
@@ -177,6 +247,9 @@ impl SessionHandle {
         self.touch();
         let answer = {
             let mut slot = self.actor.lock().await;
+            if self.retired.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(SessionError::HandedOver(self.id().to_string()));
+            }
             self.core.ensure_open()?;
             if self.core.log().is_lost() {
                 return Err(SessionError::TakenOver(self.id().to_string()));

@@ -21,6 +21,7 @@ impl SessionCore {
     pub(super) fn close_turn(&self, live: &mut Live, ended: TurnEnded, meta: EventMeta) {
         self.close_open_work(live);
         self.append(live, EventPayload::TurnEnded(ended), meta);
+        self.signal(CoreSignal::TurnEnded);
     }
 
     /// Resolves pending requests as cancelled and completes open items as failed (the

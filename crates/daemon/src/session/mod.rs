@@ -3,11 +3,13 @@
 
 pub mod actor;
 mod answers;
+mod bundle;
 pub mod core;
 mod create;
 mod error;
 pub mod files;
 mod handle;
+mod handover;
 mod host;
 pub mod host_calls;
 pub mod legacy;
@@ -15,9 +17,11 @@ mod lifecycle;
 mod manager;
 pub mod message;
 mod policy;
+pub mod portable;
 pub mod record;
 mod replay;
 mod state;
+mod travel;
 mod upkeep;
 mod validate;
 

@@ -84,8 +84,11 @@ impl CoreState {
                 self.status.get_or_insert(SessionStatus::Idle);
                 true
             }
-            // The new agent's session id came with the event (above).
-            EventPayload::SessionHandedOver(_) => true,
+            // The new agent's session id is the event's (none when it has none).
+            EventPayload::SessionHandedOver(_) => {
+                self.native_session_id = event.native_session_id.clone();
+                true
+            }
             EventPayload::TurnStarted(turn) => {
                 self.turn_counter = self.turn_counter.max(numeric_suffix(&turn.turn_id));
                 self.current_turn = Some(turn.turn_id.clone());

@@ -20,10 +20,11 @@ pub struct Migration {
 }
 
 /// Every migration, oldest first.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "sessions, events, daemons and purged sessions",
-    sqlite: r#"
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "sessions, events, daemons and purged sessions",
+        sqlite: r#"
 CREATE TABLE daemons (
     daemon_id     TEXT PRIMARY KEY,
     heartbeat_ms  INTEGER NOT NULL
@@ -59,7 +60,7 @@ CREATE TABLE purged (
     sid  INTEGER PRIMARY KEY
 );
 "#,
-    postgres: r#"
+        postgres: r#"
 CREATE TABLE daemons (
     daemon_id     TEXT PRIMARY KEY,
     heartbeat_ms  BIGINT NOT NULL
@@ -95,7 +96,28 @@ CREATE TABLE purged (
     sid  BIGINT PRIMARY KEY
 );
 "#,
-}];
+    },
+    Migration {
+        version: 2,
+        name: "the agents' native state, for sessions that continue on another daemon",
+        sqlite: r#"
+CREATE TABLE native_states (
+    sid       INTEGER PRIMARY KEY,
+    agent     TEXT NOT NULL,
+    body      TEXT NOT NULL,
+    saved_ms  INTEGER NOT NULL
+);
+"#,
+        postgres: r#"
+CREATE TABLE native_states (
+    sid       BIGINT PRIMARY KEY,
+    agent     TEXT NOT NULL,
+    body      TEXT NOT NULL,
+    saved_ms  BIGINT NOT NULL
+);
+"#,
+    },
+];
 
 /// The newest schema version this build knows.
 pub fn latest() -> i64 {

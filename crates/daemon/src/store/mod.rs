@@ -33,7 +33,9 @@ use sandbox_universal::{StoreBackend, StoreStatus};
 use tokio::sync::{oneshot, watch};
 
 pub use record::{EVENT_VERSION, EventRow, StoredEvent};
-pub use rows::{ListQuery, NewSession, SessionRow, Stored, StoredAgent, StoredName, StoredStatus};
+pub use rows::{
+    ListQuery, NativeRow, NewSession, SessionRow, Stored, StoredAgent, StoredName, StoredStatus,
+};
 pub use writer::{StateSnapshot, Unwritten, WriteListener};
 
 use queue::WriteQueue;
@@ -188,6 +190,8 @@ pub(crate) trait ReadBackend: Send + Sync {
     ) -> Result<Vec<EventRow>, StoreError>;
     /// The last stored sequence.
     async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError>;
+    /// The agent's native state last saved for session `sid`.
+    async fn native(&self, sid: i64) -> Result<Option<NativeRow>, StoreError>;
     /// Sessions that ended before `ended_before_ms`, owned by `owner` or by no live daemon.
     async fn ended_before(
         &self,
@@ -397,6 +401,29 @@ impl Store {
             reply,
         })
         .await
+    }
+
+    /// Replaces the record (and agent) of session `sid`, which this daemon owns (a
+    /// handover).
+    pub async fn rewrite(&self, sid: i64, session: NewSession) -> Result<(), StoreError> {
+        self.control(|reply| Control::Rewrite {
+            sid,
+            session,
+            reply,
+        })
+        .await
+    }
+
+    /// Keeps the agent's native state of session `sid`, which this daemon owns, for a
+    /// daemon that continues it without this one's disk.
+    pub async fn save_native(&self, sid: i64, native: NativeRow) -> Result<(), StoreError> {
+        self.control(|reply| Control::SaveNative { sid, native, reply })
+            .await
+    }
+
+    /// The agent's native state last saved for session `sid`.
+    pub async fn native(&self, sid: i64) -> Result<Option<NativeRow>, StoreError> {
+        self.reads.native(sid).await
     }
 
     fn alive_after(&self) -> i64 {

@@ -134,6 +134,18 @@ pub struct NewSession {
     pub created_ms: i64,
 }
 
+/// The agent's native state of a session, as stored for another daemon to continue it
+/// (a `NativeBundle` as JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NativeRow {
+    /// The agent the state belongs to.
+    pub agent: StoredAgent,
+    /// The state (JSON).
+    pub body: String,
+    /// When it was saved, ms since the Unix epoch.
+    pub saved_ms: i64,
+}
+
 /// A page request of `GET /sessions`.
 #[derive(Debug, Clone, Default)]
 pub struct ListQuery {

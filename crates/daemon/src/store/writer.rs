@@ -18,7 +18,7 @@ use sandbox_universal::{SessionStatus, StoreStatus};
 use tokio::sync::oneshot;
 
 use super::queue::{SessionWrites, WriteQueue};
-use super::{EventRow, NewSession, StoreError, now_ms};
+use super::{EventRow, NativeRow, NewSession, StoreError, now_ms};
 
 /// Longest pause between retries of a failed commit.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
@@ -79,6 +79,16 @@ pub(crate) enum Control {
         state: Option<StateSnapshot>,
         reply: oneshot::Sender<Result<i64, StoreError>>,
     },
+    Rewrite {
+        sid: i64,
+        session: NewSession,
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
+    SaveNative {
+        sid: i64,
+        native: NativeRow,
+        reply: oneshot::Sender<Result<(), StoreError>>,
+    },
 }
 
 impl Control {
@@ -89,6 +99,8 @@ impl Control {
             }
             Self::Claim { reply, .. }
             | Self::Purge { reply, .. }
+            | Self::Rewrite { reply, .. }
+            | Self::SaveNative { reply, .. }
             | Self::Barrier { reply }
             | Self::Heartbeat { reply } => {
                 let _ = reply.send(Err(error));
@@ -112,6 +124,11 @@ pub(crate) trait WriteBackend: Send {
     fn reap(&mut self, limit: usize) -> Result<usize, StoreError>;
     /// Records that daemon `daemon_id` is alive.
     fn heartbeat(&mut self, daemon_id: &str, now_ms: i64) -> Result<(), StoreError>;
+    /// Replaces the record (and agent) of session `sid`, if `owner` owns it.
+    fn rewrite(&mut self, sid: i64, session: &NewSession, owner: &str) -> Result<(), StoreError>;
+    /// Keeps the agent's native state of session `sid` (replacing the last), if `owner`
+    /// owns it.
+    fn save_native(&mut self, sid: i64, native: &NativeRow, owner: &str) -> Result<(), StoreError>;
     /// Stores a session with all its events.
     fn import(
         &mut self,
@@ -400,6 +417,22 @@ impl Writer {
                 let result = self
                     .backend
                     .import(&session, &owner, &mut events, state.as_ref());
+                let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
+                let _ = reply.send(result);
+                outage
+            }
+            Control::Rewrite {
+                sid,
+                session,
+                reply,
+            } => {
+                let result = self.backend.rewrite(sid, &session, &owner);
+                let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
+                let _ = reply.send(result);
+                outage
+            }
+            Control::SaveNative { sid, native, reply } => {
+                let result = self.backend.save_native(sid, &native, &owner);
                 let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
                 let _ = reply.send(result);
                 outage

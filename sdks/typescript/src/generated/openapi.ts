@@ -234,6 +234,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{sessionId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session as one JSON document (streamed): its record (without credentials or
+         *     secret values), the agent's native state needed to resume it elsewhere (each file with
+         *     its SHA-256), and the universal event log with its count and SHA-256. Refused while a
+         *     turn runs.
+         */
+        get: operations["exportSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/handover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Continues the session on another agent (or the same one afresh): the earlier turns
+         *     become the new agent's own history (tool calls and results where it has a form for
+         *     them, text where not), the log records `sessionHandedOver`, and the next message runs
+         *     on the new agent. Refused while a turn runs. The session's permission mode and policy
+         *     stay and are checked against the new agent as at creation.
+         */
+        post: operations["handoverSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stores a bundle written by `GET /sessions/{id}/export` (on this or another daemon) as
+         *     session `sessionId`: the event log keeps its sequences and continues contiguously, the
+         *     agent's native state is filed where the agent looks for it here (for `cwd`, when it
+         *     moved), and the next message resumes the agent with its memory. The agent is installed
+         *     first when it is missing. Credentials do not travel: the session uses the daemon's, and
+         *     the policy's secret values (MCP servers' `env` and `headers`, the session `env`) arrive
+         *     empty.
+         */
+        post: operations["importSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{sessionId}/messages": {
         parameters: {
             query?: never;
@@ -840,11 +910,59 @@ export interface components {
             /** @description True when more events exist after the last one returned. */
             hasMore: boolean;
         };
+        /** @description A session's creation record, as a bundle carries it. */
+        ExportedSession: {
+            /** @description The agent. */
+            agent: components["schemas"]["AgentId"];
+            /** @description Agent mode. */
+            agentMode?: string | null;
+            /** @description The agent version the session asked for. */
+            agentVersion?: string | null;
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            createdAt: string;
+            /** @description The working directory it ran in. */
+            cwd: string;
+            /** @description Whether the agent acts without asking. */
+            dangerouslySkipPermissions?: boolean;
+            /** @description Model. */
+            model?: string | null;
+            /** @description Permission mode. */
+            permissionMode: components["schemas"]["PermissionMode"];
+            /**
+             * @description Its policy (the `policy` fields of the create request it was made with: system
+             *     prompt, tools, turn limit, MCP servers, env, host tools), with every value that may
+             *     be secret emptied: MCP servers' `env` and `headers`, the session `env`.
+             */
+            policy?: {
+                [key: string]: unknown;
+            };
+            /** @description The session id on the daemon that exported it. */
+            sessionId: string;
+            /** @description Model variant. */
+            variant?: string | null;
+        };
         /**
          * @description How a file was changed.
          * @enum {string}
          */
         FileChangeKind: "add" | "update" | "delete";
+        /**
+         * @description How a [`NativeFile`]'s bytes are written.
+         * @enum {string}
+         */
+        FileEncoding: "utf8" | "base64";
+        /** @description `POST /sessions/{id}/handover`: continue the conversation on another agent. */
+        HandoverRequest: {
+            /** @description The agent that continues the session. */
+            agent: string;
+            /** @description Its agent mode (default: the agent's default). */
+            agentMode?: string | null;
+            /** @description Its model (default: the agent's default). */
+            model?: string | null;
+        };
         /** @description Body of `GET /health`. */
         HealthResponse: {
             /** @description Always `ok` when the daemon answers. */
@@ -1130,6 +1248,35 @@ export interface components {
             permissionModes: components["schemas"]["PermissionMode"][];
         };
         /**
+         * @description What an agent keeps to resume a conversation: its own session id and the files that
+         *     hold the conversation, each by role (not by path: an importing daemon files them where
+         *     its agent looks, for the new working directory).
+         */
+        NativeBundle: {
+            /** @description The agent the state belongs to. */
+            agent: components["schemas"]["AgentId"];
+            /** @description The working directory the files were written for. */
+            cwd: string;
+            /** @description The files. */
+            files?: components["schemas"]["NativeFile"][];
+            /** @description The agent's own session (thread) id. */
+            nativeSessionId?: string | null;
+        };
+        /** @description One file of an agent's native state. */
+        NativeFile: {
+            /** @description The file's bytes, as `encoding` says. */
+            content: string;
+            /** @description How `content` is written. */
+            encoding: components["schemas"]["FileEncoding"];
+            /**
+             * @description What the file is to its agent (e.g. `transcript.jsonl`, `rollout.jsonl`,
+             *     `export.json`, `session.jsonl`).
+             */
+            name: string;
+            /** @description Hex SHA-256 of the file's bytes (decoded). */
+            sha256: string;
+        };
+        /**
          * @description What a permission request is about.
          * @enum {string}
          */
@@ -1328,6 +1475,38 @@ export interface components {
         SendMessageResponse: {
             /** @description The turn the message started. */
             turnId: string;
+        };
+        /**
+         * @description A session as one JSON document: its record, the agent's native state and the universal
+         *     event log. Holds no credential: neither the session's `token` nor the secret values of
+         *     its policy (MCP servers' `env` and `headers`, the session `env`) travel.
+         */
+        SessionBundle: {
+            /**
+             * Format: int64
+             * @description How many events `events` holds.
+             */
+            eventCount: number;
+            /** @description The universal event log, from sequence 1, contiguous. */
+            events: components["schemas"]["UniversalEvent"][];
+            /**
+             * @description Hex SHA-256 over the events as written in the bundle: each event's JSON text
+             *     followed by a newline (`\n`), in order.
+             */
+            eventsSha256: string;
+            /**
+             * Format: date-time
+             * @description When the bundle was written.
+             */
+            exportedAt: string;
+            /**
+             * Format: int32
+             * @description The bundle format ([`BUNDLE_FORMAT`]).
+             */
+            format: number;
+            native?: components["schemas"]["NativeBundle"] | null;
+            /** @description How the session was created (as it stands after any handover). */
+            session: components["schemas"]["ExportedSession"];
         };
         /**
          * @description Why a session ended.
@@ -1664,7 +1843,10 @@ export type CreateSessionResponse = components['schemas']['CreateSessionResponse
 export type EventPayload = components['schemas']['EventPayload'];
 export type EventSource = components['schemas']['EventSource'];
 export type EventsResponse = components['schemas']['EventsResponse'];
+export type ExportedSession = components['schemas']['ExportedSession'];
 export type FileChangeKind = components['schemas']['FileChangeKind'];
+export type FileEncoding = components['schemas']['FileEncoding'];
+export type HandoverRequest = components['schemas']['HandoverRequest'];
 export type HealthResponse = components['schemas']['HealthResponse'];
 export type HostTool = components['schemas']['HostTool'];
 export type HostToolCall = components['schemas']['HostToolCall'];
@@ -1686,6 +1868,8 @@ export type MessagePart = components['schemas']['MessagePart'];
 export type ModelInfo = components['schemas']['ModelInfo'];
 export type ModelsResponse = components['schemas']['ModelsResponse'];
 export type ModesResponse = components['schemas']['ModesResponse'];
+export type NativeBundle = components['schemas']['NativeBundle'];
+export type NativeFile = components['schemas']['NativeFile'];
 export type PermissionKind = components['schemas']['PermissionKind'];
 export type PermissionMode = components['schemas']['PermissionMode'];
 export type PermissionOutcome = components['schemas']['PermissionOutcome'];
@@ -1706,6 +1890,7 @@ export type QuestionRequest = components['schemas']['QuestionRequest'];
 export type QuestionResolved = components['schemas']['QuestionResolved'];
 export type SendMessageRequest = components['schemas']['SendMessageRequest'];
 export type SendMessageResponse = components['schemas']['SendMessageResponse'];
+export type SessionBundle = components['schemas']['SessionBundle'];
 export type SessionEndReason = components['schemas']['SessionEndReason'];
 export type SessionEnded = components['schemas']['SessionEnded'];
 export type SessionHandedOver = components['schemas']['SessionHandedOver'];
@@ -2862,6 +3047,361 @@ export interface operations {
             };
             /** @description Being restored, or the store is unavailable */
             503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    exportSession: {
+        parameters: {
+            query?: {
+                /** @description Include each event's native `raw` payload (default false). */
+                includeRaw?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionBundle"];
+                };
+            };
+            /** @description A bad session id or query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A turn is running (`turn-in-progress`), another daemon sharing the store owns the session, the session's record is unusable here, or its agent is not supported by this build (`agentError`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent's native state could not be read (`agentError`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is still being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    handoverSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HandoverRequest"];
+            };
+        };
+        responses: {
+            /** @description Handed over; the session as it stands now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description A bad session id or malformed JSON; or a mode or model the new agent does not offer (`invalid-session-config`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A turn is running (`turn-in-progress`), the session has ended, another daemon sharing the store owns it, or the new agent is not installed and cannot be, or cannot take a conversation (`agentError`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body breaks its schema (`invalid-body`), or the new agent cannot honour the session's policy (`policy-unsupported`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The new agent's history could not be written (`agentError`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable, or the session is being restored */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    importSession: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The working directory of the imported session (absolute, existing; default: the
+                 *     bundle's).
+                 */
+                cwd?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the imported session */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description A bundle as exported, at most 1 GiB */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionBundle"];
+            };
+        };
+        responses: {
+            /** @description Imported */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description A bad session id or query; or a `cwd` that is not absolute, does not exist, is not a directory or is outside the workspace root (`invalid-session-config`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The id is taken (`session-exists`), or the agent is not supported by this build */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The bundle is over 1 GiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The bundle cannot be imported (`invalid-bundle`): not a bundle, a newer `format`, events that do not match `eventsSha256` or `eventCount` or are not numbered from 1, a native file that does not match its `sha256` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The agent's native state could not be filed (`agentError`) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;

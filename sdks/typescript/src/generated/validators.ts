@@ -1007,6 +1007,94 @@ export const SendMessageResponseSchema: z.ZodType<Schemas["SendMessageResponse"]
   "turnId": z.string(),
 });
 
+/** A session's creation record, as a bundle carries it. */
+export const ExportedSessionSchema: z.ZodType<Schemas["ExportedSession"]> = z.looseObject({
+  /** The agent. */
+  "agent": AgentIdSchema,
+  /** Agent mode. */
+  "agentMode": z.string().nullable().optional(),
+  /** The agent version the session asked for. */
+  "agentVersion": z.string().nullable().optional(),
+  /** When it was created. */
+  "createdAt": z.iso.datetime({ offset: true }),
+  /** The working directory it ran in. */
+  "cwd": z.string(),
+  /** Whether the agent acts without asking. */
+  "dangerouslySkipPermissions": z.boolean().optional(),
+  /** Model. */
+  "model": z.string().nullable().optional(),
+  /** Permission mode. */
+  "permissionMode": PermissionModeSchema,
+  /**
+   * Its policy (the `policy` fields of the create request it was made with: system
+   * prompt, tools, turn limit, MCP servers, env, host tools), with every value that may
+   * be secret emptied: MCP servers' `env` and `headers`, the session `env`.
+   */
+  "policy": z.looseObject({}).optional(),
+  /** The session id on the daemon that exported it. */
+  "sessionId": z.string(),
+  /** Model variant. */
+  "variant": z.string().nullable().optional(),
+});
+
+/** How a [`NativeFile`]'s bytes are written. */
+export const FileEncodingSchema: z.ZodType<Schemas["FileEncoding"]> = z.enum(["utf8","base64"]);
+
+/** One file of an agent's native state. */
+export const NativeFileSchema: z.ZodType<Schemas["NativeFile"]> = z.looseObject({
+  /** The file's bytes, as `encoding` says. */
+  "content": z.string(),
+  /** How `content` is written. */
+  "encoding": FileEncodingSchema,
+  /**
+   * What the file is to its agent (e.g. `transcript.jsonl`, `rollout.jsonl`,
+   * `export.json`, `session.jsonl`).
+   */
+  "name": z.string().min(1).max(128),
+  /** Hex SHA-256 of the file's bytes (decoded). */
+  "sha256": z.string().regex(new RegExp("^[0-9a-f]{64}$")),
+});
+
+/**
+ * What an agent keeps to resume a conversation: its own session id and the files that
+ * hold the conversation, each by role (not by path: an importing daemon files them where
+ * its agent looks, for the new working directory).
+ */
+export const NativeBundleSchema: z.ZodType<Schemas["NativeBundle"]> = z.looseObject({
+  /** The agent the state belongs to. */
+  "agent": AgentIdSchema,
+  /** The working directory the files were written for. */
+  "cwd": z.string(),
+  /** The files. */
+  "files": z.array(NativeFileSchema).optional(),
+  /** The agent's own session (thread) id. */
+  "nativeSessionId": z.string().nullable().optional(),
+});
+
+/**
+ * A session as one JSON document: its record, the agent's native state and the universal
+ * event log. Holds no credential: neither the session's `token` nor the secret values of
+ * its policy (MCP servers' `env` and `headers`, the session `env`) travel.
+ */
+export const SessionBundleSchema: z.ZodType<Schemas["SessionBundle"]> = z.looseObject({
+  /** How many events `events` holds. */
+  "eventCount": z.number().int().min(0),
+  /** The universal event log, from sequence 1, contiguous. */
+  "events": z.array(UniversalEventSchema),
+  /**
+   * Hex SHA-256 over the events as written in the bundle: each event's JSON text
+   * followed by a newline (`\n`), in order.
+   */
+  "eventsSha256": z.string(),
+  /** When the bundle was written. */
+  "exportedAt": z.iso.datetime({ offset: true }),
+  /** The bundle format ([`BUNDLE_FORMAT`]). */
+  "format": z.number().int().min(0),
+  "native": NativeBundleSchema.nullable().optional(),
+  /** How the session was created (as it stands after any handover). */
+  "session": ExportedSessionSchema,
+});
+
 /** Where a session stands. */
 export const SessionStatusSchema: z.ZodType<Schemas["SessionStatus"]> = z.enum(["idle","running","ended"]);
 
@@ -1157,6 +1245,11 @@ export const schemas: {
   readonly ModesResponse: typeof ModesResponseSchema;
   readonly ProblemDetails: typeof ProblemDetailsSchema;
   readonly SendMessageResponse: typeof SendMessageResponseSchema;
+  readonly ExportedSession: typeof ExportedSessionSchema;
+  readonly FileEncoding: typeof FileEncodingSchema;
+  readonly NativeFile: typeof NativeFileSchema;
+  readonly NativeBundle: typeof NativeBundleSchema;
+  readonly SessionBundle: typeof SessionBundleSchema;
   readonly SessionStatus: typeof SessionStatusSchema;
   readonly SessionInfo: typeof SessionInfoSchema;
   readonly UnreadableSession: typeof UnreadableSessionSchema;
@@ -1227,6 +1320,11 @@ export const schemas: {
   ModesResponse: ModesResponseSchema,
   ProblemDetails: ProblemDetailsSchema,
   SendMessageResponse: SendMessageResponseSchema,
+  ExportedSession: ExportedSessionSchema,
+  FileEncoding: FileEncodingSchema,
+  NativeFile: NativeFileSchema,
+  NativeBundle: NativeBundleSchema,
+  SessionBundle: SessionBundleSchema,
   SessionStatus: SessionStatusSchema,
   SessionInfo: SessionInfoSchema,
   UnreadableSession: UnreadableSessionSchema,
@@ -1253,6 +1351,9 @@ export const responseSchemas: {
   readonly endSession: typeof SessionInfoSchema;
   readonly getEvents: typeof EventsResponseSchema;
   readonly streamEvents: null;
+  readonly exportSession: typeof SessionBundleSchema;
+  readonly handoverSession: typeof SessionInfoSchema;
+  readonly importSession: typeof SessionInfoSchema;
   readonly sendMessage: typeof SendMessageResponseSchema;
   readonly replyPermission: null;
   readonly rejectQuestion: null;
@@ -1274,6 +1375,9 @@ export const responseSchemas: {
   endSession: SessionInfoSchema,
   getEvents: EventsResponseSchema,
   streamEvents: null,
+  exportSession: SessionBundleSchema,
+  handoverSession: SessionInfoSchema,
+  importSession: SessionInfoSchema,
   sendMessage: SendMessageResponseSchema,
   replyPermission: null,
   rejectQuestion: null,

@@ -7,7 +7,9 @@ use tokio::sync::{broadcast, oneshot};
 use tokio_postgres::Row;
 
 use super::{outage, pool_outage};
-use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError, Stored, StoredName};
+use crate::store::{
+    EventRow, ListQuery, NativeRow, ReadBackend, SessionRow, StoreError, Stored, StoredName,
+};
 
 /// Session ids this daemon may take over: unowned, its own, or owned by a daemon whose
 /// heartbeat is older than the lease (owner `$1`, lease cut-off `$2`). Callers add
@@ -157,6 +159,20 @@ impl ReadBackend for PgReads {
             )
             .await?;
         Ok(rows[0].get::<_, i64>(0) as u64)
+    }
+
+    async fn native(&self, sid: i64) -> Result<Option<NativeRow>, StoreError> {
+        let rows = self
+            .query(
+                "SELECT agent, body, saved_ms FROM native_states WHERE sid = $1",
+                &[&sid],
+            )
+            .await?;
+        Ok(rows.first().map(|r| NativeRow {
+            agent: Stored::parse(r.get(0)),
+            body: r.get(1),
+            saved_ms: r.get(2),
+        }))
     }
 
     async fn ended_before(

@@ -7,7 +7,9 @@ use tokio_postgres::Client;
 use super::{CHANNEL, INSERT_CHUNK, connect, outage};
 use crate::store::queue::SessionWrites;
 use crate::store::writer::WriteBackend;
-use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError, StoredName};
+use crate::store::{
+    EVENT_VERSION, EventRow, NativeRow, NewSession, StateSnapshot, StoreError, StoredName,
+};
 
 /// The write side: one connection on the writer thread's own runtime.
 pub(crate) struct PgWrites {
@@ -332,6 +334,8 @@ impl WriteBackend for PgWrites {
             let tx = client.transaction().await?;
             tx.execute("DELETE FROM sessions WHERE sid = $1", &[&sid])
                 .await?;
+            tx.execute("DELETE FROM native_states WHERE sid = $1", &[&sid])
+                .await?;
             tx.execute(
                 "INSERT INTO purged (sid) VALUES ($1) ON CONFLICT DO NOTHING",
                 &[&sid],
@@ -380,6 +384,54 @@ impl WriteBackend for PgWrites {
         })
     }
 
+    fn rewrite(&mut self, sid: i64, session: &NewSession, owner: &str) -> Result<(), StoreError> {
+        let owner = owner.to_string();
+        let (changed, current) = self.run(async |client| {
+            let changed = client
+                .execute(
+                    "UPDATE sessions SET record_version = $2, record = $3, agent = $4
+                     WHERE sid = $1 AND owner = $5",
+                    &[
+                        &sid,
+                        &(session.record_version as i32),
+                        &session.record,
+                        &session.agent.name(),
+                        &owner,
+                    ],
+                )
+                .await?;
+            owner_unless(client, sid, changed)
+                .await
+                .map(|c| (changed, c))
+        })?;
+        owned(sid, changed, current)
+    }
+
+    fn save_native(&mut self, sid: i64, native: &NativeRow, owner: &str) -> Result<(), StoreError> {
+        let owner = owner.to_string();
+        let (changed, current) = self.run(async |client| {
+            let changed = client
+                .execute(
+                    "INSERT INTO native_states (sid, agent, body, saved_ms)
+                     SELECT $1, $2, $3, $4 FROM sessions WHERE sid = $1 AND owner = $5
+                     ON CONFLICT (sid) DO UPDATE SET agent = excluded.agent,
+                     body = excluded.body, saved_ms = excluded.saved_ms",
+                    &[
+                        &sid,
+                        &native.agent.name(),
+                        &native.body,
+                        &native.saved_ms,
+                        &owner,
+                    ],
+                )
+                .await?;
+            owner_unless(client, sid, changed)
+                .await
+                .map(|c| (changed, c))
+        })?;
+        owned(sid, changed, current)
+    }
+
     fn import(
         &mut self,
         session: &NewSession,
@@ -422,4 +474,31 @@ impl WriteBackend for PgWrites {
         })?;
         created.ok_or_else(|| StoreError::Exists(session.session_id.clone()))
     }
+}
+
+/// The owner of session `sid` (`None` inside when it has none, `None` when it is gone),
+/// looked up only when a write to it changed nothing.
+async fn owner_unless(
+    client: &Client,
+    sid: i64,
+    changed: u64,
+) -> Result<Option<Option<String>>, tokio_postgres::Error> {
+    if changed > 0 {
+        return Ok(None);
+    }
+    let row = client
+        .query_opt("SELECT owner FROM sessions WHERE sid = $1", &[&sid])
+        .await?;
+    Ok(row.map(|r| r.get(0)))
+}
+
+/// `Ok` when a write to session `sid` changed a row, else why not.
+fn owned(sid: i64, changed: u64, current: Option<Option<String>>) -> Result<(), StoreError> {
+    if changed > 0 {
+        return Ok(());
+    }
+    Err(match current {
+        Some(other) => StoreError::OwnedElsewhere(other.unwrap_or_default()),
+        None => StoreError::NotFound(format!("session {sid} was purged")),
+    })
 }

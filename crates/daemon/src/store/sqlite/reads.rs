@@ -8,7 +8,9 @@ use sandbox_universal::SessionStatus;
 use tokio::sync::Semaphore;
 
 use super::outage;
-use crate::store::{EventRow, ListQuery, ReadBackend, SessionRow, StoreError, Stored, StoredName};
+use crate::store::{
+    EventRow, ListQuery, NativeRow, ReadBackend, SessionRow, StoreError, Stored, StoredName,
+};
 
 /// The columns of a [`SessionRow`], joined with the owner's heartbeat.
 /// Session ids this daemon may take over: unowned, its own, or owned by a daemon whose
@@ -177,6 +179,21 @@ impl ReadBackend for SqliteReads {
             conn.prepare_cached("SELECT COALESCE(MAX(sequence), 0) FROM events WHERE sid = ?1")?
                 .query_row([sid], |r| r.get::<_, i64>(0))
                 .map(|n| n as u64)
+        })
+        .await
+    }
+
+    async fn native(&self, sid: i64) -> Result<Option<NativeRow>, StoreError> {
+        self.with(move |conn| {
+            conn.prepare_cached("SELECT agent, body, saved_ms FROM native_states WHERE sid = ?1")?
+                .query_row([sid], |r| {
+                    Ok(NativeRow {
+                        agent: Stored::parse(r.get(0)?),
+                        body: r.get(1)?,
+                        saved_ms: r.get(2)?,
+                    })
+                })
+                .optional()
         })
         .await
     }

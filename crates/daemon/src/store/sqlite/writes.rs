@@ -6,7 +6,9 @@ use sandbox_universal::SessionStatus;
 use super::{Checkpointer, is_unique_violation, outage};
 use crate::store::queue::SessionWrites;
 use crate::store::writer::WriteBackend;
-use crate::store::{EVENT_VERSION, EventRow, NewSession, StateSnapshot, StoreError, StoredName};
+use crate::store::{
+    EVENT_VERSION, EventRow, NativeRow, NewSession, StateSnapshot, StoreError, StoredName,
+};
 
 /// The write side, owned by the writer thread.
 pub(crate) struct SqliteWrites {
@@ -59,6 +61,27 @@ fn save_state(
         state.sequence as i64,
         state.json
     ])
+}
+
+impl SqliteWrites {
+    /// `Ok` when a write to session `sid` changed a row, else why not: another daemon
+    /// owns it, or it is gone.
+    fn owned(&self, sid: i64, changed: usize) -> Result<(), StoreError> {
+        if changed > 0 {
+            return Ok(());
+        }
+        let current: Option<Option<String>> = self
+            .conn
+            .query_row("SELECT owner FROM sessions WHERE sid = ?1", [sid], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(outage)?;
+        Err(match current {
+            Some(other) => StoreError::OwnedElsewhere(other.unwrap_or_default()),
+            None => StoreError::NotFound(format!("session {sid} was purged")),
+        })
+    }
 }
 
 impl WriteBackend for SqliteWrites {
@@ -172,6 +195,8 @@ impl WriteBackend for SqliteWrites {
         let tx = self.conn.transaction().map_err(outage)?;
         tx.execute("DELETE FROM sessions WHERE sid = ?1", [sid])
             .map_err(outage)?;
+        tx.execute("DELETE FROM native_states WHERE sid = ?1", [sid])
+            .map_err(outage)?;
         tx.execute("INSERT OR IGNORE INTO purged (sid) VALUES (?1)", [sid])
             .map_err(outage)?;
         tx.commit().map_err(outage)
@@ -213,6 +238,46 @@ impl WriteBackend for SqliteWrites {
             )
             .map(|_| ())
             .map_err(outage)
+    }
+
+    fn rewrite(&mut self, sid: i64, session: &NewSession, owner: &str) -> Result<(), StoreError> {
+        self.checkpointer.wrote(1);
+        let updated = self
+            .conn
+            .execute(
+                "UPDATE sessions SET record_version = ?2, record = ?3, agent = ?4
+                 WHERE sid = ?1 AND owner = ?5",
+                params![
+                    sid,
+                    session.record_version,
+                    session.record,
+                    session.agent.name(),
+                    owner
+                ],
+            )
+            .map_err(outage)?;
+        self.owned(sid, updated)
+    }
+
+    fn save_native(&mut self, sid: i64, native: &NativeRow, owner: &str) -> Result<(), StoreError> {
+        self.checkpointer.wrote(1);
+        let saved = self
+            .conn
+            .execute(
+                "INSERT INTO native_states (sid, agent, body, saved_ms)
+                 SELECT ?1, ?2, ?3, ?4 FROM sessions WHERE sid = ?1 AND owner = ?5
+                 ON CONFLICT (sid) DO UPDATE SET agent = excluded.agent, body = excluded.body,
+                 saved_ms = excluded.saved_ms",
+                params![
+                    sid,
+                    native.agent.name(),
+                    native.body,
+                    native.saved_ms,
+                    owner
+                ],
+            )
+            .map_err(outage)?;
+        self.owned(sid, saved)
     }
 
     fn import(

@@ -15,6 +15,7 @@
 
 mod policy;
 mod pool;
+mod portable;
 mod server;
 mod servers;
 mod session;

@@ -360,6 +360,38 @@ class FileChangeKind(str, Enum):
     delete = "delete"
 
 
+class FileEncoding(str, Enum):
+    """
+    How a [`NativeFile`]'s bytes are written.
+    """
+
+    utf8 = "utf8"
+    base64 = "base64"
+
+
+class HandoverRequest(BaseModel):
+    """
+    `POST /sessions/{id}/handover`: continue the conversation on another agent.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    agent: str
+    """
+    The agent that continues the session.
+    """
+    agent_mode: Annotated[str | None, Field(alias="agentMode")] = None
+    """
+    Its agent mode (default: the agent's default).
+    """
+    model: str | None = None
+    """
+    Its model (default: the agent's default).
+    """
+
+
 class HostToolCall(BaseModel):
     """
     The body the daemon `POST`s to an http host tool. Signed with the operator's secret
@@ -801,6 +833,34 @@ class ModelsResponse(BaseModel):
     models: list[ModelInfo]
     """
     The models.
+    """
+
+
+class NativeFile(BaseModel):
+    """
+    One file of an agent's native state.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    content: str
+    """
+    The file's bytes, as `encoding` says.
+    """
+    encoding: FileEncoding
+    """
+    How `content` is written.
+    """
+    name: Annotated[str, Field(max_length=128, min_length=1)]
+    """
+    What the file is to its agent (e.g. `transcript.jsonl`, `rollout.jsonl`,
+    `export.json`, `session.jsonl`).
+    """
+    sha256: Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
+    """
+    Hex SHA-256 of the file's bytes (decoded).
     """
 
 
@@ -2252,6 +2312,65 @@ class ErrorEvent(BaseModel):
     type: Literal["error"]
 
 
+class ExportedSession(BaseModel):
+    """
+    A session's creation record, as a bundle carries it.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    agent: AgentId
+    """
+    The agent.
+    """
+    agent_mode: Annotated[str | None, Field(alias="agentMode")] = None
+    """
+    Agent mode.
+    """
+    agent_version: Annotated[str | None, Field(alias="agentVersion")] = None
+    """
+    The agent version the session asked for.
+    """
+    created_at: Annotated[AwareDatetime, Field(alias="createdAt")]
+    """
+    When it was created.
+    """
+    cwd: str
+    """
+    The working directory it ran in.
+    """
+    dangerously_skip_permissions: Annotated[
+        bool | None, Field(alias="dangerouslySkipPermissions")
+    ] = None
+    """
+    Whether the agent acts without asking.
+    """
+    model: str | None = None
+    """
+    Model.
+    """
+    permission_mode: Annotated[PermissionMode, Field(alias="permissionMode")]
+    """
+    Permission mode.
+    """
+    policy: dict[str, Any] | None = None
+    """
+    Its policy (the `policy` fields of the create request it was made with: system
+    prompt, tools, turn limit, MCP servers, env, host tools), with every value that may
+    be secret emptied: MCP servers' `env` and `headers`, the session `env`.
+    """
+    session_id: Annotated[str, Field(alias="sessionId")]
+    """
+    The session id on the daemon that exported it.
+    """
+    variant: str | None = None
+    """
+    Model variant.
+    """
+
+
 class FileChangeContentPart(BaseModel):
     """
     A change to one file.
@@ -2338,6 +2457,35 @@ class ModesResponse(BaseModel):
     permission_modes: Annotated[list[PermissionMode], Field(alias="permissionModes")]
     """
     Permission modes the agent supports.
+    """
+
+
+class NativeBundle(BaseModel):
+    """
+    What an agent keeps to resume a conversation: its own session id and the files that
+    hold the conversation, each by role (not by path: an importing daemon files them where
+    its agent looks, for the new working directory).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    agent: AgentId
+    """
+    The agent the state belongs to.
+    """
+    cwd: str
+    """
+    The working directory the files were written for.
+    """
+    files: list[NativeFile] | None = None
+    """
+    The files.
+    """
+    native_session_id: Annotated[str | None, Field(alias="nativeSessionId")] = None
+    """
+    The agent's own session (thread) id.
     """
 
 
@@ -3387,4 +3535,43 @@ class EventsResponse(BaseModel):
     has_more: Annotated[bool, Field(alias="hasMore")]
     """
     True when more events exist after the last one returned.
+    """
+
+
+class SessionBundle(BaseModel):
+    """
+    A session as one JSON document: its record, the agent's native state and the universal
+    event log. Holds no credential: neither the session's `token` nor the secret values of
+    its policy (MCP servers' `env` and `headers`, the session `env`) travel.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    event_count: Annotated[int, Field(alias="eventCount", ge=0)]
+    """
+    How many events `events` holds.
+    """
+    events: list[UniversalEvent]
+    """
+    The universal event log, from sequence 1, contiguous.
+    """
+    events_sha256: Annotated[str, Field(alias="eventsSha256")]
+    """
+    Hex SHA-256 over the events as written in the bundle: each event's JSON text
+    followed by a newline (`\\n`), in order.
+    """
+    exported_at: Annotated[AwareDatetime, Field(alias="exportedAt")]
+    """
+    When the bundle was written.
+    """
+    format: Annotated[int, Field(ge=0)]
+    """
+    The bundle format ([`BUNDLE_FORMAT`]).
+    """
+    native: NativeBundle | None = None
+    session: ExportedSession
+    """
+    How the session was created (as it stands after any handover).
     """
