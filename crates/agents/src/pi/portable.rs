@@ -7,8 +7,10 @@
 //!
 //! - Export copies the file (`session.jsonl` in the [`NativeState`]).
 //! - Import files it under its own name in the new session dir with the header's `cwd`
-//!   set to the new directory: Pi runs a resumed session in the header's directory, and
-//!   refuses one whose directory does not exist. The id stays; `--session <id>` resumes it.
+//!   set to the new directory (Pi runs a resumed session in the header's directory, and
+//!   refuses one whose directory does not exist), and the old directory's paths in the
+//!   entries (tool arguments and outputs) moved there too. The id stays; `--session <id>`
+//!   resumes it.
 //! - [`native_history`] writes a session file of another agent's conversation (see
 //!   [`crate::replay`]): shell commands as Pi's `bash` tool calls with their results,
 //!   other tools' calls under their own names (Pi replays any tool call it finds).
@@ -21,6 +23,7 @@ use serde_json::{Value, json};
 
 use super::launch::PiDirs;
 use crate::portable::{NativeState, write_private};
+use crate::relocate::rewrite_paths;
 use crate::replay::{self, Block, Message, Target};
 
 /// The session file's name in a [`NativeState`].
@@ -107,22 +110,39 @@ pub fn import(state_dir: &Path, cwd: &str, state: &NativeState) -> Result<String
             "the Pi session file is session {id}, not {expected}"
         )));
     }
-    head["cwd"] = Value::String(cwd.to_string());
     let stamp = head["timestamp"]
         .as_str()
         .map(str::to_string)
         .unwrap_or_else(now);
-    let rest = match bytes.iter().position(|b| *b == b'\n') {
-        Some(end) => &bytes[end..],
-        None => b"\n".as_slice(),
-    };
+    head["cwd"] = Value::String(cwd.to_string());
     let mut moved = serde_json::to_vec(&head).expect("JSON values serialise");
-    moved.extend_from_slice(rest);
+    moved.push(b'\n');
+    moved.extend(relocate(bytes, &state.cwd, cwd));
     let path = PiDirs::new(state_dir).sessions.join(file_name(&stamp, &id));
     write_private(&path, &moved).map_err(|e| {
         AgentError::protocol(format!("writing Pi's session file {}: {e}", path.display()))
     })?;
     Ok(id)
+}
+
+/// The entries (the lines after the header) with every path in `from` moved to `to`, so
+/// the conversation names the directory the session now runs in; lines that mention none
+/// (or do not parse) are kept byte for byte.
+fn relocate(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for line in bytes.split(|b| *b == b'\n').skip(1) {
+        if line.is_empty() {
+            continue;
+        }
+        let moved = serde_json::from_slice::<Value>(line)
+            .ok()
+            .and_then(|mut value| {
+                (rewrite_paths(&mut value, from, to) > 0).then(|| value.to_string())
+            });
+        out.extend_from_slice(moved.as_ref().map_or(line, |m| m.as_bytes()));
+        out.push(b'\n');
+    }
+    out
 }
 
 /// The header (first line) of a session file.

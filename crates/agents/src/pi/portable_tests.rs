@@ -159,3 +159,27 @@ fn a_history_becomes_a_session_file_of_pi_messages() {
     let lines = super::tests::lines(state.require(SESSION_FILE).unwrap());
     assert_eq!(lines[2]["message"]["provider"], "sandbox-daemon");
 }
+
+#[test]
+fn paths_in_the_old_directory_move_with_the_session() {
+    let file = concat!(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"abc\",\"timestamp\":\"2026-01-02T03:04:05.678Z\",\"cwd\":\"/old\"}\n",
+        "{\"type\":\"message\",\"id\":\"1\",\"message\":{\"role\":\"toolResult\",\"content\":[{\"type\":\"text\",\"text\":\"wrote /old/a.txt, not /older\"}]}}\n",
+        "{\"type\":\"message\",\"id\":\"2\",\"parentId\":\"1\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    );
+    let state = tempfile::tempdir().unwrap();
+    let native = NativeState::single(Some("abc".into()), "/old", SESSION_FILE, file.into());
+    assert_eq!(import(state.path(), "/new/place", &native).unwrap(), "abc");
+    let filed = PiDirs::new(state.path())
+        .sessions
+        .join("2026-01-02T03-04-05-678Z_abc.jsonl");
+    let moved = std::fs::read_to_string(filed).unwrap();
+    let moved: Vec<&str> = moved.lines().collect();
+    assert!(moved[0].contains("\"cwd\":\"/new/place\""), "{}", moved[0]);
+    assert!(
+        moved[1].contains("wrote /new/place/a.txt, not /older"),
+        "{}",
+        moved[1]
+    );
+    assert_eq!(moved[2], file.lines().nth(2).unwrap());
+}
