@@ -28,6 +28,7 @@ pub mod proofs;
 pub mod registry;
 pub mod release;
 pub mod relocate;
+pub mod replay;
 pub mod sink;
 pub mod transport;
 pub mod user;

@@ -14,11 +14,14 @@ use sandbox_universal::{
 use super::convert::Converter;
 use super::launch::{self, ClaudeLaunch, LaunchPlan};
 use super::policy;
+use super::portable;
 use super::probe;
 use crate::context::DriverContext;
 use crate::kernel::ChildSession;
+use crate::portable::NativeState;
 use crate::validate::{ProviderApi, validate};
 use crate::{AgentDriver, AgentEvent, AgentSession, BinaryStatus, EventSink, SessionConfig};
+use sandbox_universal::history::History;
 
 /// The built-in agents of the pinned CLI (`--agent <name>`), offered as agent modes. A
 /// test compares them with what the installed CLI reports.
@@ -218,6 +221,40 @@ impl AgentDriver for ClaudeDriver {
             None,
         ));
         Ok(Box::new(session))
+    }
+
+    /// The session's transcript (see [`super::portable`]).
+    async fn export_native(
+        &self,
+        config: &SessionConfig,
+        native_session_id: Option<&str>,
+    ) -> Result<NativeState, AgentError> {
+        portable::export(
+            &config.state_dir,
+            &config.cwd.display().to_string(),
+            native_session_id,
+        )
+    }
+
+    /// Files the transcript under the key of the session's cwd, its lines moved there.
+    async fn import_native(
+        &self,
+        config: &SessionConfig,
+        state: &NativeState,
+    ) -> Result<Option<String>, AgentError> {
+        portable::import(&config.state_dir, &config.cwd.display().to_string(), state).map(Some)
+    }
+
+    /// A new transcript of `history` (see [`portable::native_history`]).
+    async fn native_history(
+        &self,
+        config: &SessionConfig,
+        history: &History,
+    ) -> Result<NativeState, AgentError> {
+        Ok(portable::native_history(
+            history,
+            &config.cwd.display().to_string(),
+        ))
     }
 
     /// After a daemon restart: no process is started now; the next message spawns one

@@ -57,6 +57,12 @@ pub fn home_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("home")
 }
 
+/// Claude's config dir (`CLAUDE_CONFIG_DIR`: settings, and the session transcripts under
+/// `projects/`) in the private HOME `home`.
+pub fn config_dir(home: &Path) -> PathBuf {
+    home.join(".claude")
+}
+
 /// The environment of a Claude process: the allow-listed daemon variables, a private
 /// HOME and `CLAUDE_CONFIG_DIR` (so sessions persist there for `--resume`), only its own
 /// credential and base URL, and every non-essential traffic switch off.
@@ -69,7 +75,7 @@ pub fn environment(
     let mut env = base_env(home);
     env.insert(
         "CLAUDE_CONFIG_DIR".into(),
-        home.join(".claude").display().to_string(),
+        config_dir(home).display().to_string(),
     );
     for (name, value) in QUIET_ENV {
         env.insert((*name).into(), (*value).into());

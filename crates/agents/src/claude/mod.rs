@@ -8,6 +8,8 @@
 //! - [`launch`]: arguments, the allow-listed environment, and each process's handshake.
 //! - [`policy`]: a session's policy as flags, environment and private files.
 //! - [`probe`]: what the installed CLI knows (models), asked offline.
+//! - [`portable`]: the transcript exported, imported and written from another agent's
+//!   conversation.
 //! - [`driver`]: the driver.
 
 pub mod convert;
@@ -15,6 +17,7 @@ pub mod driver;
 pub mod launch;
 pub mod native;
 pub mod policy;
+pub mod portable;
 pub mod probe;
 
 pub use driver::ClaudeDriver;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use sandbox_universal::history::History;
 use sandbox_universal::{
     AgentCapabilities, AgentError, AgentId, EventPayload, IMAGE_TYPES, McpTransport, ModelInfo,
     ModelsResponse, ModesResponse, PermissionMode, PolicySupport, SessionStarted, SystemPromptMode,
@@ -14,9 +15,11 @@ use serde_json::{Value, json};
 use super::convert::Converter;
 use super::launch::PiDirs;
 use super::launch::{Launch, REQUEST_LIMIT};
+use super::portable;
 use crate::cache::BinaryCache;
 use crate::context::DriverContext;
 use crate::kernel::ChildSession;
+use crate::portable::NativeState;
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, EventSink, SessionConfig,
 };
@@ -273,6 +276,43 @@ impl AgentDriver for PiDriver {
             None,
         ));
         Ok(Box::new(pi))
+    }
+
+    /// Pi's session file (see [`super::portable`]).
+    async fn export_native(
+        &self,
+        config: &SessionConfig,
+        native_session_id: Option<&str>,
+    ) -> Result<NativeState, AgentError> {
+        portable::export(
+            &config.state_dir,
+            &config.cwd.display().to_string(),
+            native_session_id,
+        )
+    }
+
+    /// Files the session file in the session's `--session-dir`, its header moved to the
+    /// session's cwd.
+    async fn import_native(
+        &self,
+        config: &SessionConfig,
+        state: &NativeState,
+    ) -> Result<Option<String>, AgentError> {
+        portable::import(&config.state_dir, &config.cwd.display().to_string(), state).map(Some)
+    }
+
+    /// A new session file of `history`, its assistant messages naming the session's model
+    /// (without one, Pi resumes on its default model as a new session would).
+    async fn native_history(
+        &self,
+        config: &SessionConfig,
+        history: &History,
+    ) -> Result<NativeState, AgentError> {
+        Ok(portable::native_history(
+            history,
+            &config.cwd.display().to_string(),
+            config.model.as_deref(),
+        ))
     }
 
     /// Pi's session file lives on in the session's state dir: the next message starts a

@@ -11,6 +11,8 @@
 //!   process's handshake; one process per session, run by the kernel's stdio runner.
 //! - [`mcp`]: session MCP servers through the daemon's bridge extension (`mcp.js`), an
 //!   MCP client over Streamable HTTP that registers the servers' tools in Pi.
+//! - [`portable`]: the session file exported, imported and written from another agent's
+//!   conversation.
 //! - [`driver`]: the driver, models asked of Pi.
 
 pub mod convert;
@@ -18,5 +20,6 @@ pub mod driver;
 pub mod launch;
 pub mod mcp;
 pub mod native;
+pub mod portable;
 
 pub use driver::PiDriver;

@@ -20,6 +20,7 @@ use sandbox_universal::{
 };
 
 pub mod agent_events;
+pub mod moving;
 pub mod portable;
 pub mod process;
 pub mod proxy;
