@@ -484,6 +484,25 @@ async fn a_quiet_install_stream_sends_keep_alives() {
     );
 }
 
+/// A daemon that installs Amp from `mirror` on demand, whose own service is a loopback
+/// port nothing listens on: its turns end with an error, which is enough to see that the
+/// agent ran.
+async fn amp_daemon(mirror: &Mirror) -> TestDaemon {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let service = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    TestDaemon::start_with(Options {
+        install_mirror: Some(mirror.url().to_string()),
+        auto_install: true,
+        provider_env: ProviderEnv::default()
+            .with("AMP_API_KEY", "sgamp-install-test")
+            .with("AMP_URL", &service),
+        event_timeout: Duration::from_secs(60),
+        ..Options::default()
+    })
+    .await
+}
+
 /// A session restored where its agent is missing (the install dir wiped, or the session
 /// created by another daemon sharing the store) gets its agent installed before it goes on.
 #[tokio::test]
@@ -493,21 +512,7 @@ async fn a_restored_session_installs_its_missing_agent() {
         return;
     }
     let mirror = mirror().await;
-    // Amp's own service is a loopback port nothing listens on: its turns end with an error,
-    // which is enough to see that the agent ran.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let service = format!("http://{}", closed.local_addr().unwrap());
-    drop(closed);
-    let daemon = TestDaemon::start_with(Options {
-        install_mirror: Some(mirror.url().to_string()),
-        auto_install: true,
-        provider_env: ProviderEnv::default()
-            .with("AMP_API_KEY", "sgamp-install-test")
-            .with("AMP_URL", &service),
-        event_timeout: Duration::from_secs(60),
-        ..Options::default()
-    })
-    .await;
+    let daemon = amp_daemon(&mirror).await;
     daemon
         .agent_session("amp", "moved", CreateSessionRequest::default())
         .await;
@@ -532,6 +537,33 @@ async fn a_restored_session_installs_its_missing_agent() {
         sandbox_universal::SessionStatus::Ended,
         "{info:?}"
     );
+}
+
+/// A bundle imported into a daemon without its agent installs the agent first, as a
+/// session create does.
+#[tokio::test]
+async fn an_imported_session_installs_its_missing_agent() {
+    sandbox_testkit::isolate!();
+    if amp_layout().is_none() {
+        return;
+    }
+    let mirror = mirror().await;
+    let a = amp_daemon(&mirror).await;
+    a.agent_session("amp", "s", CreateSessionRequest::default())
+        .await;
+    let bundle = a.client.export_session_text("s", false).await.unwrap();
+    let binary = amp_tarball();
+    assert_eq!(mirror.count(&binary), 1);
+    let b = amp_daemon(&mirror).await;
+    assert!(!b.data_dir.path().join("agents/amp").exists());
+    let info = b
+        .client
+        .import_session("s", bundle.to_vec(), None)
+        .await
+        .unwrap();
+    assert_eq!(info.agent, AgentId::Amp);
+    assert_eq!(mirror.count(&binary), 2, "{:?}", mirror.requests());
+    assert!(b.data_dir.path().join("agents/amp").exists());
 }
 
 mod hardening;
