@@ -89,6 +89,12 @@ def test_every_operation_sync(
         listed = [s.session_id for s in c.iter_sessions(page_size=1)]
         assert session_id in listed
         assert session_id in {s.session_id for s in c.list_sessions(status="idle").sessions}
+        # The same agent afresh, keeping mode and model; the earlier turns (none yet) carry over.
+        handed = c.handover_session(
+            session_id, agent="mock", model=models.default_model, agent_mode="plan"
+        )
+        assert (handed.agent, handed.agent_mode) == (AgentId.mock, "plan")
+        assert (handed.model, handed.status) == (models.default_model, SessionStatus.idle)
 
         turns = iter(SCRIPT)
         message, expected = next(turns)
@@ -137,6 +143,13 @@ def test_every_operation_sync(
         )
         assert c.get_session(session_id).event_count == event.sequence
 
+        exported = c.export_session(session_id, include_raw=True)
+        assert exported.bundle.event_count == event.sequence
+        copy = c.import_session(f"{session_id}-copy", exported, cwd=tmp_path)
+        assert (copy.session_id, copy.cwd) == (f"{session_id}-copy", str(tmp_path))
+        assert copy.event_count == event.sequence
+        c.delete_session(copy.session_id)
+
         c.delete_session(session_id)
         with pytest.raises(ProblemError) as gone:
             c.get_session(session_id)
@@ -180,6 +193,8 @@ async def test_every_operation_async(
         assert session_id in listed
         page = await c.list_sessions(status=SessionStatus.idle, limit=1000)
         assert session_id in {s.session_id for s in page.sessions}
+        handed = await c.handover_session(session_id, agent=AgentId.mock, agent_mode="build")
+        assert (handed.agent, handed.agent_mode) == (AgentId.mock, "build")
 
         turns = iter(SCRIPT)
         message, expected = next(turns)
@@ -226,6 +241,12 @@ async def test_every_operation_async(
         assert not rest.has_more and rest.events[-1].sequence == event.sequence
         sequences = [e.sequence async for e in c.iter_events(session_id, page_size=7)]
         assert sequences == list(range(1, event.sequence + 1))
+
+        exported = await c.export_session(session_id)
+        assert exported.data["eventCount"] == event.sequence
+        copy = await c.import_session(f"{session_id}-copy", exported.content)
+        assert (copy.cwd, copy.event_count) == (str(tmp_path), event.sequence)
+        await c.delete_session(copy.session_id)
 
         await c.delete_session(session_id)
         with pytest.raises(ProblemError) as gone:

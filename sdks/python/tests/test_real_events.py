@@ -54,6 +54,7 @@ def test_every_event_of_real_sessions_sync(client: Client, daemon: LocalDaemon) 
     session = client.start_session("mock", model="mock-1", host_tools=[LOOKUP])
     session.turn(MESSAGE, on_permission=lambda _: "once", on_question=lambda _: None).wait()
     session.turn("hosttool lookup", on_tool_call=lambda _: "found").wait()
+    session.handover("mock", model="mock-1")  # sessionHandedOver; the session goes on
     turn = session.turn("slow")
     cancelled = False
     for event in turn:
@@ -82,6 +83,7 @@ async def test_every_event_of_real_sessions_async(
     await (
         await session.turn("hosttool lookup", on_tool_call={"lookup": lambda _: {"reject": "no"}})
     ).wait()
+    await session.handover("mock", agent_mode="build")
     turn = await session.turn("slow")
     async for event in turn:
         if isinstance(event, TurnStartedEvent):

@@ -7,11 +7,11 @@
 
 import type { ReconnectOptions } from './backoff.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
-import type { SessionInfo, UniversalEvent } from './generated/openapi.js';
+import type { SessionBundle, SessionInfo, UniversalEvent } from './generated/openapi.js';
 import { routes } from './generated/routes.js';
 import { installFrames } from './install-stream.js';
 import { Session } from './session.js';
-import { Transport, type RequestOptions, type Validators } from './transport.js';
+import { Transport, type Call, type RequestOptions, type Validators } from './transport.js';
 import type { InstallFrame, OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from './types.js';
 
 /** Options of `new SandboxDaemon(...)`. */
@@ -41,6 +41,30 @@ export interface SandboxDaemonOptions {
 export type ListSessionsQuery = QueryParams<'listSessions'>;
 /** Options of `getEvents`. */
 export type GetEventsQuery = QueryParams<'getEvents'>;
+
+/** Options of `exportSession`. */
+export type ExportSessionQuery = QueryParams<'exportSession'>;
+/** Options of `importSession`. */
+export type ImportSessionQuery = QueryParams<'importSession'>;
+
+/**
+ * A session bundle as `exportSession` answers it: `text`, the document exactly as the
+ * daemon wrote it (what `importSession` takes: its `eventsSha256` covers each event's
+ * text, so a bundle parsed and serialised again may no longer match it), and `bundle`,
+ * the same document parsed.
+ */
+export interface SessionExport {
+  /** The bundle's JSON text, byte for byte as received: store and import this. */
+  readonly text: string;
+  /** The bundle parsed (for reading: `session`, `eventCount`, `events`, ...). */
+  readonly bundle: SessionBundle;
+}
+
+/**
+ * What `importSession` takes: the bundle's JSON text, its UTF-8 bytes, or what
+ * `exportSession` answered (its `text` is sent).
+ */
+export type BundleInput = string | Uint8Array | Pick<SessionExport, 'text'>;
 
 /** Options of `history`: paging through a session's log. */
 export interface HistoryOptions extends RequestOptions {
@@ -238,6 +262,55 @@ export class SandboxDaemon {
     return this.#json('endSession', { params: { sessionId }, body: {} }, options);
   }
 
+  // ---- portable sessions --------------------------------------------------------------
+
+  /**
+   * `GET /sessions/{sessionId}/export`: the session as one JSON document (its record
+   * without credentials, the agent's native state, the event log with its count and
+   * SHA-256), as `{ text, bundle }`: keep `text` as it is to import it later (see
+   * `SessionExport`). `includeRaw` adds each event's native `raw` payload. Refused while a
+   * turn runs (`ProblemError` 409 `turn-in-progress`).
+   */
+  exportSession(sessionId: string, query?: ExportSessionQuery, options?: RequestOptions): Promise<SessionExport> {
+    return this.transport
+      .jsonText<SessionBundle>(this.#call('exportSession', { params: { sessionId }, query: { ...query } }, options))
+      .then(({ text, value }) => ({ text, bundle: value }));
+  }
+
+  /**
+   * `POST /sessions/{sessionId}/import`: stores a bundle written by `exportSession` (on this
+   * or another daemon) as session `sessionId`, sent byte for byte as given; `cwd` (absolute,
+   * existing) replaces the bundle's working directory. Answers the imported session (its
+   * log keeps its sequences; the next message resumes the agent with its memory). A bundle
+   * that cannot be imported (a newer `format`, events or a native file that do not match
+   * their checksum) rejects with `ProblemError` 422 `invalid-bundle`, a taken id 409
+   * `session-exists`, a bad `cwd` 400 `invalid-session-config`, a bundle over 1 GiB 413.
+   */
+  async importSession(
+    sessionId: string,
+    bundle: BundleInput,
+    query?: ImportSessionQuery,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'importSession'>> {
+    return await this.#json('importSession', { params: { sessionId }, query: { ...query }, rawBody: bundleBody(bundle) }, options);
+  }
+
+  /**
+   * `POST /sessions/{sessionId}/handover`: continues the session on `agent` (another agent,
+   * or the same one afresh) with `model` and `agentMode` (default: the agent's defaults);
+   * the earlier turns become the new agent's own history, and the log records
+   * `sessionHandedOver`. Answers the session as it stands now. Refused while a turn runs
+   * (409 `turn-in-progress`), once ended (409 `session-ended`); an unknown agent is a 404, a
+   * mode or model the agent does not offer a 400 `invalid-session-config`.
+   */
+  handoverSession(
+    sessionId: string,
+    body: RequestBody<'handoverSession'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'handoverSession'>> {
+    return this.#json('handoverSession', { params: { sessionId }, body }, options);
+  }
+
   // ---- events -------------------------------------------------------------------------
 
   /** `GET /sessions/{sessionId}/events`: one page of events with `sequence > offset` (`hasMore`). */
@@ -357,22 +430,27 @@ export class SandboxDaemon {
     return this.session(sessionId);
   }
 
-  #json<K extends OperationId>(
-    op: K,
-    call: {
-      params?: Record<string, string>;
-      query?: Record<string, string | number | boolean | undefined>;
-      body?: unknown;
-      accept?: string;
-    },
-    options: RequestOptions = {},
-  ): Promise<ResponseBody<K>> {
-    return this.transport.json<ResponseBody<K>>({
+  #json<K extends OperationId>(op: K, call: CallParts, options?: RequestOptions): Promise<ResponseBody<K>> {
+    return this.transport.json<ResponseBody<K>>(this.#call(op, call, options));
+  }
+
+  #call(op: OperationId, call: CallParts, options: RequestOptions = {}): Call {
+    return {
       op,
       route: routes[op],
       ...call,
       ...(options.headers ? { headers: options.headers } : {}),
       signal: options.signal,
-    });
+    };
   }
+}
+
+/** What a method says of its call: parameters, query, body, `Accept`. */
+type CallParts = Pick<Call, 'params' | 'query' | 'body' | 'rawBody' | 'accept'>;
+
+/** The text or bytes of a bundle to import. */
+function bundleBody(bundle: BundleInput): string | Uint8Array {
+  if (typeof bundle === 'string' || bundle instanceof Uint8Array) return bundle;
+  if (typeof bundle?.text === 'string') return bundle.text;
+  throw new TypeError('importSession takes the bundle as exported: its JSON text, its bytes, or the export');
 }

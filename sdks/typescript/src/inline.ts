@@ -11,7 +11,11 @@
 
 export {
   SandboxDaemon,
+  type BundleInput,
+  type ExportSessionQuery,
   type GetEventsQuery,
+  type ImportSessionQuery,
+  type SessionExport,
   type HistoryOptions,
   type ListSessionsQuery,
   type SandboxDaemonOptions,

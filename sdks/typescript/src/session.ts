@@ -7,7 +7,15 @@
  */
 
 import type { ReconnectOptions } from './backoff.js';
-import type { GetEventsQuery, HistoryOptions, SandboxDaemon } from './client.js';
+import type {
+  BundleInput,
+  ExportSessionQuery,
+  GetEventsQuery,
+  HistoryOptions,
+  ImportSessionQuery,
+  SandboxDaemon,
+  SessionExport,
+} from './client.js';
 import { messageBody } from './content.js';
 import { ProblemError, ProtocolError, SandboxDaemonError } from './errors.js';
 import type { EventStream, EventStreamOptions } from './event-stream.js';
@@ -328,6 +336,21 @@ export class Session {
   /** Rejects a client host tool call (`toolCallReject`): `{ reason? }`. */
   toolCallReject(callId: string, body: ToolCallRejectRequest = {}, options?: RequestOptions): Promise<void> {
     return this.client.toolCallReject(this.id, callId, body, options);
+  }
+
+  /** The session as one bundle, `{ text, bundle }` (`exportSession`). */
+  export(query?: ExportSessionQuery, options?: RequestOptions): Promise<SessionExport> {
+    return this.client.exportSession(this.id, query, options);
+  }
+
+  /** Imports a bundle as this session (`importSession`): its text, bytes, or an export. */
+  import(bundle: BundleInput, query?: ImportSessionQuery, options?: RequestOptions): Promise<ResponseBody<'importSession'>> {
+    return this.client.importSession(this.id, bundle, query, options);
+  }
+
+  /** Continues the session on another agent (`handoverSession`): `{ agent, model?, agentMode? }`. */
+  handover(body: RequestBody<'handoverSession'>, options?: RequestOptions): Promise<ResponseBody<'handoverSession'>> {
+    return this.client.handoverSession(this.id, body, options);
   }
 
   /** Cancels the running turn (`cancelTurn`). */

@@ -63,6 +63,8 @@ export interface Call {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   /** JSON body (POST; `{}` when absent). */
   readonly body?: unknown;
+  /** A body already encoded as JSON, sent as it is (wins over `body`). */
+  readonly rawBody?: string | Uint8Array;
   /** `Accept` header (default: JSON or problem JSON). */
   readonly accept?: string;
   /** Extra headers for this call. */
@@ -128,9 +130,9 @@ export class Transport {
     const headers = new Headers(this.#headers);
     headers.set('accept', call.accept ?? JSON_ACCEPT);
     if (this.#token !== undefined) headers.set('authorization', `Bearer ${this.#token}`);
-    let body: string | undefined;
+    let body: string | Uint8Array | undefined;
     if (call.route.method !== 'GET' && call.route.method !== 'DELETE') {
-      body = JSON.stringify(call.body ?? {});
+      body = call.rawBody ?? JSON.stringify(call.body ?? {});
       headers.set('content-type', 'application/json');
     }
     for (const [name, value] of Object.entries(call.headers ?? {})) headers.set(name, value);
@@ -140,7 +142,7 @@ export class Transport {
       response = await this.#fetch(url, {
         method: call.route.method,
         headers,
-        ...(body === undefined ? {} : { body }),
+        ...(body === undefined ? {} : { body: body as BodyInit }),
         signal,
       });
     } catch (error) {
@@ -153,16 +155,30 @@ export class Transport {
 
   /** Sends a call and decodes its JSON success body (validated when validators are set). */
   async json<T>(call: Call): Promise<T> {
+    return (await this.jsonText<T>(call, true)).value;
+  }
+
+  /**
+   * Sends a call and returns its JSON success body both as the exact text received and
+   * parsed (validated when validators are set): for documents whose bytes matter (a
+   * session bundle's checksum covers its events' text). A 204 answers `''` and `undefined`.
+   * `value` is the validator's output with `validated`, else the text as parsed (members in
+   * the text's order, as checksums over re-serialised parts expect).
+   */
+  async jsonText<T>(call: Call, validated = false): Promise<{ text: string; value: T }> {
     const linked = linkSignals(this.signal, call.signal);
     try {
       const response = await this.send(call, linked.signal);
       if (response.status === 204) {
         await response.body?.cancel();
-        return undefined as T;
+        return { text: '', value: undefined as T };
       }
-      const value = await readJson(response, `${call.op} response`, linked.signal);
+      const what = `${call.op} response`;
+      const text = await readText(response, what, linked.signal);
+      const value = parseJson(text, what);
       const schema = this.validators?.responses?.[call.op];
-      return (schema ? await validate(schema, value, `${call.op} response`) : value) as T;
+      const checked = schema ? await validate(schema, value, what) : value;
+      return { text, value: (validated ? checked : value) as T };
     } finally {
       linked.dispose();
     }
@@ -185,13 +201,21 @@ export class Transport {
 
 /** Reads a JSON body; a body that is not JSON is a `ProtocolError`. */
 export async function readJson(response: Response, what: string, signal: AbortSignal): Promise<unknown> {
-  let text: string;
+  return parseJson(await readText(response, what, signal), what);
+}
+
+/** Reads a body as text; a body that breaks off is a `ConnectionError`. */
+async function readText(response: Response, what: string, signal: AbortSignal): Promise<string> {
   try {
-    text = await response.text();
+    return await response.text();
   } catch (error) {
     if (signal.aborted) throw abortReason(signal);
     throw new ConnectionError(`${what} broke off: ${describe(error)}`, { cause: error });
   }
+}
+
+/** Parses JSON text; text that is not JSON is a `ProtocolError`. */
+function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -12,7 +12,10 @@ import type {
   InstallRequest,
   InstallResponse,
   OperationId,
+  RequestBody,
   ResponseBody,
+  SessionBundle,
+  SessionExport,
   UniversalEvent,
 } from 'sandbox-daemon';
 import { SandboxDaemon } from 'sandbox-daemon';
@@ -47,6 +50,8 @@ function summary(event: UniversalEvent): string {
       return `tool ${event.data.tool} ${event.data.callId}`;
     case 'toolCallResolved':
       return `tool ${event.data.callId} ${event.data.outcome}`;
+    case 'sessionHandedOver':
+      return `handed over ${event.data.fromAgent} -> ${event.data.toAgent} (${event.data.turns} turns)`;
     case 'unknown':
       return `unknown ${event.data.storedType}`;
     default:
@@ -73,6 +78,12 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 const healthType: Equal<Awaited<ReturnType<SandboxDaemon['health']>>, ResponseBody<'health'>> = true;
 const deleteType: Equal<Awaited<ReturnType<SandboxDaemon['deleteSession']>>, void> = true;
 const payloadType: Equal<EventData<'itemDelta'>, { itemId: string; delta: string }> = true;
+
+/** Compile-time: an export is the bundle's text and its parsed form; import and handover answer SessionInfo. */
+const exportType: Equal<Awaited<ReturnType<SandboxDaemon['exportSession']>>, SessionExport> = true;
+const bundleType: Equal<SessionExport['bundle'], SessionBundle> = true;
+const importType: Equal<Awaited<ReturnType<SandboxDaemon['importSession']>>, ResponseBody<'importSession'>> = true;
+const handoverBody: Equal<Parameters<SandboxDaemon['handoverSession']>[1], RequestBody<'handoverSession'>> = true;
 
 /** Compile-time: installAgent takes the spec's InstallRequest; its stream yields typed frames. */
 const installBody: Equal<Parameters<SandboxDaemon['installAgent']>[1], InstallRequest | undefined> = true;
@@ -117,6 +128,7 @@ describe('types', () => {
   it('hold the compile-time checks', () => {
     assert.equal(parity, true);
     assert.equal(healthType && deleteType && payloadType, true);
+    assert.equal(exportType && bundleType && importType && handoverBody, true);
     assert.equal(typeof wrongField, 'function');
     assert.equal(wrongType, 'permissionGranted');
     assert.equal(installBody && installStreamBody && installFrame, true);

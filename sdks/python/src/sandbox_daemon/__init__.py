@@ -51,6 +51,7 @@ from .events import Event, EventsPage, UnrecognizedEvent, parse_event
 from .install import AsyncInstallStream, InstallFrame, InstallStream, UnrecognizedInstallProgress
 from .local import LocalDaemon, find_binary
 from .options import SessionOptions
+from .portable import BundleSource, SessionExport
 from .retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
 from .session import Session, Turn
 from .sse import ServerSentEvent, SSEDecoder
@@ -70,6 +71,7 @@ __all__ = [
     "AsyncToolCallHandler",
     "AsyncToolCallHandlers",
     "AsyncTurn",
+    "BundleSource",
     "Client",
     "DaemonStartError",
     "Event",
@@ -97,6 +99,7 @@ __all__ = [
     "SandboxDaemonError",
     "ServerSentEvent",
     "Session",
+    "SessionExport",
     "SessionOptions",
     "SessionStatus",
     "StreamError",

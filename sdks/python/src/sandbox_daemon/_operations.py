@@ -23,6 +23,7 @@ from ._generated.models import (
     CancelResponse,
     CreateSessionRequest,
     CreateSessionResponse,
+    HandoverRequest,
     HealthResponse,
     HostTool,
     InstallRequest,
@@ -48,6 +49,7 @@ from ._generated.models import (
 from .content import MessageInput, message_fields
 from .errors import ResponseError
 from .events import EventsPage
+from .portable import SessionExport
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -89,6 +91,9 @@ OPERATIONS: Mapping[str, Operation] = {
         Operation("endSession", "POST", "/sessions/{sessionId}/end", True),
         Operation("getEvents", "GET", "/sessions/{sessionId}/events", True),
         Operation("streamEvents", "GET", "/sessions/{sessionId}/events/sse", True),
+        Operation("exportSession", "GET", "/sessions/{sessionId}/export", True),
+        Operation("handoverSession", "POST", "/sessions/{sessionId}/handover", False),
+        Operation("importSession", "POST", "/sessions/{sessionId}/import", False),
         Operation("sendMessage", "POST", "/sessions/{sessionId}/messages", False),
         Operation(
             "replyPermission",
@@ -123,6 +128,8 @@ class Call(Generic[T]):
     headers: Mapping[str, str] = field(default_factory=dict)
     body: Any = None
     accept: str = JSON
+    raw_body: bytes | None = None
+    """A body already encoded as JSON, sent as it is (instead of ``body``)."""
 
     @property
     def path(self) -> str:
@@ -148,6 +155,8 @@ class Call(Generic[T]):
         """The JSON body to send, encoded (``None`` when the call has none)."""
         if self.operation.method in ("GET", "DELETE"):
             return None
+        if self.raw_body is not None:
+            return self.raw_body
         return json.dumps({} if self.body is None else self.body).encode()
 
 
@@ -167,6 +176,23 @@ def _model(model: type[M]) -> Callable[[httpx.Response], M]:
             ) from error
 
     return parse
+
+
+def _session_export(response: httpx.Response) -> SessionExport:
+    """The bundle as received (its bytes are what an import must send), checked to be a
+    JSON object.
+    """
+    exported = SessionExport(response.content)
+    try:
+        exported.data  # noqa: B018 - parse once now: a body that is not a bundle fails here
+    except (ValueError, TypeError) as error:
+        raise ResponseError(
+            f"{response.request.url} answered {response.status_code} with a body that is not "
+            "a JSON object",
+            status=response.status_code,
+            body=response.content,
+        ) from error
+    return exported
 
 
 def _no_content(response: httpx.Response) -> None:
@@ -477,4 +503,37 @@ def tool_call_reject(session_id: str, call_id: str, reason: str | None) -> Call[
         _no_content,
         path_params={"sessionId": session_id, "callId": call_id},
         body=wire_body(ToolCallRejectRequest, reason=reason),
+    )
+
+
+def export_session(session_id: str, include_raw: bool | None) -> Call[SessionExport]:
+    """``GET /sessions/{sessionId}/export``."""
+    return Call(
+        _op("exportSession"),
+        _session_export,
+        path_params={"sessionId": session_id},
+        params=_query(includeRaw=include_raw),
+    )
+
+
+def import_session(session_id: str, bundle: bytes, cwd: str | None) -> Call[SessionInfo]:
+    """``POST /sessions/{sessionId}/import``: ``bundle`` is sent byte for byte."""
+    return Call(
+        _op("importSession"),
+        _model(SessionInfo),
+        path_params={"sessionId": session_id},
+        params=_query(cwd=cwd),
+        raw_body=bundle,
+    )
+
+
+def handover_session(
+    session_id: str, agent: AgentId | str, model: str | None, agent_mode: str | None
+) -> Call[SessionInfo]:
+    """``POST /sessions/{sessionId}/handover``."""
+    return Call(
+        _op("handoverSession"),
+        _model(SessionInfo),
+        path_params={"sessionId": session_id},
+        body=wire_body(HandoverRequest, agent=agent, model=model, agent_mode=agent_mode),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
@@ -50,6 +51,7 @@ from .errors import ProblemError
 from .events import Event, EventsPage
 from .install import AsyncInstallStream
 from .options import SessionOptions
+from .portable import BundleSource, SessionExport, bundle_bytes
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
 
@@ -355,6 +357,63 @@ class AsyncClient:
         ``policy-unsupported`` naming the part (``content[1]``).
         """
         return await self._send(ops.send_message(session_id, message, content))
+
+    # --- portable sessions --------------------------------------------------------------
+
+    async def export_session(
+        self, session_id: str, *, include_raw: bool | None = None
+    ) -> SessionExport:
+        """``GET /sessions/{sessionId}/export``: the session as one bundle (its record
+        without credentials, the agent's native state, the event log with its count and
+        SHA-256), as a :class:`~sandbox_daemon.SessionExport`: its ``content`` / ``text`` are
+        the document byte for byte as received (keep and import those: the checksum covers
+        each event's text), ``data`` and ``bundle`` the same parsed. ``include_raw`` adds each
+        event's native ``raw`` payload. Refused while a turn runs (``409``
+        ``turn-in-progress``).
+        """
+        return await self._send(ops.export_session(session_id, include_raw))
+
+    async def import_session(
+        self,
+        session_id: str,
+        bundle: BundleSource,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> SessionInfo:
+        """``POST /sessions/{sessionId}/import``: store a bundle written by
+        :meth:`export_session` (on this or another daemon) as session ``session_id``, and
+        answer it. ``bundle`` is the JSON text (a ``str``), its bytes, a path to a file
+        holding it (a path-like such as ``pathlib.Path``), or a
+        :class:`~sandbox_daemon.SessionExport`; it is sent unchanged. ``cwd`` (absolute,
+        existing) replaces the bundle's working directory. The log keeps its sequences and
+        the next message resumes the agent with its memory. Never retried.
+
+        A bundle that cannot be imported (a newer ``format``, events or a native file that do
+        not match their checksum) is a ``422`` ``invalid-bundle``; a taken id a ``409``
+        ``session-exists``; a bad ``cwd`` a ``400`` ``invalid-session-config``; a bundle over
+        1 GiB a ``413`` (all raised as :class:`~sandbox_daemon.ProblemError`).
+        """
+        content = await anyio.to_thread.run_sync(bundle_bytes, bundle)
+        where = None if cwd is None else os.fspath(cwd)
+        return await self._send(ops.import_session(session_id, content, where))
+
+    async def handover_session(
+        self,
+        session_id: str,
+        *,
+        agent: AgentId | str,
+        model: str | None = None,
+        agent_mode: str | None = None,
+    ) -> SessionInfo:
+        """``POST /sessions/{sessionId}/handover``: continue the session on ``agent``
+        (another agent, or the same one afresh) with ``model`` and ``agent_mode`` (default:
+        the agent's); the earlier turns become the new agent's own history and the log
+        records ``sessionHandedOver``. Answers the session as it stands now. Refused while a
+        turn runs (``409`` ``turn-in-progress``) or once ended (``409`` ``session-ended``);
+        an unknown agent is a ``404``, a model or mode it does not offer a ``400``
+        ``invalid-session-config``. Never retried.
+        """
+        return await self._send(ops.handover_session(session_id, agent, model, agent_mode))
 
     # --- events ---------------------------------------------------------------------------
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import os
 from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._core import ReconnectHook
 from ._generated.models import (
+    AgentId,
     CancelResponse,
     MessagePart,
     PermissionAskedEvent,
@@ -36,6 +38,7 @@ from ._turn import (
 from .content import MessageInput
 from .errors import ProblemError, SandboxDaemonError
 from .events import Event, EventsPage
+from .portable import BundleSource, SessionExport
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
 
@@ -177,6 +180,28 @@ class AsyncSession:
     async def tool_call_reject(self, call_id: str, reason: str | None = None) -> None:
         """Reject a client host tool call (``toolCallReject``)."""
         await self.client.tool_call_reject(self.id, call_id, reason)
+
+    async def export(self, *, include_raw: bool | None = None) -> SessionExport:
+        """The session as one bundle, byte for byte as exported (``exportSession``)."""
+        return await self.client.export_session(self.id, include_raw=include_raw)
+
+    async def import_bundle(
+        self, bundle: BundleSource, *, cwd: str | os.PathLike[str] | None = None
+    ) -> SessionInfo:
+        """Import a bundle as this session (``importSession``): its text, bytes, a path to it
+        or a :class:`~sandbox_daemon.SessionExport`; ``cwd`` replaces its working directory.
+        """
+        return await self.client.import_session(self.id, bundle, cwd=cwd)
+
+    async def handover(
+        self, agent: AgentId | str, *, model: str | None = None, agent_mode: str | None = None
+    ) -> SessionInfo:
+        """Continue the session on ``agent`` with ``model`` / ``agent_mode``
+        (``handoverSession``); the log records ``sessionHandedOver``.
+        """
+        return await self.client.handover_session(
+            self.id, agent=agent, model=model, agent_mode=agent_mode
+        )
 
     async def cancel(self) -> CancelResponse:
         """Interrupt the running turn (``cancelTurn``)."""

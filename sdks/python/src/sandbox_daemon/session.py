@@ -5,12 +5,14 @@ and host tool calls.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Generator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ._core import ReconnectHook
 from ._generated.models import (
+    AgentId,
     CancelResponse,
     MessagePart,
     PermissionAskedEvent,
@@ -35,6 +37,7 @@ from ._turn import (
 from .content import MessageInput
 from .errors import ProblemError, SandboxDaemonError
 from .events import Event, EventsPage
+from .portable import BundleSource, SessionExport
 from .retry import RetryPolicy
 from .stream import EventStream
 
@@ -167,6 +170,28 @@ class Session:
     def tool_call_reject(self, call_id: str, reason: str | None = None) -> None:
         """Reject a client host tool call (``toolCallReject``)."""
         self.client.tool_call_reject(self.id, call_id, reason)
+
+    def export(self, *, include_raw: bool | None = None) -> SessionExport:
+        """The session as one bundle, byte for byte as exported (``exportSession``)."""
+        return self.client.export_session(self.id, include_raw=include_raw)
+
+    def import_bundle(
+        self, bundle: BundleSource, *, cwd: str | os.PathLike[str] | None = None
+    ) -> SessionInfo:
+        """Import a bundle as this session (``importSession``): its text, bytes, a path to it
+        or a :class:`~sandbox_daemon.SessionExport`; ``cwd`` replaces its working directory.
+        """
+        return self.client.import_session(self.id, bundle, cwd=cwd)
+
+    def handover(
+        self, agent: AgentId | str, *, model: str | None = None, agent_mode: str | None = None
+    ) -> SessionInfo:
+        """Continue the session on ``agent`` with ``model`` / ``agent_mode``
+        (``handoverSession``); the log records ``sessionHandedOver``.
+        """
+        return self.client.handover_session(
+            self.id, agent=agent, model=model, agent_mode=agent_mode
+        )
 
     def cancel(self) -> CancelResponse:
         """Interrupt the running turn (``cancelTurn``)."""
