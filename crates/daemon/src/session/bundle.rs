@@ -75,10 +75,25 @@ pub fn check(path: &Path, session_id: &str, rows: &Path) -> Result<CheckedBundle
     if let Some(error) = reading.first_error.take() {
         return Err(BundleError(error));
     }
+    if fields.exported_at.is_none() {
+        return Err(BundleError("the bundle has no `exportedAt`".into()));
+    }
     let session: ExportedSession = parse_field(fields.session.as_deref(), "session")?;
     let native = match fields.native {
         Some(raw) if raw.get() != "null" => {
             let bundle: NativeBundle = parse_field(Some(&raw), "native")?;
+            // What the schema states beyond the types (a checksum that breaks its pattern
+            // cannot match the file's, which `from_bundle` checks).
+            if let Some(file) = bundle
+                .files
+                .iter()
+                .find(|f| !(1..=128).contains(&f.name.chars().count()))
+            {
+                return Err(BundleError(format!(
+                    "a native file's `name` must be 1 to 128 characters: {:?}",
+                    file.name
+                )));
+            }
             if bundle.agent != session.agent {
                 return Err(BundleError(format!(
                     "the bundle's native state is {}'s, but the session's agent is {}",
@@ -219,6 +234,7 @@ impl Row {
 #[derive(Default)]
 struct Fields {
     format: Option<u32>,
+    exported_at: Option<chrono::DateTime<chrono::Utc>>,
     session: Option<Box<RawValue>>,
     native: Option<Box<RawValue>>,
     event_count: Option<u64>,
@@ -249,6 +265,9 @@ impl<'de> Visitor<'de> for BundleSeed<'_, '_> {
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
                 "format" => fields.format = Some(map.next_value()?),
+                "exportedAt" => {
+                    fields.exported_at = Some(map.next_value::<chrono::DateTime<chrono::Utc>>()?);
+                }
                 "session" => fields.session = Some(map.next_value()?),
                 "native" => fields.native = Some(map.next_value()?),
                 "eventCount" => fields.event_count = Some(map.next_value()?),
@@ -256,7 +275,7 @@ impl<'de> Visitor<'de> for BundleSeed<'_, '_> {
                 "events" => map.next_value_seed(EventsSeed {
                     reading: &mut *self.reading,
                 })?,
-                // `exportedAt`, and fields a later format may add.
+                // Fields a later format may add.
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
