@@ -184,7 +184,7 @@ def test_handover_mock_to_mock_records_the_event_and_keeps_the_memory(client: Cl
     assert unknown_model.value.status == 400
     with pytest.raises(ProblemError) as unknown_agent:
         session.handover("cursor")
-    assert unknown_agent.value.status == 404
+    assert unknown_agent.value.status == 422
     session.end()
     with pytest.raises(ProblemError) as ended:
         session.handover("mock")

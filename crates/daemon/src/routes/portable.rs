@@ -178,9 +178,9 @@ async fn spool_body(body: Body, spool: &Spool, idle: std::time::Duration) -> Res
     responses(
         (status = 200, description = "Handed over; the session as it stands now", body = SessionInfo),
         (status = 400, description = "A bad session id or malformed JSON; or a mode or model the new agent does not offer (`invalid-session-config`)", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown session or agent", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 404, description = "Unknown session", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 409, description = "A turn is running (`turn-in-progress`), the session has ended, another daemon sharing the store owns it, or the new agent is not installed and cannot be, or cannot take a conversation (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 422, description = "The body breaks its schema (`invalid-body`), or the new agent cannot honour the session's policy (`policy-unsupported`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 422, description = "The body breaks its schema or names no known agent (`invalid-body`), or the new agent cannot honour the session's policy (`policy-unsupported`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The new agent's history could not be written (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable, or the session is being restored", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")

@@ -31,7 +31,14 @@ impl SessionManager {
         id: &str,
         request: HandoverRequest,
     ) -> Result<SessionInfo, SessionError> {
-        let target: AgentId = request.agent.parse()?;
+        // The session is the resource: an agent the body names wrongly is a bad body.
+        let target: AgentId =
+            request
+                .agent
+                .parse()
+                .map_err(|e: sandbox_universal::UnknownAgentName| {
+                    SessionError::InvalidContent(format!("`agent`: {e}"))
+                })?;
         let handle = self.open(id).await?;
         let agent_version = self.installs.ensure(target, None).await?;
         let driver = self.registry.get(target);

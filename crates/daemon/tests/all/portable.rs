@@ -271,7 +271,7 @@ async fn a_handover_is_refused_mid_turn_after_the_end_and_for_unknown_agents() {
             .await
         }
     };
-    assert_problem(&post(r#"{"agent":"hal9000"}"#).await, 404, "unknown-agent");
+    assert_problem(&post(r#"{"agent":"hal9000"}"#).await, 422, "invalid-body");
     assert_problem(
         &post(r#"{"agent":"mock","extra":1}"#).await,
         422,

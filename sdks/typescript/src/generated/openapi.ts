@@ -3196,7 +3196,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Unknown session or agent */
+            /** @description Unknown session */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3232,7 +3232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body breaks its schema (`invalid-body`), or the new agent cannot honour the session's policy (`policy-unsupported`) */
+            /** @description The body breaks its schema or names no known agent (`invalid-body`), or the new agent cannot honour the session's policy (`policy-unsupported`) */
             422: {
                 headers: {
                     [name: string]: unknown;
