@@ -321,6 +321,11 @@ impl SessionCore {
         Ok(())
     }
 
+    /// Whether a turn ever started.
+    pub fn has_turns(&self) -> bool {
+        self.lock().state.turn_counter > 0
+    }
+
     /// Whether the session has ended.
     pub fn is_ended(&self) -> bool {
         self.lock().state.status() == SessionStatus::Ended

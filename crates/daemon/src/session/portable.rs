@@ -291,6 +291,11 @@ impl super::SessionHandle {
                 turn,
             });
         }
+        // Before its first turn an agent has kept nothing to resume: the importing
+        // daemon's agent starts the conversation as a restart would.
+        if !self.core.has_turns() {
+            return Ok(None);
+        }
         let config = self.config()?;
         let native_id = self.core.snapshot().native_session_id;
         self.driver()

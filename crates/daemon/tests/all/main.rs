@@ -29,7 +29,7 @@ mod mock_sessions;
 mod opencode_e2e;
 mod pi_e2e;
 mod policy;
-mod portable;
+mod portable_api;
 mod refusals;
 mod restart;
 mod scenarios;

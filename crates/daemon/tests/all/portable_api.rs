@@ -333,7 +333,7 @@ async fn on_a_shared_store_the_native_state_travels_to_the_daemon_that_takes_ove
 }
 
 /// Waits until the store holds a native state for the session containing `word`.
-async fn wait_for_native_state(daemon: &TestDaemon, word: &str) {
+pub async fn wait_for_native_state(daemon: &TestDaemon, word: &str) {
     for _ in 0..200 {
         let rows = daemon.query_sql("SELECT body FROM native_states").await;
         if rows.iter().flatten().any(|body| body.contains(word)) {
