@@ -107,7 +107,7 @@ postgres_tests() {
   fi
   SANDBOX_TEST_STORE=postgres cargo test -p sandbox-daemon --test all -- \
     mock_sessions:: mock_hitl:: sse:: restart:: concurrency:: api_errors:: store:: faults:: \
-    connections:: portable_api:: claude_e2e::portable::on_a_shared_store
+    connections:: portable_api:: claude_e2e::shared_store::
 }
 testkit_tests() { cargo test -p sandbox-testkit; }
 conformance() { scripts/conformance.sh "$SANDBOX_DAEMON_BIN"; }

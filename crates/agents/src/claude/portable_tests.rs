@@ -4,7 +4,7 @@ use crate::replay::tests::sample;
 /// A transcript the real CLI (2.1.330) wrote for `USE_TOOL` in `/tmp/wta/ws` against the
 /// test kit's provider: a Bash call, its result and the reply (the lines of its system
 /// prompt snapshots and request blobs left out, the `parentUuid` chain linked again).
-const REAL: &str = include_str!("../../tests/fixtures/claude/transcript-bash-turn.jsonl");
+const REAL: &str = include_str!("../../tests/portable/claude/transcript-bash-turn.jsonl");
 const REAL_CWD: &str = "/tmp/wta/ws";
 const REAL_ID: &str = "11111111-2222-3333-4444-555555555555";
 

@@ -3,7 +3,7 @@ use crate::replay::tests::sample;
 
 /// A session file the real Pi (0.73.1) wrote for `USE_TOOL zebra` in `/tmp/wta/piws`
 /// against the test kit's provider: a `bash` call, its result and the reply.
-const REAL: &str = include_str!("../../tests/fixtures/pi/session-bash-turn.jsonl");
+const REAL: &str = include_str!("../../tests/portable/pi/session-bash-turn.jsonl");
 const REAL_ID: &str = "01a21b8e-5cf5-7400-b26d-c951349c4eae";
 const REAL_NAME: &str = "2026-11-27T05-50-44-470Z_01a21b8e-5cf5-7400-b26d-c951349c4eae.jsonl";
 

@@ -422,35 +422,6 @@ impl SessionCore {
         Ok(live.state.sequence)
     }
 
-    /// Logs a handover to another agent, whose session id `native_session_id` the log
-    /// carries from now on; refused while a turn runs or once the session has ended.
-    pub fn hand_over(
-        &self,
-        handed: sandbox_universal::SessionHandedOver,
-        native_session_id: Option<String>,
-    ) -> Result<(), SessionError> {
-        let mut live = self.lock();
-        match (live.state.status(), &live.state.current_turn) {
-            (SessionStatus::Ended, _) => {
-                return Err(SessionError::Ended(self.session_id.clone()));
-            }
-            (_, Some(turn)) => {
-                return Err(SessionError::TurnRunning {
-                    session: self.session_id.clone(),
-                    turn: turn.clone(),
-                });
-            }
-            _ => {}
-        }
-        live.state.native_session_id = native_session_id;
-        self.append(
-            &mut live,
-            EventPayload::SessionHandedOver(handed),
-            EventMeta::daemon(false),
-        );
-        Ok(())
-    }
-
     /// Logs an error the daemon met while talking to the agent.
     pub fn record_error(&self, error: sandbox_universal::AgentError) {
         let mut live = self.lock();

@@ -9,10 +9,12 @@ use std::sync::Arc;
 
 use sandbox_universal::history::History;
 use sandbox_universal::{
-    AgentId, CreateSessionRequest, HandoverRequest, SessionHandedOver, SessionInfo,
+    AgentId, CreateSessionRequest, EventPayload, HandoverRequest, SessionHandedOver, SessionInfo,
+    SessionStatus,
 };
 
 use super::actor::Command;
+use super::core::{EventMeta, SessionCore};
 use super::handle::SessionHandle;
 use super::manager::SessionManager;
 use super::policy::check_policy;
@@ -148,5 +150,36 @@ fn request_for(record: &SessionRecord, handover: &HandoverRequest) -> CreateSess
         env: (!policy.env.is_empty()).then(|| policy.env.clone()),
         host_tools: (!policy.host_tools.is_empty()).then(|| policy.host_tools.clone()),
         ..CreateSessionRequest::default()
+    }
+}
+
+impl SessionCore {
+    /// Logs a handover to another agent, whose session id `native_session_id` the log
+    /// carries from now on; refused while a turn runs or once the session has ended.
+    pub fn hand_over(
+        &self,
+        handed: SessionHandedOver,
+        native_session_id: Option<String>,
+    ) -> Result<(), SessionError> {
+        let mut live = self.lock();
+        match (live.state.status(), &live.state.current_turn) {
+            (SessionStatus::Ended, _) => {
+                return Err(SessionError::Ended(self.session_id.clone()));
+            }
+            (_, Some(turn)) => {
+                return Err(SessionError::TurnRunning {
+                    session: self.session_id.clone(),
+                    turn: turn.clone(),
+                });
+            }
+            _ => {}
+        }
+        live.state.native_session_id = native_session_id;
+        self.append(
+            &mut live,
+            EventPayload::SessionHandedOver(handed),
+            EventMeta::daemon(false),
+        );
+        Ok(())
     }
 }

@@ -15,7 +15,7 @@ use crate::scenarios::ctx::{Ctx, Session, asked_permission, items, stop_reason};
 use crate::scenarios::subject::{Ask, KEY, environ};
 
 mod policy;
-mod portable;
+mod shared_store;
 
 /// The variables Claude's process gets besides those every agent inherits.
 const OWN_VARS: &[&str] = &[

@@ -12,7 +12,6 @@ use crate::scenarios::ctx::{Ctx, items, stop_reason};
 use crate::scenarios::subject::{Ask, OPENAI_KEY, Subject, environ, files_under};
 
 mod policy;
-mod portable;
 
 /// A prompt keyword that makes the fake model run `env`.
 const SHOW_ENV: &str = "SHOW_ENV";

@@ -90,3 +90,28 @@ async fn postgres(url: &str) -> tokio_postgres::Client {
     tokio::spawn(connection);
     client
 }
+/// With `SANDBOX_TEST_STORE=postgres`: a fresh database of the test cluster, reached
+/// through the cluster's Unix socket (`-k` of `scripts/test-postgres.sh`, in
+/// `SANDBOX_TEST_POSTGRES_DIR`), which a loopback-only network namespace does not cut off;
+/// `None` after a loud skip otherwise.
+pub async fn shared_store_over_socket() -> Option<String> {
+    if std::env::var("SANDBOX_TEST_STORE").as_deref() != Ok("postgres") {
+        eprintln!("a shared store needs PostgreSQL: runs with SANDBOX_TEST_STORE=postgres");
+        return None;
+    }
+    let tcp = sandbox_testkit::postgres::admin_url()
+        .expect("SANDBOX_TEST_POSTGRES_URL names the test cluster (scripts/test-postgres.sh)");
+    let url = reqwest::Url::parse(&tcp).expect("a PostgreSQL URL");
+    let dir = std::env::var("SANDBOX_TEST_POSTGRES_DIR")
+        .unwrap_or_else(|_| "/tmp/sandbox-daemon-test-pg".into());
+    let socket_host = dir.replace('/', "%2F");
+    let admin = format!(
+        "postgres://{}@{socket_host}:{}{}",
+        url.username(),
+        url.port().unwrap_or(5432),
+        url.path()
+    );
+    let fresh = sandbox_testkit::postgres::fresh_database(&admin, "sdtest").await;
+    // `fresh_database` keeps the admin URL's host: the socket.
+    Some(fresh)
+}

@@ -15,7 +15,6 @@
 
 mod policy;
 mod pool;
-mod portable;
 mod server;
 mod servers;
 mod session;

@@ -3,7 +3,6 @@
 //! agent does is in the table (`scenarios::pi`).
 
 mod mcp;
-mod portable;
 
 use sandbox_universal::{AgentId, CreateSessionRequest, StopReason};
 

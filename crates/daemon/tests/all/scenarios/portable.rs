@@ -6,13 +6,14 @@
 use std::sync::Arc;
 
 use sandbox_testkit::agents;
+use sandbox_testkit::provider::script::TOOL_OUTPUT_FILE;
 use sandbox_universal::{
     AgentId, CreateSessionRequest, EventPayload, HandoverRequest, ItemKind, ItemRole,
-    PermissionMode, StopReason, UniversalEvent,
+    PermissionMode, PermissionReply, StopReason, UniversalEvent,
 };
 
 use super::Proved;
-use super::ctx::{Ctx, stop_reason};
+use super::ctx::{Ctx, check_turn, reply_text, stop_reason};
 use super::subject::{USE_PYTHON, testkit_agent};
 use crate::common::{TestDaemon, assert_contiguous, completed};
 
@@ -41,13 +42,31 @@ fn workspace(daemon: &TestDaemon, name: &str) -> String {
     dir.canonicalize().unwrap().display().to_string()
 }
 
+/// How many times `needle` appears in a model call: a command and its output both name
+/// the marker it prints, so two mentions show the output came back too.
+fn mentions(body: &str, needle: &str) -> usize {
+    body.matches(needle).count()
+}
+
 /// Export from the table's daemon, import into a second one (its own data dir and agent
 /// homes) working in another directory: the log keeps its numbering and the next turn's
-/// model call carries the earlier one.
+/// model call carries the earlier one — the user's word, the command and its output —
+/// and the new directory. A copy imported beside the original, on the same daemon, goes
+/// on by itself too.
 pub async fn export_import(ctx: Arc<Ctx>) -> Proved {
     let s = ctx.session("export").await;
-    let first = ctx.turn(&s.id, "remember the word PELICAN (export)").await;
+    let (first, _) = ctx
+        .turn_answering(
+            &s.id,
+            "remember the word PELICAN then USE_TOOL (export)",
+            PermissionReply::Once,
+        )
+        .await;
     assert_eq!(stop_reason(&first), StopReason::Completed, "export");
+    assert!(
+        ctx.on_disk(&s, TOOL_OUTPUT_FILE),
+        "export: the command did not run"
+    );
     let before = ctx.events(&s.id).await;
     let text = ctx
         .daemon
@@ -71,10 +90,15 @@ pub async fn export_import(ctx: Arc<Ctx>) -> Proved {
     assert_eq!(info.cwd, cwd);
     let later = "which word did I ask you to remember? (export)";
     let events = other.turn("imported", later).await;
+    check_turn("imported", &events);
     assert_eq!(
         stop_reason(&events),
         StopReason::Completed,
         "export: the next turn"
+    );
+    assert!(
+        ctx.subject.is_reply(&reply_text(&events), later),
+        "export: {events:?}"
     );
     assert_eq!(
         events[0].sequence,
@@ -82,10 +106,42 @@ pub async fn export_import(ctx: Arc<Ctx>) -> Proved {
         "export: the log goes on"
     );
     assert_contiguous(&other.events("imported").await, "imported");
+    let calls = ctx.subject.calls_with(later);
+    let body = calls
+        .last()
+        .unwrap_or_else(|| panic!("export: no model call carries {later:?}"))
+        .body
+        .to_string();
+    assert!(
+        body.contains("PELICAN"),
+        "export: the earlier turn is lost: {body}"
+    );
+    assert!(
+        mentions(&body, "fake-tool-ran") >= 2,
+        "export: the command and its output are lost: {body}"
+    );
+    assert!(
+        body.contains(&cwd),
+        "export: the new cwd is not sent: {body}"
+    );
+
+    // A copy beside the original, on the same daemon (and for OpenCode, the same server).
+    ctx.daemon
+        .client
+        .import_session("export-copy", text.to_vec(), None)
+        .await
+        .unwrap_or_else(|e| panic!("import a copy: {e}"));
+    let copied = "which word was it, copy? (export)";
+    let events = ctx.turn("export-copy", copied).await;
+    assert_eq!(
+        stop_reason(&events),
+        StopReason::Completed,
+        "export: the copy"
+    );
     assert!(
         ctx.subject
-            .remembers(other.data_dir.path(), later, "PELICAN"),
-        "export: the imported session lost the conversation"
+            .remembers(ctx.daemon.data_dir.path(), copied, "PELICAN"),
+        "export: the copy lost the conversation"
     );
     vec![]
 }
@@ -163,7 +219,7 @@ pub async fn handover(ctx: Arc<Ctx>) -> Proved {
         "handover: the earlier turn is missing: {body}"
     );
     assert!(
-        body.contains("fake-python-ran"),
+        mentions(&body, "fake-python-ran") >= 2,
         "handover: the command's output is missing: {body}"
     );
     // The partner's reply, by its longest word (the body escapes punctuation).

@@ -1,28 +1,12 @@
-//! Portable Claude Code sessions over the daemon's HTTP API, on the real pinned CLI
-//! offline against the test kit's provider (see [`crate::common::moving`]).
+//! A Claude Code session that goes on on another daemon through a shared PostgreSQL
+//! store, on the real pinned CLI offline (the scenario table's `export-import` and
+//! `handover` rows prove the rest of portable sessions for every agent).
 
 use sandbox_universal::{AgentId, CreateSessionRequest, StopReason};
 
-use crate::common::{TestDaemon, assert_contiguous, moving};
+use crate::common::{TestDaemon, assert_contiguous};
 use crate::scenarios::ctx::stop_reason;
 use crate::scenarios::subject::Subject;
-
-/// Export → import into another daemon and another cwd → the next message carries the
-/// earlier turn, its `Bash` call and output, and the new directory.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_moves_to_another_daemon_and_directory_and_goes_on() {
-    sandbox_testkit::isolate!();
-    // Claude names the old directory itself when it tells the model it moved.
-    moving::a_session_moves_and_goes_on(AgentId::Claude, "Bash", false).await;
-}
-
-/// A mock session handed over to Claude: Claude's next request carries the conversation
-/// as its own transcript (the command as a `Bash` call with its result).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn another_agents_conversation_is_handed_over_and_goes_on() {
-    sandbox_testkit::isolate!();
-    moving::another_agents_conversation_goes_on(AgentId::Claude, "Bash").await;
-}
 
 /// With a shared PostgreSQL store (`SANDBOX_TEST_STORE=postgres`): daemon A runs a Claude
 /// turn and is gone (stopped, its heartbeat older than the lease); daemon B — its own data
@@ -32,7 +16,7 @@ async fn another_agents_conversation_is_handed_over_and_goes_on() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_shared_store_another_daemon_continues_the_conversation() {
     sandbox_testkit::isolate!();
-    let Some(url) = crate::common::shared_store_over_socket().await else {
+    let Some(url) = crate::common::store_access::shared_store_over_socket().await else {
         return;
     };
     let Some(subject) = Subject::new(AgentId::Claude).await else {
