@@ -17,8 +17,10 @@ use crate::transport::{HttpError, HttpPeer, Line};
 /// How long a server may take to listen and answer its health check (a cold start is
 /// 2–4 s alone, much more on a busy 2-core machine).
 pub const START_TIMEOUT: Duration = Duration::from_secs(90);
-/// How long one HTTP request to the server may take.
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one HTTP request to the server may take: as long as a start, since the first
+/// requests of a cold server (its providers and models) are part of its start, and took
+/// over 30 s on a 2-core machine busy with other builds and agents.
+pub const REQUEST_TIMEOUT: Duration = START_TIMEOUT;
 /// The health route.
 pub const HEALTH: &str = "/global/health";
 /// The one event stream of every directory's sessions.
