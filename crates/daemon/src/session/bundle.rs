@@ -145,10 +145,7 @@ pub fn rows(path: &Path) -> std::io::Result<impl Iterator<Item = EventRow> + Sen
         .map(Row::into_row))
 }
 
-/// Hex of a digest.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use sandbox_agents::portable::hex;
 
 fn parse_field<T: for<'de> Deserialize<'de>>(
     raw: Option<&RawValue>,
