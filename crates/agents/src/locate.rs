@@ -169,7 +169,20 @@ impl BinaryLocator {
                 origin: Some(origin),
             };
         }
-        let version = self.version_of(&path).await;
+        // An install of ours is named by the version the installer resolved and checked:
+        // no need to start a binary (Amp's takes seconds on a busy machine) to learn it.
+        let version = match origin {
+            BinaryOrigin::Installed => self.install_dir.as_deref().and_then(|dir| {
+                let relative = path.strip_prefix(agent_dir(dir, agent)).ok()?;
+                let version = relative.components().next()?.as_os_str().to_str()?;
+                valid_version(version).then(|| version.to_string())
+            }),
+            _ => None,
+        };
+        let version = match version {
+            Some(version) => Some(version),
+            None => self.version_of(&path).await,
+        };
         BinaryStatus {
             installed: true,
             version,
@@ -186,11 +199,13 @@ impl BinaryLocator {
         {
             return version.clone();
         }
-        let version = read_version(path).await;
-        self.versions
-            .lock()
-            .expect("lock")
-            .insert(path.to_path_buf(), (modified, version.clone()));
+        let (version, settled) = read_version(path).await;
+        if settled {
+            self.versions
+                .lock()
+                .expect("lock")
+                .insert(path.to_path_buf(), (modified, version.clone()));
+        }
         version
     }
 }
@@ -198,13 +213,17 @@ impl BinaryLocator {
 /// Runs `<path> --version` (5 s limit) as agents run (allow-listed environment, private
 /// HOME, the agent user) and extracts the first version-looking word. A JavaScript entry
 /// point (Pi's `dist/cli.js`) has its version in its package's manifest: read there, it
-/// needs no Node start, which a busy machine can stretch past the limit.
-async fn read_version(path: &Path) -> Option<String> {
+/// needs no Node start, which a busy machine can stretch past the limit. Also answers
+/// whether the answer is settled: a run that failed or ran out of time is tried again
+/// next time rather than remembered as "no version".
+async fn read_version(path: &Path) -> (Option<String>, bool) {
     if let Some(version) = package_version(path) {
-        return Some(version);
+        return (Some(version), true);
     }
-    let output = crate::process::probe(path, &["--version"], Duration::from_secs(5)).await?;
-    parse_version(&version_text(&output))
+    match crate::process::probe(path, &["--version"], Duration::from_secs(5)).await {
+        Some(output) => (parse_version(&version_text(&output)), true),
+        None => (None, false),
+    }
 }
 
 /// The version in the `package.json` of the npm package a `.js` entry point belongs to
@@ -450,6 +469,24 @@ mod tests {
             Some((path_bin, BinaryOrigin::Path))
         );
         assert!(!valid_version("../x") && !valid_version("") && valid_version("0.0.1-g7+b.1"));
+    }
+
+    #[tokio::test]
+    async fn an_install_of_ours_is_known_by_its_version_without_running_it() {
+        let root = tempfile::tempdir().unwrap();
+        let bin = install(root.path(), "0.169.0", true);
+        // A binary that says nothing (or takes too long to say it) keeps its install's name.
+        std::fs::write(&bin, "#!/bin/sh\nexit 1\n").unwrap();
+        let locator = BinaryLocator::new(HashMap::new(), Some(root.path().into()), None);
+        let status = locator.status(AgentId::Codex, &["codex"]).await;
+        assert_eq!(status.origin, Some(BinaryOrigin::Installed));
+        assert_eq!(status.version.as_deref(), Some("0.169.0"));
+        // The same binary found another way is asked, and has no version.
+        let overridden = BinaryLocator::new(HashMap::from([(AgentId::Codex, bin)]), None, None);
+        assert_eq!(
+            overridden.status(AgentId::Codex, &["codex"]).await.version,
+            None
+        );
     }
 
     #[test]
