@@ -42,6 +42,16 @@ impl ProviderEnv {
         self
     }
 
+    /// This environment without its credentials (its endpoints stay).
+    pub fn without_credentials(mut self) -> Self {
+        self.vars.retain(|name, _| {
+            !crate::manifest::MANIFEST
+                .iter()
+                .any(|s| s.credential_vars.contains(&name.as_str()))
+        });
+        self
+    }
+
     /// The value of `name`, when set.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.vars.get(name).map(String::as_str)
@@ -127,6 +137,10 @@ pub struct SessionConfig {
     /// What the session's creator asked of the agent (instructions, tools, turn limit,
     /// MCP servers, environment), checked against [`AgentDriver::policy`] first.
     pub policy: sandbox_universal::SessionPolicy,
+    /// The stored login the session uses (it has no `token` and the daemon's environment
+    /// no credential): the driver writes it where the agent reads it in its private home
+    /// ([`crate::login::SeededLogin::seed`]) and configures the agent to use it.
+    pub login: Option<std::sync::Arc<crate::login::SeededLogin>>,
 }
 
 /// Whether and where an agent binary was found.

@@ -15,6 +15,7 @@ pub mod driver;
 pub mod items;
 pub mod kernel;
 pub mod locate;
+pub mod login;
 pub mod manifest;
 pub mod mcp;
 pub mod message;

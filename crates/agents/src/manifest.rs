@@ -148,7 +148,8 @@ pub const MANIFEST: [AgentSpec; 6] = [
             }],
         }),
         credential_vars: &["OPENAI_API_KEY"],
-        endpoint_vars: &["OPENAI_BASE_URL"],
+        // Where Codex refreshes a ChatGPT login (its own variable; e.g. a proxy).
+        endpoint_vars: &["OPENAI_BASE_URL", "CODEX_REFRESH_TOKEN_URL_OVERRIDE"],
         install: Some(InstallSpec::Native {
             release: ReleaseSource {
                 host: ReleaseHost::Github,

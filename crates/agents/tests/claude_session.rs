@@ -52,6 +52,7 @@ fn fixture() -> Fixture {
         state_dir: state_dir.clone(),
         tap: None,
         policy: Default::default(),
+        login: None,
     };
     Fixture {
         _dir: dir,

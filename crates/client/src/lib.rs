@@ -150,6 +150,39 @@ impl Client {
         Self::send(self.request(Method::GET, &["agents"])).await
     }
 
+    /// `GET /credentials`: the stored logins (never their secrets).
+    pub async fn list_credentials(
+        &self,
+    ) -> Result<sandbox_universal::CredentialsResponse, ClientError> {
+        Self::send(self.request(Method::GET, &["credentials"])).await
+    }
+
+    /// `GET /credentials/{agent}`.
+    pub async fn get_credential(
+        &self,
+        agent: &str,
+    ) -> Result<sandbox_universal::StoredLoginInfo, ClientError> {
+        Self::send(self.request(Method::GET, &["credentials", agent])).await
+    }
+
+    /// `PUT /credentials/{agent}`: stores a login.
+    pub async fn put_credential(
+        &self,
+        agent: &str,
+        request: &sandbox_universal::PutCredentialRequest,
+    ) -> Result<sandbox_universal::StoredLoginInfo, ClientError> {
+        Self::send(
+            self.request(Method::PUT, &["credentials", agent])
+                .json(request),
+        )
+        .await
+    }
+
+    /// `DELETE /credentials/{agent}`.
+    pub async fn delete_credential(&self, agent: &str) -> Result<(), ClientError> {
+        Self::send_empty(self.request(Method::DELETE, &["credentials", agent])).await
+    }
+
     /// `GET /agents/{agent}/models`.
     pub async fn agent_models(&self, agent: &str) -> Result<ModelsResponse, ClientError> {
         Self::send(self.request(Method::GET, &["agents", agent, "models"])).await

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod auth;
 pub mod cli;
+pub mod credentials;
 pub mod error;
 pub mod extract;
 pub mod guard;

@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::app::{HttpSettings, build_app};
+use crate::credentials::{CredentialStore, Credentials};
 use crate::installs::AgentInstalls;
 use crate::session::{SessionManager, SessionSettings, legacy};
 use crate::store::{Store, StoreConfig, StoreOptions};
@@ -176,6 +177,10 @@ async fn manager(config: ServerConfig) -> std::io::Result<Arc<SessionManager>> {
     let store = Store::open(&store_config, &id, config.store_options)
         .await
         .map_err(|e| std::io::Error::other(format!("opening the session store: {e}")))?;
+    let credentials = Arc::new(Credentials::new(
+        CredentialStore::new(&data_dir),
+        config.provider_env.clone(),
+    ));
     let context = Arc::new(DriverContext {
         locator: config.locator,
         provider_env: config.provider_env,
@@ -193,6 +198,7 @@ async fn manager(config: ServerConfig) -> std::io::Result<Arc<SessionManager>> {
     Ok(Arc::new(SessionManager::new(
         AgentRegistry::new(context),
         installs,
+        credentials,
         config.sessions,
         store,
     )))

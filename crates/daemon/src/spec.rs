@@ -46,6 +46,9 @@ pub fn universal_schema_json() -> String {
     register::<u::InstallRequest>(&mut generator);
     register::<u::InstallResponse>(&mut generator);
     register::<u::InstallProgress>(&mut generator);
+    register::<u::PutCredentialRequest>(&mut generator);
+    register::<u::CredentialsResponse>(&mut generator);
+    register::<u::StoredLoginInfo>(&mut generator);
     register::<u::HealthResponse>(&mut generator);
     register::<u::ProblemDetails>(&mut generator);
     register::<u::EventType>(&mut generator);

@@ -26,6 +26,7 @@
 pub mod agents;
 pub mod drivers;
 pub mod host_tools;
+pub mod logins;
 mod loud;
 pub mod mcp;
 pub mod mirror;

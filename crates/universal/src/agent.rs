@@ -221,6 +221,9 @@ pub struct AgentInfo {
     pub supported: bool,
     /// What the agent supports.
     pub capabilities: AgentCapabilities,
+    /// Which credentials a session of the agent can use here (never the secrets).
+    #[serde(default)]
+    pub credentials: crate::AgentCredentials,
     /// What of a session policy (`systemPrompt`, `tools`, `maxTurns`, `mcpServers`,
     /// images, `env`) the agent honours, and how.
     #[serde(default)]

@@ -361,6 +361,44 @@ impl Constrained for QuestionReplyRequest {}
 impl Constrained for QuestionRejectRequest {}
 impl Constrained for crate::HandoverRequest {}
 
+impl Constrained for crate::PutCredentialRequest {
+    fn texts(&self) -> Vec<(&'static str, &'static Text, Option<&str>)> {
+        vec![
+            ("token", &TOKEN, self.token.as_deref()),
+            ("source", &CREDENTIAL_SOURCE, self.source.as_deref()),
+        ]
+    }
+
+    fn relations() -> Option<Value> {
+        // A `null` field is an absent one.
+        let given = |field: &str, kind: &str| json!({"properties": {field: {"type": kind}}, "required": [field]});
+        let one = |field: &str, kind: &str, other: &str, other_kind: &str| {
+            let mut schema = given(field, kind);
+            schema["not"] = given(other, other_kind);
+            schema
+        };
+        Some(json!({"oneOf": [
+            one("login", "object", "token", "string"),
+            one("token", "string", "login", "object"),
+        ]}))
+    }
+
+    fn broken_relation(&self) -> Option<String> {
+        match (&self.login, &self.token) {
+            (Some(_), None) | (None, Some(_)) => None,
+            _ => Some("give exactly one of `login` (the agent's login file) and `token`".into()),
+        }
+    }
+}
+
+/// Where a stored login came from (a path, a variable's name).
+pub static CREDENTIAL_SOURCE: Text = Text::new(
+    1,
+    4096,
+    r"^[^\x00-\x1f\x7f]+$",
+    "1 to 4096 characters, none of them a control character",
+);
+
 impl Constrained for InstallRequest {
     fn texts(&self) -> Vec<(&'static str, &'static Text, Option<&str>)> {
         vec![("version", &AGENT_VERSION, self.version.as_deref())]
@@ -378,6 +416,7 @@ impl Constrained for InstallRequest {
 pub fn describe(schemas: &mut Map<String, Value>) {
     describe_one::<CreateSessionRequest>(schemas, "CreateSessionRequest");
     describe_one::<InstallRequest>(schemas, "InstallRequest");
+    describe_one::<crate::PutCredentialRequest>(schemas, "PutCredentialRequest");
     describe_policy(schemas);
     describe_host_tools(schemas);
     let agents: Vec<&str> = AgentId::ALL.iter().map(|a| a.as_str()).collect();

@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod api;
 pub mod constraints;
+pub mod credentials;
 pub mod error;
 pub mod event;
 pub mod history;
@@ -20,6 +21,7 @@ pub mod portable;
 pub use agent::*;
 pub use api::*;
 pub use constraints::Constrained;
+pub use credentials::*;
 pub use error::*;
 pub use event::*;
 pub use hitl::*;

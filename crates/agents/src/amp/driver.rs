@@ -40,14 +40,22 @@ impl AmpDriver {
             .session_binary(AgentId::Amp, session.agent_version.as_deref())
             .await?;
         let env = &self.context.provider_env;
-        let key = env
-            .credential(session.token.as_deref(), &["AMP_API_KEY"])
-            .ok_or_else(|| AgentError::TokenError {
-                message:
-                    "no Amp API key: set AMP_API_KEY for the daemon or pass the session's `token`"
-                        .into(),
-            })?;
+        let key = env.credential(session.token.as_deref(), &["AMP_API_KEY"]);
+        if key.is_none() && session.login.is_none() {
+            return Err(AgentError::TokenError {
+                message: "no Amp API key: pass the session's `token`, set AMP_API_KEY for the daemon, or store a login (`sandbox-daemon credentials import --agent amp`)".into(),
+            });
+        }
         let dirs = AmpDirs::new(&session.state_dir);
+        if key.is_none()
+            && let Some(login) = &session.login
+        {
+            login
+                .seed_home(&dirs.home)
+                .map_err(|e| AgentError::SpawnFailed {
+                    message: format!("writing the session's stored login: {e}"),
+                })?;
+        }
         dirs.write(
             session.permission_mode,
             &self.context.executable,

@@ -165,8 +165,8 @@ pub struct TurnLaunch<'a> {
     pub cwd: &'a Path,
     /// The session's private files.
     pub dirs: &'a AmpDirs,
-    /// `AMP_API_KEY`.
-    pub key: &'a str,
+    /// `AMP_API_KEY`, unless a stored login (`secrets.json` in HOME) stands for it.
+    pub key: Option<&'a str>,
     /// `AMP_URL`, when set.
     pub url: Option<&'a str>,
     /// The permission channel (see `relay`), as its environment value.
@@ -179,7 +179,9 @@ impl TurnLaunch<'_> {
     /// The process spec of a turn with `args`.
     pub fn spec(&self, args: Vec<OsString>) -> ProcessSpec {
         let mut env: BTreeMap<String, String> = base_env(&self.dirs.home);
-        env.insert("AMP_API_KEY".into(), self.key.into());
+        if let Some(key) = self.key {
+            env.insert("AMP_API_KEY".into(), key.into());
+        }
         if let Some(url) = self.url {
             env.insert("AMP_URL".into(), url.into());
         }
@@ -205,8 +207,8 @@ pub struct Launch {
     pub cwd: PathBuf,
     /// The session's private files.
     pub dirs: AmpDirs,
-    /// `AMP_API_KEY` (kept in memory only).
-    pub key: String,
+    /// `AMP_API_KEY` (kept in memory only), unless the session has a stored login.
+    pub key: Option<String>,
     /// `AMP_URL`, when set.
     pub url: Option<String>,
     /// Amp's mode (`--mode`).
@@ -227,7 +229,7 @@ impl crate::kernel::per_turn::TurnLaunch for Launch {
             program: &self.program,
             cwd: &self.cwd,
             dirs: &self.dirs,
-            key: &self.key,
+            key: self.key.as_deref(),
             url: self.url.as_deref(),
             permission_channel: self.channel.env_value(),
             session_env: &self.env,
@@ -293,7 +295,7 @@ mod tests {
             program: Path::new("/bin/amp"),
             cwd: Path::new("/w"),
             dirs: &dirs,
-            key: "sk-amp",
+            key: Some("sk-amp"),
             url: Some("http://127.0.0.1:9"),
             permission_channel: "c",
             session_env: &BTreeMap::from([

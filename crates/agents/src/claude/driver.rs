@@ -86,11 +86,13 @@ impl ClaudeDriver {
     /// daemon's environment), base URL, and the private HOME it creates.
     fn plan(&self, config: &SessionConfig, program: PathBuf) -> Result<LaunchPlan, AgentError> {
         let provider = &self.context.provider_env;
-        let credentials = launch::credentials(provider, config.token.as_deref());
-        std::fs::create_dir_all(launch::home_dir(&config.state_dir)).map_err(|e| {
-            AgentError::SpawnFailed {
-                message: format!("creating the session's private HOME: {e}"),
-            }
+        let credentials = launch::session_credentials(provider, config);
+        let home = launch::home_dir(&config.state_dir);
+        std::fs::create_dir_all(&home).map_err(|e| AgentError::SpawnFailed {
+            message: format!("creating the session's private HOME: {e}"),
+        })?;
+        launch::seed_login(config, &home).map_err(|e| AgentError::SpawnFailed {
+            message: format!("writing the session's stored login: {e}"),
         })?;
         let plan = LaunchPlan::new(
             program,
@@ -186,9 +188,11 @@ impl AgentDriver for ClaudeDriver {
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
         let program = self.session_binary(&config).await?;
-        if config.validate_token {
+        // A stored login file is checked by the agent itself: its tokens may need a
+        // refresh only the agent knows how to make.
+        if config.validate_token && !config.login.as_ref().is_some_and(|l| l.is_file()) {
             let provider = &self.context.provider_env;
-            let credentials = launch::credentials(provider, config.token.as_deref());
+            let credentials = launch::session_credentials(provider, &config);
             validate(
                 ProviderApi::Anthropic,
                 &credentials,

@@ -235,6 +235,27 @@ pub fn credentials(provider: &ProviderEnv, token: Option<&str>) -> Credentials {
     }
 }
 
+/// Claude's credential for `session`: [`credentials`], else the stored login's token
+/// (a stored login file gives none here: it is seeded, see [`seed_login`]).
+pub fn session_credentials(provider: &ProviderEnv, session: &SessionConfig) -> Credentials {
+    match credentials(provider, session.token.as_deref()) {
+        Credentials::None => match session.login.as_ref().and_then(|l| l.token()) {
+            Some(token) => Credentials::OAuthToken(token.to_string()),
+            None => Credentials::None,
+        },
+        found => found,
+    }
+}
+
+/// Writes the session's stored login file, if it has one, where Claude reads it:
+/// `.credentials.json` in its config dir (`CLAUDE_CONFIG_DIR` = `<home>/.claude`).
+pub fn seed_login(session: &SessionConfig, home: &Path) -> std::io::Result<()> {
+    match &session.login {
+        Some(login) => login.seed_home(home),
+        None => Ok(()),
+    }
+}
+
 /// The Anthropic endpoint from the daemon's environment, when set.
 pub fn base_url(provider: &ProviderEnv) -> Option<&str> {
     provider.get("ANTHROPIC_BASE_URL")
@@ -259,6 +280,7 @@ mod tests {
             state_dir: "/state/s".into(),
             tap: None,
             policy: Default::default(),
+            login: None,
         }
     }
 

@@ -131,7 +131,8 @@ impl AgentDriver for CodexDriver {
         session: SessionConfig,
         sink: EventSink,
     ) -> Result<Box<dyn AgentSession>, AgentError> {
-        if session.validate_token {
+        // A stored login is checked by Codex itself (it may have to refresh it first).
+        if session.validate_token && session.login.is_none() {
             let credentials = self.credentials(session.token.as_deref());
             validate(ProviderApi::OpenAi, &credentials, Some(&self.base_url())).await?;
         }
@@ -242,15 +243,35 @@ impl CodexDriver {
         binary: PathBuf,
         thread_id: Option<String>,
     ) -> Result<(CodexLaunch, Converter), AgentError> {
-        launch::write_codex_home(&session.state_dir, &self.base_url()).map_err(|e| {
-            AgentError::SpawnFailed {
-                message: format!("writing CODEX_HOME: {e}"),
-            }
-        })?;
         let api_key = match self.credentials(session.token.as_deref()) {
             Credentials::ApiKey(key) | Credentials::OAuthToken(key) => Some(key),
             Credentials::None => None,
         };
+        // A stored login (only when there is no key) is seeded as `auth.json`, read there;
+        // a ChatGPT login talks to the backend Codex uses for it.
+        let (auth, base_url) = match (&api_key, &session.login) {
+            (None, Some(login)) => {
+                let chatgpt = login.file().is_some_and(|f| !f["tokens"].is_null());
+                let base_url = match self.context.provider_env.get("OPENAI_BASE_URL") {
+                    Some(url) => Some(url.to_string()),
+                    None if chatgpt => None,
+                    None => Some(self.base_url()),
+                };
+                (launch::AuthStore::File, base_url)
+            }
+            _ => (launch::AuthStore::Ephemeral, Some(self.base_url())),
+        };
+        let home = launch::write_codex_home(&session.state_dir, base_url.as_deref(), auth)
+            .map_err(|e| AgentError::SpawnFailed {
+                message: format!("writing CODEX_HOME: {e}"),
+            })?;
+        if let (launch::AuthStore::File, Some(login)) = (auth, &session.login) {
+            login
+                .seed(&home.join("auth.json"))
+                .map_err(|e| AgentError::SpawnFailed {
+                    message: format!("writing the session's stored login: {e}"),
+                })?;
+        }
         let settings = TurnSettings::new(session);
         let mut converter = Converter::new(settings.clone())
             .with_max_turns(session.policy.max_turns)
@@ -258,7 +279,15 @@ impl CodexDriver {
         if let Some(thread_id) = &thread_id {
             converter.set_thread(thread_id);
         }
-        let spec = launch::app_server(binary, session);
+        let mut spec = launch::app_server(binary, session);
+        if let Some(url) = self
+            .context
+            .provider_env
+            .get(launch::REFRESH_URL_VAR)
+            .filter(|_| auth == launch::AuthStore::File)
+        {
+            spec.env.insert(launch::REFRESH_URL_VAR.into(), url.into());
+        }
         let launch = CodexLaunch::session(spec, api_key, settings, thread_id);
         Ok((launch, converter))
     }

@@ -25,6 +25,29 @@ pub const PROVIDER_ID: &str = "sandbox_daemon";
 /// The OpenAI API, when `OPENAI_BASE_URL` is not set.
 pub const DEFAULT_OPENAI_BASE_URL: &str = crate::validate::OPENAI_DEFAULT_BASE_URL;
 
+/// The variable naming where Codex refreshes a ChatGPT login (its own; the daemon passes
+/// it on from its environment to sessions on a stored login).
+pub const REFRESH_URL_VAR: &str = "CODEX_REFRESH_TOKEN_URL_OVERRIDE";
+
+/// Where Codex keeps the login it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthStore {
+    /// In the app-server's memory only: the key given with `account/login/start`.
+    Ephemeral,
+    /// `auth.json` in `CODEX_HOME`: a stored login seeded there, which Codex refreshes
+    /// in place.
+    File,
+}
+
+impl AuthStore {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Ephemeral => "ephemeral",
+            Self::File => "file",
+        }
+    }
+}
+
 /// `CODEX_HOME` inside a session's state directory.
 pub fn codex_home(state_dir: &Path) -> PathBuf {
     state_dir.join(".codex")
@@ -37,7 +60,9 @@ pub fn codex_home(state_dir: &Path) -> PathBuf {
 ///   (about 11 s lost per turn). `requires_openai_auth` makes it use the key given with
 ///   `account/login/start`, and `cli_auth_credentials_store = "ephemeral"` keeps that key
 ///   in the app-server's memory only: it is never written to disk nor put in an
-///   environment variable a shell command could read.
+///   environment variable a shell command could read. A session on a stored login has
+///   it seeded as `auth.json` instead, and `"file"` makes Codex read (and refresh) it
+///   there.
 /// - Features that reach out on their own are off: plugin and app sync (git and GitHub
 ///   calls, ~5 s at exit), remote plugins, connector suggestions, MCP dependency
 ///   installs; analytics and the update check too. Thread goals are off: the daemon has
@@ -46,20 +71,32 @@ pub fn codex_home(state_dir: &Path) -> PathBuf {
 ///   the warning about it being unstable is silenced.
 /// - The commands the model runs do not inherit the variables holding the session's MCP
 ///   secrets ([`policy::secret_env`]).
-pub fn config_toml(base_url: &str) -> String {
-    format!(
-        r#"# Written by sandbox-daemon for one session.
-model_provider = "{PROVIDER_ID}"
-cli_auth_credentials_store = "ephemeral"
-check_for_update_on_startup = false
-suppress_unstable_features_warning = true
-
+pub fn config_toml(base_url: Option<&str>, auth: AuthStore) -> String {
+    // Without a base URL (a ChatGPT login, no `OPENAI_BASE_URL`) Codex's own provider
+    // talks to its backend as it does for its own login.
+    let (provider, table) = match base_url {
+        Some(url) => (
+            PROVIDER_ID,
+            format!(
+                r#"
 [model_providers.{PROVIDER_ID}]
 name = "OpenAI (sandbox-daemon)"
-base_url = {base_url}
+base_url = {url}
 wire_api = "responses"
 requires_openai_auth = true
-
+"#,
+                url = toml_string(url),
+            ),
+        ),
+        None => ("openai", String::new()),
+    };
+    format!(
+        r#"# Written by sandbox-daemon for one session.
+model_provider = "{provider}"
+cli_auth_credentials_store = "{auth}"
+check_for_update_on_startup = false
+suppress_unstable_features_warning = true
+{table}
 [analytics]
 enabled = false
 
@@ -75,7 +112,7 @@ skill_mcp_dependency_install = false
 goals = false
 default_mode_request_user_input = true
 "#,
-        base_url = toml_string(base_url),
+        auth = auth.as_str(),
     )
 }
 
@@ -85,10 +122,14 @@ fn toml_string(value: &str) -> String {
 }
 
 /// Creates `CODEX_HOME` under `state_dir` with its `config.toml`.
-pub fn write_codex_home(state_dir: &Path, base_url: &str) -> std::io::Result<PathBuf> {
+pub fn write_codex_home(
+    state_dir: &Path,
+    base_url: Option<&str>,
+    auth: AuthStore,
+) -> std::io::Result<PathBuf> {
     let home = codex_home(state_dir);
     std::fs::create_dir_all(&home)?;
-    std::fs::write(home.join("config.toml"), config_toml(base_url))?;
+    std::fs::write(home.join("config.toml"), config_toml(base_url, auth))?;
     Ok(home)
 }
 
@@ -394,9 +435,12 @@ mod tests {
 
     #[test]
     fn config_points_the_custom_provider_at_the_base_url_and_escapes_it() {
-        let toml = config_toml("http://127.0.0.1:9/v1\"x");
+        let toml = config_toml(Some("http://127.0.0.1:9/v1\"x"), AuthStore::Ephemeral);
         assert!(toml.contains(r#"base_url = "http://127.0.0.1:9/v1\"x""#));
         assert!(toml.contains(r#"cli_auth_credentials_store = "ephemeral""#));
+        let file = config_toml(None, AuthStore::File);
+        assert!(file.contains(r#"cli_auth_credentials_store = "file""#));
+        assert!(file.contains(r#"model_provider = "openai""#) && !file.contains("base_url"));
         assert!(toml.contains("requires_openai_auth = true"));
         assert!(toml.contains("plugins = false"));
         assert!(
@@ -431,6 +475,7 @@ mod tests {
             state_dir: "/state/s".into(),
             tap: None,
             policy: serde_json::from_value(policy).unwrap(),
+            login: None,
         }
     }
 
@@ -475,7 +520,10 @@ mod tests {
             "the session's env cannot override the daemon's"
         );
         assert_eq!(spec.env["CODEX_HOME"], "/state/s/.codex");
-        assert!(config_toml("http://x").contains(r#"exclude = ["SANDBOX_MCP_*"]"#));
+        assert!(
+            config_toml(Some("http://x"), AuthStore::Ephemeral)
+                .contains(r#"exclude = ["SANDBOX_MCP_*"]"#)
+        );
     }
 
     #[test]

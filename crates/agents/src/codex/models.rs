@@ -44,9 +44,11 @@ async fn list(binary: &Path, base_url: &str) -> Result<ModelsResponse, AgentErro
     let dir = tempfile::tempdir().map_err(|e| AgentError::SpawnFailed {
         message: format!("no temporary CODEX_HOME: {e}"),
     })?;
-    launch::write_codex_home(dir.path(), base_url).map_err(|e| AgentError::SpawnFailed {
-        message: format!("writing a temporary CODEX_HOME: {e}"),
-    })?;
+    launch::write_codex_home(dir.path(), Some(base_url), launch::AuthStore::Ephemeral).map_err(
+        |e| AgentError::SpawnFailed {
+            message: format!("writing a temporary CODEX_HOME: {e}"),
+        },
+    )?;
     let spec = ProcessSpec {
         program: binary.to_path_buf(),
         args: vec!["app-server".into()],

@@ -23,6 +23,7 @@ use crate::cache::BinaryCache;
 use crate::context::DriverContext;
 use crate::kernel::Tap;
 use crate::kernel::server::{ServerLease, ServerSession};
+use crate::login::SeededLogin;
 use crate::validate::{ProviderApi, validate};
 use crate::{
     AgentDriver, AgentEvent, AgentSession, BinaryStatus, ConfigError, Credentials, EventSink,
@@ -70,8 +71,37 @@ impl OpenCodeDriver {
             &session.policy,
             session.agent_mode.as_deref(),
             session.permission_mode,
+            session
+                .login
+                .as_ref()
+                .map(|login| super::policy::ServerLogin {
+                    login: login.clone(),
+                    providers: self.login_providers(login),
+                }),
         );
         self.pool(binary).lease_for(self.providers(session), own)
+    }
+
+    /// The providers a stored login holds (its `auth.json`'s entries), Anthropic's and
+    /// OpenAI's at the base URLs the daemon's environment sets.
+    fn login_providers(&self, login: &SeededLogin) -> Vec<(String, Option<String>)> {
+        let env = &self.context.provider_env;
+        let Some(entries) = login.file().and_then(|f| f.as_object()) else {
+            return Vec::new();
+        };
+        entries
+            .keys()
+            .map(|id| {
+                let url = match id.as_str() {
+                    "anthropic" => env
+                        .get("ANTHROPIC_BASE_URL")
+                        .map(|url| format!("{}/v1", url.trim_end_matches('/'))),
+                    "openai" => env.get("OPENAI_BASE_URL").map(str::to_string),
+                    _ => None,
+                };
+                (id.clone(), url)
+            })
+            .collect()
     }
 
     /// The providers of a session (its `token` replaces the key of its model's provider).
@@ -256,7 +286,8 @@ impl AgentDriver for OpenCodeDriver {
             .context
             .session_binary(AgentId::Opencode, session.agent_version.as_deref())
             .await?;
-        if session.validate_token {
+        // A stored login is checked by OpenCode itself (it may have to refresh it first).
+        if session.validate_token && session.login.is_none() {
             self.validate_token(&session).await?;
         }
         let lease = self.lease(&binary, &session);

@@ -31,8 +31,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+
+use crate::login::SeededLogin;
 
 use sandbox_universal::{
     IMAGE_TYPES, McpServer, McpTransport, PermissionMode, PolicySupport, SessionPolicy,
@@ -216,6 +219,18 @@ pub struct OwnServer {
     pub prompt: Option<(String, String)>,
     /// The permissions of its MCP tools ([`mcp_permission`]).
     pub permission: Map<String, Value>,
+    /// The stored login seeded as its `auth.json`.
+    pub login: Option<ServerLogin>,
+}
+
+/// A stored login a session's own server is started with.
+#[derive(Clone)]
+pub struct ServerLogin {
+    /// The login, seeded as the server's `auth.json`.
+    pub login: Arc<SeededLogin>,
+    /// The providers it enables, each with the base URL the daemon's environment gives
+    /// it, if any.
+    pub providers: Vec<(String, Option<String>)>,
 }
 
 impl std::fmt::Debug for OwnServer {
@@ -227,21 +242,24 @@ impl std::fmt::Debug for OwnServer {
             .field("env", &self.env.keys().collect::<Vec<_>>())
             .field("prompt", &self.prompt.as_ref().map(|(agent, _)| agent))
             .field("permission", &self.permission)
+            .field("login", &self.login.as_ref().map(|l| &l.providers))
             .finish()
     }
 }
 
 impl OwnServer {
-    /// The server of a session that [`needs_own_server`], its directories under
-    /// `state_dir`.
+    /// The server of a session that [`needs_own_server`] or uses a stored `login`, its
+    /// directories under `state_dir`.
     pub fn of(
         session_id: &str,
         state_dir: &Path,
         policy: &SessionPolicy,
         agent_mode: Option<&str>,
         mode: PermissionMode,
+        login: Option<ServerLogin>,
     ) -> Option<Self> {
-        needs_own_server(policy).then(|| Self {
+        (needs_own_server(policy) || login.is_some()).then(|| Self {
+            login,
             session_id: session_id.to_string(),
             root: state_dir.join("opencode"),
             mcp_servers: policy.mcp_servers.clone(),
@@ -260,6 +278,9 @@ impl OwnServer {
         secrets: &Path,
         refs: &ConfigRefs,
     ) -> std::io::Result<Vec<PathBuf>> {
+        if let Some(login) = &self.login {
+            add_login_providers(config, &login.providers);
+        }
         let mut written = Vec::new();
         let mut value_ref = |server: &str, index: usize, value: &str| -> std::io::Result<String> {
             let path = secrets.join(format!("mcp-{server}-{index}.value"));
@@ -366,3 +387,20 @@ impl ConfigRefs {
 #[cfg(test)]
 #[path = "policy_tests.rs"]
 mod tests;
+
+/// Enables the providers of a stored login in `config` (their keys come from its
+/// `auth.json`, which OpenCode reads itself), each at its base URL when one is given.
+fn add_login_providers(config: &mut Value, providers: &[(String, Option<String>)]) {
+    for (id, base_url) in providers {
+        if let Some(enabled) = config["enabled_providers"].as_array_mut()
+            && !enabled.iter().any(|e| e == id.as_str())
+        {
+            enabled.push(json!(id));
+        }
+        if let Some(url) = base_url
+            && config["provider"].get(id).is_none()
+        {
+            config["provider"][id] = json!({"options": {"baseURL": url}});
+        }
+    }
+}

@@ -127,8 +127,9 @@ fn mcp_tools_ask_and_are_removed_by_server_and_by_tool() {
 #[test]
 fn only_process_settings_need_a_server_of_its_own() {
     let state = Path::new("/state");
-    let none =
-        |p: &SessionPolicy| OwnServer::of("s1", state, p, None, PermissionMode::Default).is_none();
+    let none = |p: &SessionPolicy| {
+        OwnServer::of("s1", state, p, None, PermissionMode::Default, None).is_none()
+    };
     assert!(none(&policy(json!({"systemPrompt": "x", "maxTurns": 2,
         "tools": {"deny": ["shell"]}}))));
     assert!(!none(&policy(json!({"env": {"A": "b"}}))));
@@ -136,7 +137,15 @@ fn only_process_settings_need_a_server_of_its_own() {
         json!({"mcpServers": {"st": {"type": "stdio", "command": "sh"}}})
     )));
     let replace = policy(json!({"systemPrompt": "x", "systemPromptMode": "replace"}));
-    let own = OwnServer::of("s1", state, &replace, Some("plan"), PermissionMode::Default).unwrap();
+    let own = OwnServer::of(
+        "s1",
+        state,
+        &replace,
+        Some("plan"),
+        PermissionMode::Default,
+        None,
+    )
+    .unwrap();
     assert_eq!(own.prompt, Some(("plan".into(), "x".into())));
     assert_eq!(own.root, state.join("opencode"));
     assert_eq!(replaced_agent(&replace, None).as_deref(), Some("build"));
@@ -159,7 +168,15 @@ fn the_own_config_holds_references_and_session_texts_verbatim() {
                      "headers": {"Authorization": "Bearer host-secret"}},
         },
     }));
-    let own = OwnServer::of("s1", dir.path(), &session, None, PermissionMode::Default).unwrap();
+    let own = OwnServer::of(
+        "s1",
+        dir.path(),
+        &session,
+        None,
+        PermissionMode::Default,
+        None,
+    )
+    .unwrap();
     let key = ServerKey::own("s1");
     let dirs = ServerDirs::new(&own.root, &key);
     dirs.write(&[]).unwrap();

@@ -177,6 +177,9 @@ impl Slot {
                 user.own_tree(&self.dirs.secrets).map_err(failed)?;
             }
             env.clone_from(&own.env);
+            if let Some(login) = &own.login {
+                login.login.seed_home(&self.dirs.home).map_err(failed)?;
+            }
         }
         let spec = launch::serve(
             self.program.clone(),

@@ -57,6 +57,15 @@ impl PiDriver {
             .map_err(|e| AgentError::SpawnFailed {
                 message: format!("writing pi's agent dir: {e}"),
             })?;
+        // A stored login is Pi's `auth.json` in its agent dir, which it reads (and
+        // refreshes) before the keys `models.json` names.
+        if let Some(login) = &session.login {
+            login
+                .seed(&dirs.agent.join("auth.json"))
+                .map_err(|e| AgentError::SpawnFailed {
+                    message: format!("writing the session's stored login: {e}"),
+                })?;
+        }
         Ok(Launch {
             program,
             cwd: session.cwd.clone(),

@@ -2,6 +2,7 @@
 //! endpoint, built on the `sandbox-client` crate.
 
 mod client;
+mod credentials;
 mod demo;
 mod install;
 mod policy;
@@ -59,6 +60,9 @@ pub enum Command {
     /// Sessions: create, message, read events, answer permissions and questions.
     #[command(subcommand)]
     Sessions(SessionsCommand),
+    /// Logins the daemon keeps for agents: import this machine's, list, put, remove.
+    #[command(subcommand)]
+    Credentials(credentials::CredentialsCommand),
 }
 
 /// Runs the parsed command line.
@@ -72,6 +76,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Some(Command::Openapi(args)) => client::openapi(args).await,
         Some(Command::Agents(command)) => client::agents(command).await,
         Some(Command::Sessions(command)) => client::sessions(command).await,
+        Some(Command::Credentials(command)) => credentials::run(command).await,
     }
 }
 

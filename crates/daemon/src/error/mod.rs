@@ -94,6 +94,12 @@ pub enum ApiError {
     /// The agent's binary is not installed.
     #[error("{0}")]
     AgentNotInstalled(String),
+    /// No login is stored for the agent.
+    #[error("{0}")]
+    CredentialNotFound(String),
+    /// What was given is not a login of the agent.
+    #[error("{0}")]
+    InvalidCredential(String),
     /// Installing this agent is not available.
     #[error("{0}")]
     InstallUnavailable(String),
@@ -136,7 +142,9 @@ impl ApiError {
             | Self::InvalidParameter(_)
             | Self::InvalidSessionConfig(_)
             | Self::InvalidAnswers(_) => StatusCode::BAD_REQUEST,
-            Self::InvalidBody(_) | Self::PolicyUnsupported(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::InvalidBody(_) | Self::PolicyUnsupported(_) | Self::InvalidCredential(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
@@ -144,7 +152,9 @@ impl ApiError {
             Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             Self::HttpVersionNotSupported => StatusCode::HTTP_VERSION_NOT_SUPPORTED,
             Self::ForbiddenHost(_) | Self::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
-            Self::UnknownAgent(_) | Self::RouteNotFound(_) => StatusCode::NOT_FOUND,
+            Self::UnknownAgent(_) | Self::RouteNotFound(_) | Self::CredentialNotFound(_) => {
+                StatusCode::NOT_FOUND
+            }
             // The daemon works; the agent is missing or out of this build's reach.
             Self::AgentUnsupported(_)
             | Self::AgentNotInstalled(_)
@@ -181,6 +191,8 @@ impl ApiError {
             Self::UnknownAgent(_) => "unknown-agent",
             Self::AgentUnsupported(_) => "agent-unsupported",
             Self::AgentNotInstalled(_) => "agent-not-installed",
+            Self::CredentialNotFound(_) => "credential-not-found",
+            Self::InvalidCredential(_) => "invalid-credential",
             Self::InstallUnavailable(_) => "install-unavailable",
             Self::Session(error) => session::kind(error).slug,
             Self::Agent(AgentError::TokenError { .. }) => "agent-credential-rejected",
@@ -216,6 +228,8 @@ impl ApiError {
             Self::UnknownAgent(_) => "Unknown agent",
             Self::AgentUnsupported(_) => "Agent not supported by this build",
             Self::AgentNotInstalled(_) => "Agent not installed",
+            Self::CredentialNotFound(_) => "No stored login",
+            Self::InvalidCredential(_) => "Not a login of this agent",
             Self::InstallUnavailable(_) => "Install not available",
             Self::Session(error) => session::kind(error).title,
             Self::Agent(AgentError::TokenError { .. }) => "Agent credential rejected",

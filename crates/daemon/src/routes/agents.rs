@@ -19,11 +19,14 @@ use super::AppState;
 use crate::error::ApiError;
 use crate::extract::{ApiOptionalJson, ApiPath};
 
+/// The agent a path names, or a 404 `unknown-agent`.
+pub(super) fn agent_id(name: &str) -> Result<AgentId, ApiError> {
+    name.parse()
+        .map_err(|e: sandbox_universal::UnknownAgentName| ApiError::UnknownAgent(e.to_string()))
+}
+
 fn driver(state: &AppState, name: &str) -> Result<Arc<dyn AgentDriver>, ApiError> {
-    let agent: AgentId = name
-        .parse()
-        .map_err(|e: sandbox_universal::UnknownAgentName| ApiError::UnknownAgent(e.to_string()))?;
-    Ok(state.sessions.registry().get(agent))
+    Ok(state.sessions.registry().get(agent_id(name)?))
 }
 
 /// Every known agent with install status and capabilities.
@@ -40,6 +43,7 @@ fn driver(state: &AppState, name: &str) -> Result<Arc<dyn AgentDriver>, ApiError
 pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> {
     let drivers: Vec<_> = state.sessions.registry().all().cloned().collect();
     let installs = state.sessions.installs();
+    let credentials = state.sessions.credentials();
     let infos = drivers.iter().map(|driver| async move {
         let status = driver.status().await;
         AgentInfo {
@@ -53,6 +57,7 @@ pub async fn list_agents(State(state): State<AppState>) -> Json<AgentsResponse> 
             // Every agent of this build has a driver (the registry's match is exhaustive).
             supported: true,
             capabilities: driver.capabilities(),
+            credentials: credentials.available(driver.id()),
             policy: driver.policy(),
             capability_proofs: sandbox_agents::proofs::capability_proofs(driver.id()),
         }

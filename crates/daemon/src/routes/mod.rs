@@ -1,6 +1,7 @@
 //! HTTP routes: thin translations from HTTP to the session manager and drivers.
 
 pub mod agents;
+pub mod credentials;
 pub mod events;
 pub mod health;
 pub mod hitl;
@@ -38,6 +39,12 @@ pub fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(agents::agent_models))
         .routes(routes!(agents::agent_modes))
         .routes(routes!(agents::install_agent))
+        .routes(routes!(credentials::list_credentials))
+        .routes(routes!(
+            credentials::get_credential,
+            credentials::put_credential,
+            credentials::delete_credential
+        ))
         .routes(routes!(sessions::list_sessions))
         .routes(routes!(
             sessions::create_session,

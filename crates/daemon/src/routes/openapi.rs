@@ -27,6 +27,7 @@ use sandbox_universal::constraints::{SEQUENCE, SESSION_ID};
     tags(
         (name = "daemon", description = "The daemon itself"),
         (name = "agents", description = "Known agents, their models and modes"),
+        (name = "credentials", description = "Logins the daemon keeps for agents (write-only)"),
         (name = "sessions", description = "Sessions and turns"),
         (name = "events", description = "A session's event log"),
         (name = "hitl", description = "Human in the loop: permissions and questions"),

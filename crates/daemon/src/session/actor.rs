@@ -73,12 +73,60 @@ pub type ActorSlot = tokio::sync::Mutex<Option<mpsc::UnboundedSender<Command>>>;
 /// then the agent is stopped and `slot` emptied, and the next command restores it.
 pub async fn run_actor(
     core: Arc<SessionCore>,
-    mut agent: Box<dyn AgentSession>,
+    agent: Box<dyn AgentSession>,
     mut commands: mpsc::UnboundedReceiver<Command>,
     mut signals: mpsc::UnboundedReceiver<CoreSignal>,
     slot: Arc<ActorSlot>,
     idle_timeout: Option<Duration>,
-    saver: Option<super::travel::NativeSaver>,
+    after_turn: AfterTurn,
+) {
+    run_until_stopped(
+        &core,
+        agent,
+        &mut commands,
+        &mut signals,
+        &slot,
+        idle_timeout,
+        &after_turn,
+    )
+    .await;
+    after_turn.release().await;
+}
+
+/// What the actor does after each turn.
+pub struct AfterTurn {
+    /// Saves the agent's native state in a shared store.
+    pub saver: Option<super::travel::NativeSaver>,
+    /// Gives back what the agent refreshed of the stored login it was seeded with.
+    pub login: Option<LoginKeeper>,
+}
+
+impl AfterTurn {
+    /// The agent process is gone: what it refreshed of its login goes back to the store,
+    /// and its copy goes (again harmless).
+    async fn release(&self) {
+        if let Some(keeper) = &self.login {
+            keeper.credentials.finish(&keeper.login).await;
+        }
+    }
+}
+
+/// A stored login seeded into the agent's home, and where to give its refreshes back.
+pub struct LoginKeeper {
+    /// The seeded login.
+    pub login: Arc<sandbox_agents::login::SeededLogin>,
+    /// The daemon's credentials.
+    pub credentials: Arc<crate::credentials::Credentials>,
+}
+
+async fn run_until_stopped(
+    core: &Arc<SessionCore>,
+    mut agent: Box<dyn AgentSession>,
+    commands: &mut mpsc::UnboundedReceiver<Command>,
+    signals: &mut mpsc::UnboundedReceiver<CoreSignal>,
+    slot: &Arc<ActorSlot>,
+    idle_timeout: Option<Duration>,
+    after_turn: &AfterTurn,
 ) {
     loop {
         let idle_check = async {
@@ -90,10 +138,10 @@ pub async fn run_actor(
         tokio::select! {
             command = commands.recv() => {
                 let Some(command) = command else {
-                    terminate(&core, agent.as_mut()).await;
+                    terminate(core, agent.as_mut()).await;
                     return;
                 };
-                if handle(&core, agent.as_mut(), command).await.is_break() {
+                if handle(core, agent.as_mut(), command, after_turn).await.is_break() {
                     return;
                 }
             }
@@ -117,8 +165,11 @@ pub async fn run_actor(
                     return;
                 }
                 CoreSignal::TurnEnded => {
-                    if let Some(saver) = &saver {
-                        saver.save(&core).await;
+                    if let Some(saver) = &after_turn.saver {
+                        saver.save(core).await;
+                    }
+                    if let Some(keeper) = &after_turn.login {
+                        keeper.credentials.give_back(&keeper.login).await;
                     }
                 }
                 CoreSignal::Stop => {
@@ -179,6 +230,7 @@ async fn handle(
     core: &SessionCore,
     agent: &mut dyn AgentSession,
     command: Command,
+    after_turn: &AfterTurn,
 ) -> ControlFlow<()> {
     match command {
         Command::SendMessage { message, respond } => {
@@ -252,6 +304,7 @@ async fn handle(
         }
         Command::Shutdown { respond } => {
             terminate(core, agent).await;
+            after_turn.release().await;
             let _ = respond.send(Ok(()));
             return ControlFlow::Break(());
         }
@@ -267,6 +320,7 @@ async fn handle(
             core.interrupt();
             agent.shutdown().await;
             core.fail_running_turn();
+            after_turn.release().await;
             let _ = respond.send(Ok(()));
             return ControlFlow::Break(());
         }

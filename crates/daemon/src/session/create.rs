@@ -94,6 +94,11 @@ impl SessionManager {
         outcome: &mut Option<Started>,
     ) -> Result<Arc<SessionHandle>, SessionError> {
         let id = record.session_id.clone();
+        // Fails fast, before anything is made, when the agent has no credential at all.
+        let login = self
+            .credentials
+            .for_session(record.agent, request.token.as_deref())
+            .map_err(SessionError::Agent)?;
         let dir = self.sessions_dir().join(&id);
         let io = |e: std::io::Error| {
             let detail = format!("preparing {}: {e}", dir.display());
@@ -122,6 +127,7 @@ impl SessionManager {
         let driver = self.registry.get(record.agent);
         let mut config = sandbox_agents::SessionConfig {
             validate_token: request.validate_token.unwrap_or(false),
+            login: login.clone(),
             ..record.config(&dir, request.token.clone(), secrets)
         };
         let grant = match super::host::attach(&self.settings, &core, &driver.policy(), &mut config)
@@ -136,6 +142,9 @@ impl SessionManager {
         let agent_session = match driver.start(config, EventSink::new(core.clone())).await {
             Ok(session) => session,
             Err(error) => {
+                if let Some(login) = &login {
+                    login.remove();
+                }
                 if let Err(purge) = self.store.purge(sid).await {
                     tracing::warn!(session = %id, error = %purge, "could not remove a session whose agent failed to start");
                 }
@@ -153,12 +162,12 @@ impl SessionManager {
             sid,
             core,
             driver,
-            self.installs.clone(),
+            self.agent_services(),
             dir,
             self.settings.clone(),
         ));
         handle.set_host_grant(grant);
-        *handle.actor.lock().await = Some(handle.spawn_actor(agent_session));
+        *handle.actor.lock().await = Some(handle.spawn_actor(agent_session, login));
         Ok(handle)
     }
 

@@ -19,8 +19,17 @@ use super::core::{EventMeta, SessionCore};
 use super::files;
 use super::record::SessionRecord;
 use super::travel::NativeSaver;
+use crate::credentials::Credentials;
 use crate::installs::AgentInstalls;
 use crate::store::StoreError;
+
+/// What a session's agent gets from the daemon besides its driver: installs, credentials.
+pub(super) struct AgentServices {
+    /// Installs the agent where it is missing.
+    pub installs: Arc<AgentInstalls>,
+    /// The credential it uses.
+    pub credentials: Arc<Credentials>,
+}
 
 /// A session loaded in memory.
 pub struct SessionHandle {
@@ -33,6 +42,7 @@ pub struct SessionHandle {
     pub(super) actor: Arc<ActorSlot>,
     driver: Arc<dyn AgentDriver>,
     installs: Arc<AgentInstalls>,
+    credentials: Arc<Credentials>,
     dir: PathBuf,
     settings: Arc<SessionSettings>,
     last_used: Mutex<Instant>,
@@ -48,16 +58,21 @@ impl SessionHandle {
         sid: i64,
         core: Arc<SessionCore>,
         driver: Arc<dyn AgentDriver>,
-        installs: Arc<AgentInstalls>,
+        services: AgentServices,
         dir: PathBuf,
         settings: Arc<SessionSettings>,
     ) -> Self {
+        let AgentServices {
+            installs,
+            credentials,
+        } = services;
         core.refuse_tools(super::policy::refused_tools(
             &record.policy,
             &driver.policy(),
         ));
         Self {
             installs,
+            credentials,
             record,
             sid,
             core,
@@ -98,6 +113,7 @@ impl SessionHandle {
     pub(super) fn spawn_actor(
         &self,
         agent: Box<dyn sandbox_agents::AgentSession>,
+        login: Option<Arc<sandbox_agents::login::SeededLogin>>,
     ) -> mpsc::UnboundedSender<Command> {
         let (commands, command_rx) = mpsc::unbounded_channel();
         let (signals, signal_rx) = mpsc::unbounded_channel();
@@ -115,6 +131,10 @@ impl SessionHandle {
             },
             sandbox_universal::StoreBackend::Sqlite => None,
         };
+        let login = login.map(|login| super::actor::LoginKeeper {
+            login,
+            credentials: self.credentials.clone(),
+        });
         tokio::spawn(run_actor(
             self.core.clone(),
             agent,
@@ -122,7 +142,7 @@ impl SessionHandle {
             signal_rx,
             self.actor.clone(),
             self.settings.idle_timeout,
-            saver,
+            super::actor::AfterTurn { saver, login },
         ));
         commands
     }
@@ -154,6 +174,10 @@ impl SessionHandle {
             .ensure(self.record.agent, self.record.agent_version.as_deref())
             .await?;
         let mut config = self.config()?;
+        config.login = self
+            .credentials
+            .for_session(self.record.agent, config.token.as_deref())
+            .map_err(SessionError::Agent)?;
         if fresh {
             self.file_shared_state(&config).await?;
         }
@@ -165,12 +189,16 @@ impl SessionHandle {
         )?;
         let native_id = self.core.snapshot().native_session_id;
         let sink = EventSink::new(self.core.clone());
+        let login = config.login.clone();
         match self.driver.restore(config, native_id, sink).await {
             Ok(agent) => {
                 self.set_host_grant(grant);
-                Ok(self.spawn_actor(agent))
+                Ok(self.spawn_actor(agent, login))
             }
             Err(error) => {
+                if let Some(login) = &login {
+                    login.remove();
+                }
                 self.core.record_error(error.clone());
                 self.core.end(
                     SessionEnded {

@@ -74,6 +74,10 @@ impl SessionManager {
             ..handle.record.clone()
         };
         let config = handle.config_for(&record)?;
+        // The new agent must have a credential before anything changes.
+        self.credentials
+            .for_session(target, config.token.as_deref())
+            .map_err(SessionError::Agent)?;
         let state = driver
             .native_history(&config, &history)
             .await

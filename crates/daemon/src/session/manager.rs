@@ -20,6 +20,7 @@ use super::handle::SessionHandle;
 use super::legacy::Imports;
 use super::record::{SessionRecord, stored_info};
 use super::{SessionCore, SessionSettings, files};
+use crate::credentials::Credentials;
 use crate::installs::AgentInstalls;
 use crate::log::{Heads, SessionLog};
 use crate::store::{ListQuery, SessionRow, Store, StoreError, StoredEvent};
@@ -55,6 +56,7 @@ pub enum View {
 pub struct SessionManager {
     pub(super) registry: AgentRegistry,
     pub(super) installs: Arc<AgentInstalls>,
+    pub(super) credentials: Arc<Credentials>,
     pub(super) settings: Arc<SessionSettings>,
     pub(super) store: Arc<Store>,
     pub(super) heads: Arc<Heads>,
@@ -69,12 +71,14 @@ impl SessionManager {
     pub fn new(
         registry: AgentRegistry,
         installs: Arc<AgentInstalls>,
+        credentials: Arc<Credentials>,
         settings: SessionSettings,
         store: Arc<Store>,
     ) -> Self {
         Self {
             registry,
             installs,
+            credentials,
             settings: Arc::new(settings),
             store,
             heads: Arc::new(Heads::default()),
@@ -98,6 +102,19 @@ impl SessionManager {
     /// Installing agents.
     pub fn installs(&self) -> &Arc<AgentInstalls> {
         &self.installs
+    }
+
+    /// What each session's agent gets from the daemon.
+    pub(super) fn agent_services(&self) -> super::handle::AgentServices {
+        super::handle::AgentServices {
+            installs: self.installs.clone(),
+            credentials: self.credentials.clone(),
+        }
+    }
+
+    /// The daemon's credentials: its environment's and its stored logins.
+    pub fn credentials(&self) -> &Arc<Credentials> {
+        &self.credentials
     }
 
     /// The store.
@@ -224,7 +241,7 @@ impl SessionManager {
             row.sid,
             core,
             self.registry.get(record.agent),
-            self.installs.clone(),
+            self.agent_services(),
             self.sessions_dir().join(id),
             self.settings.clone(),
         )))

@@ -74,6 +74,7 @@ impl SessionRecord {
             state_dir: dir.join(AGENT_DIR),
             tap: None,
             policy: self.policy.clone().with_secrets(secrets),
+            login: None,
         }
     }
 

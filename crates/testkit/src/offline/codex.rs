@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use sandbox_agents::codex::launch::{app_server, write_codex_home};
+use sandbox_agents::codex::launch::{AuthStore, app_server, write_codex_home};
 use sandbox_agents::{ProviderEnv, SessionConfig};
 use sandbox_universal::PermissionMode;
 
@@ -64,7 +64,11 @@ pub fn session(sandbox: &Sandbox) -> SessionConfig {
 /// a [`Launch`] for a native driver (which logs in and starts the thread itself).
 pub fn launch(exe: &Path, sandbox: &Sandbox, provider_url: &str) -> std::io::Result<Launch> {
     let session = session(sandbox);
-    write_codex_home(&session.state_dir, &format!("{provider_url}/v1"))?;
+    write_codex_home(
+        &session.state_dir,
+        Some(&format!("{provider_url}/v1")),
+        AuthStore::Ephemeral,
+    )?;
     Ok(Launch::from_spec(
         app_server(exe.to_owned(), &session),
         sandbox,

@@ -91,6 +91,7 @@ pub fn session_config(
         },
         tap,
         policy: Default::default(),
+        login: None,
     }
 }
 

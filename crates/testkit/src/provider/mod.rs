@@ -128,6 +128,12 @@ impl FakeProviderBuilder {
         self
     }
 
+    /// [`Self::require_api_key`] for each of `keys`, in order.
+    pub fn require_api_keys(mut self, keys: &[String]) -> Self {
+        self.api_keys.extend(keys.iter().cloned());
+        self
+    }
+
     /// Binds 127.0.0.1 and serves on the current tokio runtime.
     pub async fn start(self) -> std::io::Result<FakeProvider> {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, self.port)).await?;
@@ -307,6 +313,12 @@ async fn handle(
             )
         }
         (&Method::GET, "/models") => (chat::models(), "models".to_owned()),
+        // An OAuth token endpoint (`CODEX_REFRESH_TOKEN_URL_OVERRIDE` points here): a
+        // refresh gets the test kit's refreshed login (see `logins`).
+        (&Method::POST, "/oauth/token") => (
+            json_response(StatusCode::OK, &crate::logins::token_response()),
+            "oauth-token".to_owned(),
+        ),
         (&Method::HEAD, _) | (&Method::GET, "/" | "") => {
             (StatusCode::OK.into_response(), "ok".to_owned())
         }
