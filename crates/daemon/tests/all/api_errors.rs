@@ -384,13 +384,30 @@ async fn unhealthy_starts_leave_the_id_free() {
     .await;
     assert_eq!(ok.0, 201);
 
+    // No credential at all: refused first, naming the three ways to give one.
+    let no_credential = raw(
+        Method::POST,
+        &format!("{url}/sessions/s2"),
+        None,
+        JSON,
+        body(json!({"agent": "pi"})),
+    )
+    .await;
+    assert_problem(&no_credential, 422, "agent-credential-rejected");
+    let detail = no_credential.2["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("`token`")
+            && detail.contains("ANTHROPIC_API_KEY")
+            && detail.contains("credentials import"),
+        "{detail}"
+    );
     // Every agent is supported; one whose binary is missing is a 409 naming how to fix it.
     let missing = raw(
         Method::POST,
         &format!("{url}/sessions/s2"),
         None,
         JSON,
-        body(json!({"agent": "pi"})),
+        body(json!({"agent": "pi", "token": "sk-own"})),
     )
     .await;
     assert_problem(&missing, 409, "agent-not-installed");

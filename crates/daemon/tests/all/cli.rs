@@ -52,7 +52,7 @@ fn every_route_has_a_cli_subcommand() {
     }
 }
 
-async fn run(daemon: &TestDaemon, args: &[&str]) -> Output {
+pub(crate) async fn run(daemon: &TestDaemon, args: &[&str]) -> Output {
     let mut command = bin();
     command
         .args(args)
@@ -65,7 +65,7 @@ async fn run(daemon: &TestDaemon, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn json(output: &Output) -> serde_json::Value {
+pub(crate) fn json(output: &Output) -> serde_json::Value {
     assert!(
         output.status.success(),
         "stderr: {}",

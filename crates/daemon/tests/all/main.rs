@@ -20,6 +20,7 @@ mod cli;
 mod codex_e2e;
 mod concurrency;
 mod connections;
+mod credentials_api;
 mod faults;
 mod full_disk;
 mod host_tools;

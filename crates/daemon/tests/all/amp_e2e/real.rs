@@ -104,3 +104,74 @@ async fn the_real_amp_without_its_service() {
     assert_not_on_disk(amp.data_dir.path(), KEY);
     assert_no_unparsed(&amp.events("s").await);
 }
+
+/// A stored login reaches the real Amp: with no key anywhere but the login the daemon
+/// stores (`secrets.json`, keyed by Amp's service URL), the real binary starts without a
+/// login prompt and its first request to its service carries that key.
+#[tokio::test]
+async fn a_stored_login_reaches_the_real_amp() {
+    sandbox_testkit::isolate!();
+    let Some(binary) = agents::require(Agent::Amp) else {
+        return;
+    };
+    // Amp's service: a loopback listener that records each request's head and answers 404.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    // With its slash: Amp keys a stored login by the URL as given (`apiKey@<url>`).
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let (heads, mut heard) = tokio::sync::mpsc::unbounded_channel::<String>();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let heads = heads.clone();
+            tokio::spawn(async move {
+                let mut buffer = vec![0; 64 * 1024];
+                let n = socket.read(&mut buffer).await.unwrap_or(0);
+                let _ = heads.send(String::from_utf8_lossy(&buffer[..n]).into_owned());
+                let _ = socket
+                    .write_all(
+                        b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                    )
+                    .await;
+            });
+        }
+    });
+    let amp = start(binary, ProviderEnv::default().with("AMP_URL", &url)).await;
+    let login = sandbox_testkit::logins::amp(&url);
+    amp.client
+        .put_credential(
+            "amp",
+            &sandbox_universal::PutCredentialRequest {
+                login: Some(login),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    amp.agent_session("amp", "login", CreateSessionRequest::default())
+        .await;
+    let turn = amp.turn("login", "say hi").await;
+    assert_eq!(
+        stop_reason(&turn),
+        StopReason::Error,
+        "no service: {turn:?}"
+    );
+    let first = tokio::time::timeout(Duration::from_secs(30), heard.recv())
+        .await
+        .expect("Amp called its service")
+        .unwrap();
+    let bearer = format!("Bearer {}", sandbox_testkit::logins::AMP_LOGIN_KEY);
+    assert!(
+        first
+            .lines()
+            .any(|l| l.eq_ignore_ascii_case(&format!("authorization: {bearer}"))),
+        "the stored key is not what Amp sent: {}",
+        first.lines().next().unwrap_or_default()
+    );
+    amp.client.end_session("login").await.unwrap();
+    assert!(
+        super::super::scenarios::subject::files_under(amp.data_dir.path())
+            .iter()
+            .all(|f| !f.ends_with("secrets.json")),
+        "the login stayed in the session's home"
+    );
+}

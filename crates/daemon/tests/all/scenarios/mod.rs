@@ -20,6 +20,7 @@
 //! What only one agent does is tested beside, in `claude_e2e`, `codex_e2e`, ...: those
 //! tests set up through [`ctx::Ctx::start`] too.
 
+mod credentials;
 pub(crate) mod ctx;
 mod faults;
 mod hitl;
@@ -264,6 +265,13 @@ pub fn table() -> Vec<Scenario> {
             "a partner agent's session (a reply, a command) handed over; the first call carries its turns and the command's output",
             needs_provider,
             portable::handover
+        ),
+        row!(
+            "stored-login",
+            &[],
+            "no credential: 422 tokenError naming the three ways; `credentials import` stores the user's login file, the session's home gets it alone (0600), the call carries its token, a refresh goes back to the store, the copy goes at the end, no secret anywhere else",
+            always,
+            credentials::stored_login
         ),
         row!(
             "memory",

@@ -11,6 +11,7 @@ use sandbox_agents::ProviderEnv;
 use sandbox_agents::context::display_name;
 use sandbox_agents::mock;
 use sandbox_testkit::agents::{self, Agent};
+use sandbox_testkit::logins;
 use sandbox_testkit::provider::script::{
     REFUSAL_MESSAGE, REPLY_TEXT, THINKING_TEXT, TOOL_OUTPUT_FILE, WRITTEN_CONTENT, WRITTEN_FILE,
 };
@@ -40,6 +41,27 @@ pub const PYTHON_COMMAND: &str = "python3 -c \"print('fake-python-ran')\"";
 pub const BAD_TOKEN: &str = "sk-ant-bad-key-for-scenarios";
 /// The daemon's own token: it must reach no agent.
 pub const DAEMON_TOKEN: &str = "daemon-token-must-not-leak";
+
+/// Every key the provider accepts, in order ([`RecordedRequest::key`] is an index into
+/// it): the daemon's, the sessions' tokens, and the stored logins' tokens (an expired one
+/// is not among them: the agent must refresh it first).
+pub fn accepted_keys() -> Vec<String> {
+    [
+        KEY,
+        OPENAI_KEY,
+        SESSION_TOKEN,
+        SESSION_TOKEN_2,
+        SESSION_TOKEN_3,
+    ]
+    .map(str::to_string)
+    .into_iter()
+    .chain([
+        logins::CLAUDE_ACCESS.to_string(),
+        logins::PROVIDER_LOGIN_KEY.to_string(),
+        logins::refreshed_access(),
+    ])
+    .collect()
+}
 
 /// What stands behind the agent in this run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,11 +156,7 @@ impl Subject {
                                 .collect(),
                         ),
                     ))
-                    .require_api_key(KEY)
-                    .require_api_key(OPENAI_KEY)
-                    .require_api_key(SESSION_TOKEN)
-                    .require_api_key(SESSION_TOKEN_2)
-                    .require_api_key(SESSION_TOKEN_3)
+                    .require_api_keys(&accepted_keys())
                     .start()
                     .await
                     .expect("the fake provider starts"),
