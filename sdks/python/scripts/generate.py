@@ -21,7 +21,9 @@ poorly are rewritten into equivalent ones it renders well, without changing what
   unreferenced and dropped;
 * a ``oneOf`` that only lists alternative ``required`` sets of the object's own properties
   (``SendMessageRequest``: ``message`` or ``content``; an image ``MessagePart``: ``data`` or
-  ``path``) is dropped, and the description says which to give. The generator would render it
+  ``path``; ``PutCredentialRequest``: ``login`` or ``token``, each variant restating its
+  property and excluding the other with ``not``) is dropped, and the description says which
+  to give. The generator would render it
   as numbered copies of the model (``SendMessageRequest1 | SendMessageRequest2``) with
   required-but-nullable fields; one model with those properties optional is what a user
   builds and reads. This one rewrite accepts more than the document (neither, or both): the
@@ -224,17 +226,39 @@ def flatten_events(schemas: dict[str, Any]) -> None:
 def required_alternatives(schema: dict[str, Any]) -> list[list[str]] | None:
     """The property sets of a `oneOf` that only says which of the object's own properties
     must be present (`oneOf: [{required: [a]}, {required: [b]}]`), else None.
+
+    A variant may also restate the properties it requires (`properties: {a: {type:
+    object}}`: a narrower type, e.g. not null) and exclude the others (`not: {required:
+    [b]}`), as `PutCredentialRequest` does (`login` or `token`, never both).
     """
     variants = schema.get("oneOf")
     properties = schema.get("properties")
     if not isinstance(variants, list) or not variants or not isinstance(properties, dict):
         return None
+    own = set(properties)
     sets = []
     for variant in variants:
-        if set(variant) != {"required"} or not set(variant["required"]) <= set(properties):
+        if not isinstance(variant, dict) or "required" not in variant:
+            return None
+        if not set(variant) <= {"required", "properties", "not"}:
+            return None
+        required = set(variant["required"])
+        if not required <= own or not set(variant.get("properties", {})) <= required:
+            return None
+        if "not" in variant and not excludes_own_properties(variant["not"], own):
             return None
         sets.append(list(variant["required"]))
     return sets
+
+
+def excludes_own_properties(schema: Any, own: set[str]) -> bool:
+    """Whether a variant's `not` only says which of the object's own properties it may not
+    have (`{required: [b], properties: {b: ...}}`).
+    """
+    if not isinstance(schema, dict) or not set(schema) <= {"required", "properties"}:
+        return False
+    required = set(schema.get("required", []))
+    return bool(required) and required <= own and set(schema.get("properties", {})) <= required
 
 
 def drop_required_alternatives(node: Any) -> None:

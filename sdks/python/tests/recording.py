@@ -1,8 +1,11 @@
-"""httpx transports that remember which API operations were called, for coverage checks."""
+"""httpx transports that remember which API operations were called, for coverage checks,
+and what each answered.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import httpx
 
@@ -32,16 +35,41 @@ def operation_of(request: httpx.Request) -> str:
     raise AssertionError(f"no operation for {request.method} {request.url.path}")
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """One request sent and its answer: the status, and the body unless it is a stream."""
+
+    operation: str
+    status: int
+    body: bytes | None
+
+
+def is_stream(response: httpx.Response) -> bool:
+    content_type: str = response.headers.get("content-type", "")
+    return content_type.startswith("text/event-stream")
+
+
 class RecordingTransport(httpx.BaseTransport):
-    """A real transport that notes the operation of every request it sends."""
+    """A real transport that notes the operation of every request it sends, and each
+    answer (bodies read here, except event streams, which are left to the client).
+    """
 
     def __init__(self) -> None:
         self.inner = httpx.HTTPTransport()
         self.operations: set[str] = set()
+        self.exchanges: list[Exchange] = []
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        self.operations.add(operation_of(request))
-        return self.inner.handle_request(request)
+        operation = operation_of(request)
+        self.operations.add(operation)
+        response = self.inner.handle_request(request)
+        body = None if is_stream(response) else response.read()
+        self.exchanges.append(Exchange(operation, response.status_code, body))
+        return response
+
+    def statuses(self, operation: str) -> list[int]:
+        """The status of each answer to ``operation``, in order."""
+        return [e.status for e in self.exchanges if e.operation == operation]
 
     def close(self) -> None:
         self.inner.close()
@@ -53,10 +81,19 @@ class AsyncRecordingTransport(httpx.AsyncBaseTransport):
     def __init__(self) -> None:
         self.inner = httpx.AsyncHTTPTransport()
         self.operations: set[str] = set()
+        self.exchanges: list[Exchange] = []
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.operations.add(operation_of(request))
-        return await self.inner.handle_async_request(request)
+        operation = operation_of(request)
+        self.operations.add(operation)
+        response = await self.inner.handle_async_request(request)
+        body = None if is_stream(response) else await response.aread()
+        self.exchanges.append(Exchange(operation, response.status_code, body))
+        return response
+
+    def statuses(self, operation: str) -> list[int]:
+        """The status of each answer to ``operation``, in order."""
+        return [e.status for e in self.exchanges if e.operation == operation]
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -21,7 +21,9 @@ from sandbox_daemon import (
 )
 from sandbox_daemon.models import (
     AgentId,
+    CredentialKind,
     ItemDeltaEvent,
+    LoginEntryKind,
     PermissionAskedEvent,
     QuestionAskedEvent,
     SessionEndedEvent,
@@ -33,7 +35,7 @@ from sandbox_daemon.models import (
 )
 
 from .conftest import FAST_RETRY
-from .recording import AsyncRecordingTransport, RecordingTransport
+from .recording import AsyncRecordingTransport, Exchange, RecordingTransport
 
 # The turns each test plays, in order: what to send, and how the turn must stop.
 SCRIPT = [
@@ -47,9 +49,26 @@ SCRIPT = [
 # A client host tool the mock calls on `hosttool lookup`.
 LOOKUP = {"name": "lookup", "handler": {"type": "client"}}
 
+# A Codex login as `codex login` writes it (~/.codex/auth.json), with fake tokens, and a
+# Claude token: the daemon stores them and never answers them.
+CODEX_LOGIN = {
+    "tokens": {"access_token": "at-fake", "refresh_token": "rt-fake", "id_token": "x.y.z"}
+}
+CLAUDE_TOKEN = "sk-ant-oat01-fake"
+SECRETS = (b"at-fake", b"rt-fake", CLAUDE_TOKEN.encode())
+
 
 def spec_operation_ids(openapi: dict[str, Any]) -> set[str]:
     return {op["operationId"] for methods in openapi["paths"].values() for op in methods.values()}
+
+
+def assert_no_secret(exchanges: list[Exchange]) -> None:
+    """No answer (of any operation) carried a stored secret back."""
+    stored_logins = [e for e in exchanges if e.operation.endswith(("Credential", "Credentials"))]
+    assert len(stored_logins) >= 8
+    for exchange in exchanges:
+        body = exchange.body or b""
+        assert not [s for s in SECRETS if s in body], (exchange.operation, body[:200])
 
 
 def test_every_operation_sync(
@@ -71,6 +90,34 @@ def test_every_operation_sync(
         modes = c.agent_modes("mock")
         assert "plan" in {m.id for m in modes.modes}
         assert PermissionMode.bypass in modes.permission_modes
+
+        # Stored logins: write-only, the daemon describes them and never answers a secret.
+        stored = c.put_credential("codex", CODEX_LOGIN, source="/home/me/.codex/auth.json")
+        assert (stored.agent, stored.source) == (AgentId.codex, "/home/me/.codex/auth.json")
+        assert [(e.name, e.kind) for e in stored.entries] == [("chatgpt", LoginEntryKind.oauth)]
+        replaced = c.put_credential(AgentId.codex, login=CODEX_LOGIN)
+        assert recorder.statuses("putCredential") == [201, 200]  # stored, then replaced
+        assert [(e.name, e.kind) for e in replaced.entries] == [("chatgpt", LoginEntryKind.oauth)]
+        assert c.get_credential("codex") == replaced
+        assert [info.agent for info in c.list_credentials().credentials] == [AgentId.codex]
+        codex = {agent.id: agent for agent in c.list_agents().agents}[AgentId.codex]
+        assert codex.credentials is not None and codex.credentials.required
+        assert CredentialKind.stored_login in codex.credentials.available
+        with pytest.raises(ProblemError) as refused:
+            c.put_credential("codex", {"tokens": {"refresh_token": "rt-fake"}})
+        assert refused.value.status == 422
+        assert refused.value.type.endswith("invalid-credential"), refused.value.type
+        with pytest.raises(ProblemError) as neither:
+            c.put_credential("codex")
+        assert (neither.value.status, neither.value.type.rsplit(":", 1)[1]) == (422, "invalid-body")
+        assert c.get_credential("codex") == replaced  # refused puts change nothing
+        c.delete_credential("codex")
+        assert recorder.statuses("deleteCredential") == [204]
+        with pytest.raises(ProblemError) as gone_login:
+            c.get_credential("codex")
+        assert gone_login.value.status == 404
+        assert gone_login.value.type.endswith("credential-not-found")
+        assert AgentId.codex not in {info.agent for info in c.list_credentials().credentials}
 
         created = c.create_session(
             session_id,
@@ -156,6 +203,7 @@ def test_every_operation_sync(
         assert gone.value.status == 404
 
     assert recorder.operations == spec_operation_ids(openapi)
+    assert_no_secret(recorder.exchanges)
 
 
 @pytest.mark.anyio
@@ -178,6 +226,45 @@ async def test_every_operation_async(
         assert models.default_model in {m.id for m in models.models}
         modes = await c.agent_modes("mock")
         assert PermissionMode.bypass in modes.permission_modes
+
+        # Stored logins: write-only, the daemon describes them and never answers a secret.
+        stored = await c.put_credential(AgentId.codex, CODEX_LOGIN)
+        assert [(e.name, e.kind) for e in stored.entries] == [("chatgpt", LoginEntryKind.oauth)]
+        assert stored.source is None
+        replaced = await c.put_credential("codex", login=CODEX_LOGIN, source="auth.json")
+        assert (replaced.agent, replaced.source) == (AgentId.codex, "auth.json")
+        token = await c.put_credential("claude", token=CLAUDE_TOKEN)
+        assert [(e.name, e.kind) for e in token.entries] == [("oauthToken", LoginEntryKind.token)]
+        assert recorder.statuses("putCredential") == [201, 200, 201]
+        assert await c.get_credential(AgentId.codex) == replaced
+        logins = (await c.list_credentials()).credentials
+        assert sorted(info.agent.value for info in logins) == ["claude", "codex"]
+        by_id = {agent.id: agent for agent in (await c.list_agents()).agents}
+        for agent in (AgentId.codex, AgentId.claude):
+            credentials = by_id[agent].credentials
+            assert credentials is not None and credentials.required
+            assert CredentialKind.stored_login in credentials.available
+        with pytest.raises(ProblemError) as refused:
+            await c.put_credential("codex", {"OPENAI_API_KEY": None, "tokens": None})
+        assert refused.value.status == 422
+        assert refused.value.type.endswith("invalid-credential"), refused.value.type
+        with pytest.raises(ProblemError) as both:
+            await c.put_credential("claude", CODEX_LOGIN, token=CLAUDE_TOKEN)
+        assert (both.value.status, both.value.type.rsplit(":", 1)[1]) == (422, "invalid-body")
+        with pytest.raises(ProblemError) as unknown:
+            await c.get_credential("nope")
+        assert (unknown.value.status, unknown.value.type.rsplit(":", 1)[1]) == (
+            404,
+            "unknown-agent",
+        )
+        await c.delete_credential("claude")
+        await c.delete_credential(AgentId.codex)
+        assert recorder.statuses("deleteCredential") == [204, 204]
+        with pytest.raises(ProblemError) as gone_login:
+            await c.delete_credential("codex")
+        assert gone_login.value.status == 404
+        assert gone_login.value.type.endswith("credential-not-found")
+        assert (await c.list_credentials()).credentials == []
 
         created = await c.create_session(
             session_id,
@@ -254,3 +341,4 @@ async def test_every_operation_async(
         assert gone.value.status == 404
 
     assert recorder.operations == spec_operation_ids(openapi)
+    assert_no_secret(recorder.exchanges)

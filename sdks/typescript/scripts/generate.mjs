@@ -58,8 +58,9 @@ async function generate(dir) {
  * requires (without `null`: the daemon takes a null as absent), so the type is
  * `{ message?, content? } & ({ message: string } | { content: MessagePart[] })`.
  *
- * Two more are opened up: a bare `{ "type": "object" }` (a tool call's `input`), which it
- * renders as `Record<string, never>`, and a JSON Schema given as an object schema
+ * Two more are opened up: a bare `{ "type": "object" }` (a tool call's `input`; or
+ * `["object", "null"]`: a stored login's `login`), which it renders as
+ * `Record<string, never>`, and a JSON Schema given as an object schema
  * (`HostTool.inputSchema`: its `type` property is `const: "object"`), which it renders
  * closed, refusing `properties` and the rest. Both take any other member.
  * The validators are emitted from the document as it is.
@@ -77,7 +78,7 @@ function forTypes(spec) {
         (b) => Object.keys(b).length === 1 && Array.isArray(b.required) && b.required.every((n) => n in properties),
       );
     const open =
-      node.type === 'object' &&
+      (node.type === 'object' || (Array.isArray(node.type) && node.type.includes('object'))) &&
       !('additionalProperties' in node) &&
       (!properties || (Object.keys(properties).length === 1 && properties.type?.const === 'object'));
     if (open) node.additionalProperties = true;

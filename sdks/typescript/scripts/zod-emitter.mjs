@@ -262,12 +262,15 @@ export function operations(spec) {
 /**
  * What an operation answers on success: `json` is a component, any JSON, or nothing; `stream`
  * (when it offers `text/event-stream`) is one frame shape whose `data` is a component, or
- * frames tagged by `event`.
+ * frames tagged by `event`. Several success statuses (`201` stored, `200` replaced) must
+ * answer the same content: the client returns the body, not the status.
  */
 function successSchema(op) {
   const codes = Object.keys(op.responses ?? {}).filter((c) => SUCCESS.includes(c));
-  if (codes.length !== 1) {
-    throw new Error(`${op.operationId}: expected one success status, found ${codes.join(', ') || 'none'}`);
+  if (codes.length === 0) throw new Error(`${op.operationId}: no success status`);
+  const contents = codes.map((c) => JSON.stringify(op.responses[c].content ?? {}));
+  if (new Set(contents).size !== 1) {
+    throw new Error(`${op.operationId}: the success statuses ${codes.join(', ')} answer different content`);
   }
   const content = op.responses[codes[0]].content ?? {};
   const unknown = Object.keys(content).filter((type) => type !== 'application/json' && type !== 'text/event-stream');

@@ -76,7 +76,7 @@ export interface HistoryOptions extends RequestOptions {
   readonly includeRaw?: boolean;
 }
 
-type AgentParam<K extends 'installAgent' | 'agentModels' | 'agentModes'> = PathParams<K> extends { agent: infer A } ? A : never;
+type AgentParam<K extends OperationId> = PathParams<K> extends { agent: infer A } ? A : never;
 
 /**
  * A client of one sandbox-daemon. Every OpenAPI operation is a method of the same name;
@@ -197,6 +197,55 @@ export class SandboxDaemon {
   /** `GET /agents/{agent}/modes`: agent modes and permission modes. */
   agentModes(agent: AgentParam<'agentModes'>, options?: RequestOptions): Promise<ResponseBody<'agentModes'>> {
     return this.#json('agentModes', { params: { agent } }, options);
+  }
+
+  // ---- stored logins ------------------------------------------------------------------
+
+  /**
+   * `GET /credentials`: every login the daemon keeps, one per agent: its agent, the file a
+   * session's private home gets, its entries (`name`, `kind`: `oauth`, `apiKey`, `token` or
+   * `other`, `expiresAt`), `source`, `storedAt`, `refreshedAt`. Never a secret.
+   */
+  listCredentials(options?: RequestOptions): Promise<ResponseBody<'listCredentials'>> {
+    return this.#json('listCredentials', {}, options);
+  }
+
+  /**
+   * `GET /credentials/{agent}`: the login stored for an agent (never its secret). None
+   * stored rejects with `ProblemError` 404 `credential-not-found`, an unknown agent 404
+   * `unknown-agent`.
+   */
+  getCredential(agent: AgentParam<'getCredential'>, options?: RequestOptions): Promise<ResponseBody<'getCredential'>> {
+    return this.#json('getCredential', { params: { agent } }, options);
+  }
+
+  /**
+   * `PUT /credentials/{agent}`: stores a login for an agent, replacing the one stored (the
+   * daemon answers 201 when there was none, 200 when it replaced one; both with the stored
+   * login's description, never its secret). The body is exactly one of `{ login }`, the
+   * agent's login file as it wrote it (Claude's `.credentials.json`, Codex's `auth.json`,
+   * OpenCode's `auth.json`, Amp's `secrets.json`, Pi's `auth.json`), and `{ token }` (Claude:
+   * a long-lived `claude setup-token` token); `source` says where it came from, for the
+   * listing. Sessions of the agent with no `token` of their own, on a daemon whose
+   * environment has no credential for it, get it in their private home. A login that is not
+   * one of that agent rejects with `ProblemError` 422 `invalid-credential` (its `detail` says
+   * why), both or neither of `login` and `token` 422 `invalid-body`.
+   */
+  putCredential(
+    agent: AgentParam<'putCredential'>,
+    body: RequestBody<'putCredential'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'putCredential'>> {
+    return this.#json('putCredential', { params: { agent }, body }, options);
+  }
+
+  /**
+   * `DELETE /credentials/{agent}`: removes the login stored for an agent (sessions running on
+   * it keep their copy until their agent stops). None stored rejects with `ProblemError` 404
+   * `credential-not-found`.
+   */
+  deleteCredential(agent: AgentParam<'deleteCredential'>, options?: RequestOptions): Promise<ResponseBody<'deleteCredential'>> {
+    return this.#json('deleteCredential', { params: { agent } }, options);
   }
 
   // ---- sessions -----------------------------------------------------------------------

@@ -78,6 +78,20 @@ describe('generated files', () => {
     assert.match(output, /#\/components\/schemas\/HealthResponse\/properties\/version: unsupported keyword `not`/);
   });
 
+  it('the validator emitter refuses success statuses that answer different bodies', () => {
+    // putCredential answers 201 (stored) or 200 (replaced), both a StoredLoginInfo: one validator.
+    const validators = readFileSync(join(packageRoot, 'src', 'generated', 'validators.ts'), 'utf8');
+    assert.match(validators, /\n {2}putCredential: StoredLoginInfoSchema,\n/);
+    const { status, output } = generate(['--out', join(temp, 'out')], (spec) => {
+      const paths = spec.paths as Record<string, { put: { responses: Record<string, { content: unknown }> } }>;
+      const put = paths['/credentials/{agent}']?.put;
+      assert.ok(put?.responses['200']);
+      put.responses['200'].content = { 'application/json': { schema: { $ref: '#/components/schemas/HealthResponse' } } };
+    });
+    assert.notEqual(status, 0);
+    assert.match(output, /putCredential: the success statuses 200, 201 answer different content/);
+  });
+
   it('install progress frames are generated from the itemSchema: a type and its validator', () => {
     // (That they follow the spec is the up-to-date check above.)
     const streams = readFileSync(join(packageRoot, 'src', 'generated', 'streams.ts'), 'utf8');

@@ -92,6 +92,70 @@ describe('operations against the daemon', () => {
     assert.equal(installed.alreadyInstalled, true);
   });
 
+  it('putCredential, getCredential, listCredentials, deleteCredential: a login is kept, its secret never answered', async () => {
+    // A client that records every answer (status and text) besides the shared one.
+    const answers: Array<{ op: string; status: number; text: string }> = [];
+    const client = new SandboxDaemon({
+      baseUrl: daemon.baseUrl,
+      token: daemon.token,
+      validate: true,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        answers.push({ op: `${init?.method ?? 'GET'} ${url.pathname}`, status: response.status, text: await response.clone().text() });
+        return response;
+      },
+    });
+    const statuses = (op: string): number[] => answers.filter((a) => a.op === op).map((a) => a.status);
+    // Codex's auth.json as `codex login` writes it, with fake tokens.
+    const login = { tokens: { access_token: 'at-fake', refresh_token: 'rt-fake', id_token: 'x.y.z' } };
+
+    const stored = await client.putCredential('codex', { login, source: '/home/me/.codex/auth.json' });
+    assert.equal(stored.agent, 'codex');
+    assert.equal(stored.source, '/home/me/.codex/auth.json');
+    assert.deepEqual(stored.entries.map(({ name, kind }) => ({ name, kind })), [{ name: 'chatgpt', kind: 'oauth' }]);
+    const replaced = await client.putCredential('codex', { login });
+    assert.deepEqual(statuses('PUT /credentials/codex'), [201, 200], 'stored, then replaced');
+    assert.deepEqual(replaced.entries.map(({ name, kind }) => ({ name, kind })), [{ name: 'chatgpt', kind: 'oauth' }]);
+    assert.deepEqual(await client.getCredential('codex'), replaced);
+    assert.deepEqual((await client.listCredentials()).credentials, [replaced]);
+
+    const codex = (await client.listAgents()).agents.find((a) => a.id === 'codex');
+    assert.equal(codex?.credentials?.required, true);
+    assert.ok(codex.credentials.available.includes('storedLogin'), `available: ${codex.credentials.available.join(', ')}`);
+
+    await assert.rejects(
+      client.putCredential('codex', { login: { tokens: { refresh_token: 'rt-fake' } } }),
+      (e: unknown) => e instanceof ProblemError && e.status === 422 && e.type.endsWith('invalid-credential'),
+    );
+    await assert.rejects(
+      client.putCredential('codex', { login, token: 'both' }),
+      (e: unknown) => e instanceof ProblemError && e.status === 422 && e.kind === 'invalid-body',
+    );
+    await assert.rejects(
+      client.getCredential('cursor' as 'codex'),
+      (e: unknown) => e instanceof ProblemError && e.status === 404 && e.kind === 'unknown-agent',
+    );
+    assert.deepEqual(await client.getCredential('codex'), replaced, 'a refused put changes nothing');
+
+    assert.equal(await client.deleteCredential('codex'), undefined);
+    assert.deepEqual(statuses('DELETE /credentials/codex'), [204]);
+    await assert.rejects(
+      client.getCredential('codex'),
+      (e: unknown) => e instanceof ProblemError && e.status === 404 && e.kind === 'credential-not-found',
+    );
+    await assert.rejects(
+      client.deleteCredential('codex'),
+      (e: unknown) => e instanceof ProblemError && e.status === 404 && e.kind === 'credential-not-found',
+    );
+    assert.deepEqual((await client.listCredentials()).credentials, []);
+
+    assert.ok(answers.length >= 12);
+    for (const answer of answers) {
+      assert.ok(!answer.text.includes('at-fake') && !answer.text.includes('rt-fake'), `${answer.op} answered a secret: ${answer.text}`);
+    }
+  });
+
   it('createSession, getSession, sendMessage, getEvents, endSession, deleteSession', async () => {
     const id = uniqueId('ops');
     assert.deepEqual(await daemon.createSession(id, { agent: 'mock' }), { healthy: true });

@@ -16,6 +16,7 @@ import type {
   ResponseBody,
   SessionBundle,
   SessionExport,
+  StoredLoginInfo,
   UniversalEvent,
 } from 'sandbox-daemon';
 import { SandboxDaemon } from 'sandbox-daemon';
@@ -85,6 +86,18 @@ const bundleType: Equal<SessionExport['bundle'], SessionBundle> = true;
 const importType: Equal<Awaited<ReturnType<SandboxDaemon['importSession']>>, ResponseBody<'importSession'>> = true;
 const handoverBody: Equal<Parameters<SandboxDaemon['handoverSession']>[1], RequestBody<'handoverSession'>> = true;
 
+/** Compile-time: stored logins are described by StoredLoginInfo; a put takes exactly one of `login` and `token`. */
+const putBody: Equal<Parameters<SandboxDaemon['putCredential']>[1], RequestBody<'putCredential'>> = true;
+const putType: Equal<Awaited<ReturnType<SandboxDaemon['putCredential']>>, StoredLoginInfo> = true;
+const getCredentialType: Equal<Awaited<ReturnType<SandboxDaemon['getCredential']>>, StoredLoginInfo> = true;
+const deleteCredentialType: Equal<Awaited<ReturnType<SandboxDaemon['deleteCredential']>>, void> = true;
+const putLogin = (daemon: SandboxDaemon): unknown => daemon.putCredential('codex', { login: { tokens: { access_token: 'a' } } });
+const putToken = (daemon: SandboxDaemon): unknown => daemon.putCredential('claude', { token: 'sk-ant-oat01-…', source: 'setup-token' });
+// @ts-expect-error neither `login` nor `token`
+const putNeither = (daemon: SandboxDaemon): unknown => daemon.putCredential('codex', { source: 'nowhere' });
+// @ts-expect-error not an agent
+const putUnknown = (daemon: SandboxDaemon): unknown => daemon.getCredential('cursor');
+
 /** Compile-time: installAgent takes the spec's InstallRequest; its stream yields typed frames. */
 const installBody: Equal<Parameters<SandboxDaemon['installAgent']>[1], InstallRequest | undefined> = true;
 const installStreamBody: Equal<Parameters<SandboxDaemon['installAgentProgress']>[1], InstallRequest | undefined> = true;
@@ -129,6 +142,8 @@ describe('types', () => {
     assert.equal(parity, true);
     assert.equal(healthType && deleteType && payloadType, true);
     assert.equal(exportType && bundleType && importType && handoverBody, true);
+    assert.equal(putBody && putType && getCredentialType && deleteCredentialType, true);
+    assert.equal([putLogin, putToken, putNeither, putUnknown].every((f) => typeof f === 'function'), true);
     assert.equal(typeof wrongField, 'function');
     assert.equal(wrongType, 'permissionGranted');
     assert.equal(installBody && installStreamBody && installFrame, true);

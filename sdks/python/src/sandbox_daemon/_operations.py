@@ -23,6 +23,7 @@ from ._generated.models import (
     CancelResponse,
     CreateSessionRequest,
     CreateSessionResponse,
+    CredentialsResponse,
     HandoverRequest,
     HealthResponse,
     HostTool,
@@ -35,12 +36,14 @@ from ._generated.models import (
     PermissionMode,
     PermissionReply,
     PermissionReplyRequest,
+    PutCredentialRequest,
     QuestionReplyRequest,
     SendMessageRequest,
     SendMessageResponse,
     SessionInfo,
     SessionListResponse,
     SessionStatus,
+    StoredLoginInfo,
     SystemPromptMode,
     ToolCallRejectRequest,
     ToolCallResultRequest,
@@ -63,9 +66,11 @@ class Operation:
     """One operation of the OpenAPI document, as this SDK sends it.
 
     ``idempotent`` marks the operations that may be sent again after a connection error
-    (or a ``503``) without changing the outcome: every ``GET`` and ``DELETE``, and the
-    ``POST`` s whose contract makes a repeat harmless (``endSession``: "ending an ended
-    session answers it as it is"; ``installAgent``: an installed agent "answers at once").
+    (or a ``503``) without changing the outcome: every ``GET``, ``PUT`` and ``DELETE``
+    (``putCredential`` stores the same login again, answering ``200`` instead of ``201``),
+    and the ``POST`` s whose contract makes a repeat harmless (``endSession``: "ending an
+    ended session answers it as it is"; ``installAgent``: an installed agent "answers at
+    once").
     """
 
     operation_id: str
@@ -81,6 +86,10 @@ OPERATIONS: Mapping[str, Operation] = {
         Operation("installAgent", "POST", "/agents/{agent}/install", True),
         Operation("agentModels", "GET", "/agents/{agent}/models", True),
         Operation("agentModes", "GET", "/agents/{agent}/modes", True),
+        Operation("listCredentials", "GET", "/credentials", True),
+        Operation("deleteCredential", "DELETE", "/credentials/{agent}", True),
+        Operation("getCredential", "GET", "/credentials/{agent}", True),
+        Operation("putCredential", "PUT", "/credentials/{agent}", True),
         Operation("health", "GET", "/health", True),
         Operation("openapi", "GET", "/openapi.json", True),
         Operation("listSessions", "GET", "/sessions", True),
@@ -305,6 +314,36 @@ def agent_models(agent: AgentId | str) -> Call[ModelsResponse]:
 def agent_modes(agent: AgentId | str) -> Call[ModesResponse]:
     """``GET /agents/{agent}/modes``."""
     return Call(_op("agentModes"), _model(ModesResponse), path_params={"agent": _value(agent)})
+
+
+def list_credentials() -> Call[CredentialsResponse]:
+    """``GET /credentials``."""
+    return Call(_op("listCredentials"), _model(CredentialsResponse))
+
+
+def get_credential(agent: AgentId | str) -> Call[StoredLoginInfo]:
+    """``GET /credentials/{agent}``."""
+    return Call(_op("getCredential"), _model(StoredLoginInfo), path_params={"agent": _value(agent)})
+
+
+def put_credential(
+    agent: AgentId | str,
+    login: Mapping[str, Any] | None,
+    token: str | None,
+    source: str | None,
+) -> Call[StoredLoginInfo]:
+    """``PUT /credentials/{agent}``: ``login`` (the agent's login file, parsed) or ``token``."""
+    return Call(
+        _op("putCredential"),
+        _model(StoredLoginInfo),
+        path_params={"agent": _value(agent)},
+        body=wire_body(PutCredentialRequest, login=login, token=token, source=source),
+    )
+
+
+def delete_credential(agent: AgentId | str) -> Call[None]:
+    """``DELETE /credentials/{agent}``."""
+    return Call(_op("deleteCredential"), _no_content, path_params={"agent": _value(agent)})
 
 
 def health() -> Call[HealthResponse]:

@@ -29,6 +29,7 @@ from ._generated.models import (
     AgentsResponse,
     CancelResponse,
     CreateSessionResponse,
+    CredentialsResponse,
     HealthResponse,
     HostTool,
     InstallResponse,
@@ -42,6 +43,7 @@ from ._generated.models import (
     SessionInfo,
     SessionListResponse,
     SessionStatus,
+    StoredLoginInfo,
     SystemPromptMode,
     ToolPolicy,
 )
@@ -231,6 +233,56 @@ class AsyncClient:
     async def agent_modes(self, agent: AgentId | str) -> ModesResponse:
         """``GET /agents/{agent}/modes``: agent modes and permission modes."""
         return await self._send(ops.agent_modes(agent))
+
+    # --- stored logins --------------------------------------------------------------------
+
+    async def list_credentials(self) -> CredentialsResponse:
+        """``GET /credentials``: every login the daemon keeps, one per agent: its agent, the
+        file a session's private home gets, its entries (``name``, ``kind``: ``oauth``,
+        ``apiKey``, ``token`` or ``other``, ``expires_at``), ``source``, ``stored_at`` and
+        ``refreshed_at``. Never a secret.
+        """
+        return await self._send(ops.list_credentials())
+
+    async def get_credential(self, agent: AgentId | str) -> StoredLoginInfo:
+        """``GET /credentials/{agent}``: the login stored for an agent (never its secret).
+        None stored is a ``404`` ``credential-not-found``, an unknown agent a ``404``
+        ``unknown-agent`` (raised as :class:`~sandbox_daemon.ProblemError`).
+        """
+        return await self._send(ops.get_credential(agent))
+
+    async def put_credential(
+        self,
+        agent: AgentId | str,
+        login: Mapping[str, Any] | None = None,
+        *,
+        token: str | None = None,
+        source: str | None = None,
+    ) -> StoredLoginInfo:
+        """``PUT /credentials/{agent}``: store a login for an agent, replacing the one stored,
+        and answer its description (never its secret; the daemon answers ``201`` when none
+        was stored, ``200`` when it replaced one).
+
+        Give exactly one of ``login``, the agent's login file as it wrote it, parsed
+        (Claude's ``.credentials.json``, Codex's ``auth.json``, OpenCode's ``auth.json``,
+        Amp's ``secrets.json``, Pi's ``auth.json``), and ``token`` (Claude: a long-lived
+        ``claude setup-token`` token); ``source`` says where it came from, for the listing.
+        Arguments left ``None`` are not sent. Sessions of the agent with no ``token`` of their
+        own, on a daemon whose environment has no credential for it, get it in their private
+        home. A login that is not one of that agent is a ``422`` ``invalid-credential`` (its
+        ``detail`` says why), both or neither of ``login`` and ``token`` a ``422``
+        ``invalid-body`` (raised as :class:`~sandbox_daemon.ProblemError`). Retried after a
+        connection error: storing the same login again replaces it with itself.
+        """
+        return await self._send(ops.put_credential(agent, login, token, source))
+
+    async def delete_credential(self, agent: AgentId | str) -> None:
+        """``DELETE /credentials/{agent}``: remove the login stored for an agent (sessions
+        running on it keep their copy until their agent stops). None stored is a ``404``
+        ``credential-not-found`` (raised as a ProblemError), as is a retry whose first try
+        went through.
+        """
+        await self._send(ops.delete_credential(agent))
 
     # --- sessions -------------------------------------------------------------------------
 

@@ -76,6 +76,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every stored login: its agent, the file a session's home gets, its entries' names,
+         *     kinds and expiry, where it came from, when it was stored and last refreshed. Never a
+         *     secret.
+         */
+        get: operations["listCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credentials/{agent}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The login stored for an agent (never its secret). */
+        get: operations["getCredential"];
+        /**
+         * Stores a login for an agent, replacing the one stored: its login file as the agent
+         *     wrote it (`login`: Claude's `.credentials.json`, Codex's `auth.json`, OpenCode's
+         *     `auth.json`, Amp's `secrets.json`, Pi's `auth.json`) or, for Claude, a long-lived
+         *     `token`. Sessions with no `token` of their own, of a daemon whose environment has no
+         *     credential for the agent, get it in their private home; what the agent refreshes there
+         *     is written back. Kept in the daemon's data dir, mode 0600.
+         */
+        put: operations["putCredential"];
+        post?: never;
+        /**
+         * Removes the login stored for an agent. Sessions running on it keep their copy until
+         *     their agent stops.
+         */
+        delete: operations["deleteCredential"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -486,6 +536,16 @@ export interface components {
             /** @description Model variants (e.g. reasoning effort). */
             variants: boolean;
         };
+        /** @description Which credentials an agent can use on this daemon, without revealing any. */
+        AgentCredentials: {
+            /**
+             * @description The kinds available now, in the order a session uses them (a session's own `token`
+             *     comes before all of them).
+             */
+            available: components["schemas"]["CredentialKind"][];
+            /** @description Whether a session of the agent needs one (not the mock). */
+            required: boolean;
+        };
         /**
          * @description An agent-level error, tagged by `type`. Appears in `error` events and as the
          *     `agentError` of problem responses. Every variant has a human `message`.
@@ -586,6 +646,8 @@ export interface components {
             capabilityProofs?: {
                 [key: string]: components["schemas"]["CapabilityProof"];
             };
+            /** @description Which credentials a session of the agent can use here (never the secrets). */
+            credentials?: components["schemas"]["AgentCredentials"];
             /** @description The agent id. */
             id: components["schemas"]["AgentId"];
             /** @description Whether a usable binary was found (always true for `mock`). */
@@ -812,6 +874,16 @@ export interface components {
             healthy: boolean;
             /** @description The agent's own session id, when known at start. */
             nativeSessionId?: string | null;
+        };
+        /**
+         * @description A kind of credential a session can use.
+         * @enum {string}
+         */
+        CredentialKind: "apiKey" | "oauthToken" | "storedLogin";
+        /** @description `GET /credentials`: the stored logins. */
+        CredentialsResponse: {
+            /** @description One per agent that has one, by agent id. */
+            credentials: components["schemas"]["StoredLoginInfo"][];
         };
         /** @description The typed payload of an event, tagged by `type` with the body in `data`. */
         EventPayload: {
@@ -1162,6 +1234,23 @@ export interface components {
          * @enum {string}
          */
         ItemStatus: "inProgress" | "completed" | "failed";
+        /** @description One login inside a stored login file (OpenCode and Pi keep one per provider). */
+        LoginEntry: {
+            /** @description When its access token expires (RFC 3339), when the login says. */
+            expiresAt?: string | null;
+            /** @description What it holds. */
+            kind: components["schemas"]["LoginEntryKind"];
+            /**
+             * @description What it is for: a provider (`anthropic`, `openai`), `chatgpt`, `claudeAiOauth`, or
+             *     the service URL Amp keys it by.
+             */
+            name: string;
+        };
+        /**
+         * @description What one stored login holds.
+         * @enum {string}
+         */
+        LoginEntryKind: "oauth" | "apiKey" | "token" | "other";
         /** @description One MCP server for one session, tagged by `type`. */
         McpServer: {
             /** @description Its arguments. */
@@ -1403,6 +1492,29 @@ export interface components {
             /** @description A URI naming the error kind; stable per kind. */
             type: string;
         };
+        /** @description `PUT /credentials/{agent}`: a login to store. Exactly one of `login` and `token`. */
+        PutCredentialRequest: {
+            /**
+             * @description The agent's login file as the agent wrote it: Claude's `.credentials.json`, Codex's
+             *     `auth.json`, OpenCode's `auth.json`, Amp's `secrets.json`, Pi's `auth.json`.
+             */
+            login?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Where it came from, for the listing (e.g. the path `credentials import` read). */
+            source?: string | null;
+            /**
+             * @description A long-lived token instead of a file (Claude: the `sk-ant-oat…` token of
+             *     `claude setup-token`).
+             */
+            token?: string | null;
+        } & ({
+            login: {
+                [key: string]: unknown;
+            };
+        } | {
+            token: string;
+        });
         /** @description One question of a question request. */
         Question: {
             /** @description Whether a free-form answer (not one of the labels) is accepted. */
@@ -1640,6 +1752,27 @@ export interface components {
          */
         StoreStatus: "ok" | "full" | "unavailable";
         /**
+         * @description A login the daemon keeps for an agent (`GET /credentials/{agent}`): everything but the
+         *     secret.
+         */
+        StoredLoginInfo: {
+            /** @description The agent it is for. */
+            agent: components["schemas"]["AgentId"];
+            /** @description What it holds. */
+            entries: components["schemas"]["LoginEntry"][];
+            /**
+             * @description The file a session's private home gets (relative to that home), or none for a
+             *     token given in the environment.
+             */
+            file?: string | null;
+            /** @description When an agent last refreshed it and the daemon wrote the refresh back (RFC 3339). */
+            refreshedAt?: string | null;
+            /** @description Where it was imported from (a path on the importing machine), when it was. */
+            source?: string | null;
+            /** @description When it was stored (RFC 3339). */
+            storedAt: string;
+        };
+        /**
          * @description How `systemPrompt` combines with the agent's own instructions.
          * @enum {string}
          */
@@ -1829,6 +1962,7 @@ export interface components {
     pathItems: never;
 }
 export type AgentCapabilities = components['schemas']['AgentCapabilities'];
+export type AgentCredentials = components['schemas']['AgentCredentials'];
 export type AgentError = components['schemas']['AgentError'];
 export type AgentId = components['schemas']['AgentId'];
 export type AgentInfo = components['schemas']['AgentInfo'];
@@ -1840,6 +1974,8 @@ export type CapabilityProof = components['schemas']['CapabilityProof'];
 export type ContentPart = components['schemas']['ContentPart'];
 export type CreateSessionRequest = components['schemas']['CreateSessionRequest'];
 export type CreateSessionResponse = components['schemas']['CreateSessionResponse'];
+export type CredentialKind = components['schemas']['CredentialKind'];
+export type CredentialsResponse = components['schemas']['CredentialsResponse'];
 export type EventPayload = components['schemas']['EventPayload'];
 export type EventSource = components['schemas']['EventSource'];
 export type EventsResponse = components['schemas']['EventsResponse'];
@@ -1861,6 +1997,8 @@ export type ItemEvent = components['schemas']['ItemEvent'];
 export type ItemKind = components['schemas']['ItemKind'];
 export type ItemRole = components['schemas']['ItemRole'];
 export type ItemStatus = components['schemas']['ItemStatus'];
+export type LoginEntry = components['schemas']['LoginEntry'];
+export type LoginEntryKind = components['schemas']['LoginEntryKind'];
 export type McpServer = components['schemas']['McpServer'];
 export type McpToolRef = components['schemas']['McpToolRef'];
 export type McpTransport = components['schemas']['McpTransport'];
@@ -1881,6 +2019,7 @@ export type PlanEntry = components['schemas']['PlanEntry'];
 export type PlanEntryStatus = components['schemas']['PlanEntryStatus'];
 export type PolicySupport = components['schemas']['PolicySupport'];
 export type ProblemDetails = components['schemas']['ProblemDetails'];
+export type PutCredentialRequest = components['schemas']['PutCredentialRequest'];
 export type Question = components['schemas']['Question'];
 export type QuestionOption = components['schemas']['QuestionOption'];
 export type QuestionOutcome = components['schemas']['QuestionOutcome'];
@@ -1902,6 +2041,7 @@ export type StopReason = components['schemas']['StopReason'];
 export type StoreBackend = components['schemas']['StoreBackend'];
 export type StoreHealth = components['schemas']['StoreHealth'];
 export type StoreStatus = components['schemas']['StoreStatus'];
+export type StoredLoginInfo = components['schemas']['StoredLoginInfo'];
 export type SystemPromptMode = components['schemas']['SystemPromptMode'];
 export type ToolCallOutcome = components['schemas']['ToolCallOutcome'];
 export type ToolCallRejectRequest = components['schemas']['ToolCallRejectRequest'];
@@ -2219,6 +2359,276 @@ export interface operations {
             };
             /** @description The agent failed to list its modes */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsResponse"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredLoginInfo"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown agent, or no login stored for it (`credential-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The stored login cannot be read */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    putCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutCredentialRequest"];
+            };
+        };
+        responses: {
+            /** @description Stored, replacing the login stored before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredLoginInfo"];
+                };
+            };
+            /** @description Stored */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredLoginInfo"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown agent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body breaks its schema, or has neither or both of `login` and `token` (`invalid-body`); or it is not a login of that agent (`invalid-credential`: the detail says why) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store could not be written */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No space left in the data dir */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    deleteCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Agent id */
+                agent: "claude" | "codex" | "opencode" | "amp" | "pi" | "mock";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown agent, or no login stored for it (`credential-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store could not be written */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -72,6 +72,20 @@ export const AgentCapabilitiesSchema: z.ZodType<Schemas["AgentCapabilities"]> = 
   "variants": z.boolean(),
 });
 
+/** A kind of credential a session can use. */
+export const CredentialKindSchema: z.ZodType<Schemas["CredentialKind"]> = z.enum(["apiKey","oauthToken","storedLogin"]);
+
+/** Which credentials an agent can use on this daemon, without revealing any. */
+export const AgentCredentialsSchema: z.ZodType<Schemas["AgentCredentials"]> = z.looseObject({
+  /**
+   * The kinds available now, in the order a session uses them (a session's own `token`
+   * comes before all of them).
+   */
+  "available": z.array(CredentialKindSchema),
+  /** Whether a session of the agent needs one (not the mock). */
+  "required": z.boolean(),
+});
+
 /** A coding agent the daemon knows. */
 export const AgentIdSchema: z.ZodType<Schemas["AgentId"]> = z.enum(["claude","codex","opencode","amp","pi","mock"]);
 
@@ -145,6 +159,8 @@ export const AgentInfoSchema: z.ZodType<Schemas["AgentInfo"]> = z.looseObject({
    * showed it, and what ran behind the agent then. Keyed by the flag's name.
    */
   "capabilityProofs": z.record(z.string(), CapabilityProofSchema).optional(),
+  /** Which credentials a session of the agent can use here (never the secrets). */
+  "credentials": AgentCredentialsSchema.optional(),
   /** The agent id. */
   "id": AgentIdSchema,
   /** Whether a usable binary was found (always true for `mock`). */
@@ -192,6 +208,50 @@ export const CreateSessionResponseSchema: z.ZodType<Schemas["CreateSessionRespon
   "healthy": z.boolean(),
   /** The agent's own session id, when known at start. */
   "nativeSessionId": z.string().nullable().optional(),
+});
+
+/** What one stored login holds. */
+export const LoginEntryKindSchema: z.ZodType<Schemas["LoginEntryKind"]> = z.enum(["oauth","apiKey","token","other"]);
+
+/** One login inside a stored login file (OpenCode and Pi keep one per provider). */
+export const LoginEntrySchema: z.ZodType<Schemas["LoginEntry"]> = z.looseObject({
+  /** When its access token expires (RFC 3339), when the login says. */
+  "expiresAt": z.string().nullable().optional(),
+  /** What it holds. */
+  "kind": LoginEntryKindSchema,
+  /**
+   * What it is for: a provider (`anthropic`, `openai`), `chatgpt`, `claudeAiOauth`, or
+   * the service URL Amp keys it by.
+   */
+  "name": z.string(),
+});
+
+/**
+ * A login the daemon keeps for an agent (`GET /credentials/{agent}`): everything but the
+ * secret.
+ */
+export const StoredLoginInfoSchema: z.ZodType<Schemas["StoredLoginInfo"]> = z.looseObject({
+  /** The agent it is for. */
+  "agent": AgentIdSchema,
+  /** What it holds. */
+  "entries": z.array(LoginEntrySchema),
+  /**
+   * The file a session's private home gets (relative to that home), or none for a
+   * token given in the environment.
+   */
+  "file": z.string().nullable().optional(),
+  /** When an agent last refreshed it and the daemon wrote the refresh back (RFC 3339). */
+  "refreshedAt": z.string().nullable().optional(),
+  /** Where it was imported from (a path on the importing machine), when it was. */
+  "source": z.string().nullable().optional(),
+  /** When it was stored (RFC 3339). */
+  "storedAt": z.string(),
+});
+
+/** `GET /credentials`: the stored logins. */
+export const CredentialsResponseSchema: z.ZodType<Schemas["CredentialsResponse"]> = z.looseObject({
+  /** One per agent that has one, by agent id. */
+  "credentials": z.array(StoredLoginInfoSchema),
 });
 
 /**
@@ -1181,6 +1241,8 @@ export const InstallAgentFrameSchema: z.ZodType<InstallAgentFrame> = z.discrimin
 /** Every generated validator, by the name of its schema in the OpenAPI document. */
 export const schemas: {
   readonly AgentCapabilities: typeof AgentCapabilitiesSchema;
+  readonly CredentialKind: typeof CredentialKindSchema;
+  readonly AgentCredentials: typeof AgentCredentialsSchema;
   readonly AgentId: typeof AgentIdSchema;
   readonly BinarySource: typeof BinarySourceSchema;
   readonly CapabilityProof: typeof CapabilityProofSchema;
@@ -1194,6 +1256,10 @@ export const schemas: {
   readonly AgentsResponse: typeof AgentsResponseSchema;
   readonly CancelResponse: typeof CancelResponseSchema;
   readonly CreateSessionResponse: typeof CreateSessionResponseSchema;
+  readonly LoginEntryKind: typeof LoginEntryKindSchema;
+  readonly LoginEntry: typeof LoginEntrySchema;
+  readonly StoredLoginInfo: typeof StoredLoginInfoSchema;
+  readonly CredentialsResponse: typeof CredentialsResponseSchema;
   readonly AgentError: typeof AgentErrorSchema;
   readonly ItemDelta: typeof ItemDeltaSchema;
   readonly FileChangeKind: typeof FileChangeKindSchema;
@@ -1256,6 +1322,8 @@ export const schemas: {
   readonly SessionListResponse: typeof SessionListResponseSchema;
 } = {
   AgentCapabilities: AgentCapabilitiesSchema,
+  CredentialKind: CredentialKindSchema,
+  AgentCredentials: AgentCredentialsSchema,
   AgentId: AgentIdSchema,
   BinarySource: BinarySourceSchema,
   CapabilityProof: CapabilityProofSchema,
@@ -1269,6 +1337,10 @@ export const schemas: {
   AgentsResponse: AgentsResponseSchema,
   CancelResponse: CancelResponseSchema,
   CreateSessionResponse: CreateSessionResponseSchema,
+  LoginEntryKind: LoginEntryKindSchema,
+  LoginEntry: LoginEntrySchema,
+  StoredLoginInfo: StoredLoginInfoSchema,
+  CredentialsResponse: CredentialsResponseSchema,
   AgentError: AgentErrorSchema,
   ItemDelta: ItemDeltaSchema,
   FileChangeKind: FileChangeKindSchema,
@@ -1341,6 +1413,10 @@ export const responseSchemas: {
   readonly installAgent: typeof InstallResponseSchema;
   readonly agentModels: typeof ModelsResponseSchema;
   readonly agentModes: typeof ModesResponseSchema;
+  readonly listCredentials: typeof CredentialsResponseSchema;
+  readonly getCredential: typeof StoredLoginInfoSchema;
+  readonly putCredential: typeof StoredLoginInfoSchema;
+  readonly deleteCredential: null;
   readonly health: typeof HealthResponseSchema;
   readonly openapi: z.ZodUnknown;
   readonly listSessions: typeof SessionListResponseSchema;
@@ -1365,6 +1441,10 @@ export const responseSchemas: {
   installAgent: InstallResponseSchema,
   agentModels: ModelsResponseSchema,
   agentModes: ModesResponseSchema,
+  listCredentials: CredentialsResponseSchema,
+  getCredential: StoredLoginInfoSchema,
+  putCredential: StoredLoginInfoSchema,
+  deleteCredential: null,
   health: HealthResponseSchema,
   openapi: z.unknown(),
   listSessions: SessionListResponseSchema,

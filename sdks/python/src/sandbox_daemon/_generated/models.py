@@ -313,6 +313,16 @@ class CreateSessionResponse(BaseModel):
     """
 
 
+class CredentialKind(str, Enum):
+    """
+    A kind of credential a session can use.
+    """
+
+    api_key = "apiKey"
+    oauth_token = "oauthToken"
+    stored_login = "storedLogin"
+
+
 class DownloadingInstallProgress(BaseModel):
     """
     Downloading one file.
@@ -762,6 +772,17 @@ class ItemStatus(str, Enum):
     failed = "failed"
 
 
+class LoginEntryKind(str, Enum):
+    """
+    What one stored login holds.
+    """
+
+    oauth = "oauth"
+    api_key = "apiKey"
+    token = "token"
+    other = "other"
+
+
 class McpToolRef(BaseModel):
     """
     An MCP server's tool, named as the session's `mcpServers` and the server name them.
@@ -1139,6 +1160,39 @@ class ProviderErrorAgentError(BaseModel):
     The provider's HTTP status, when known.
     """
     type: Literal["providerError"]
+
+
+class PutCredentialRequest(BaseModel):
+    """
+    `PUT /credentials/{agent}`: a login to store. Exactly one of `login` and `token`.
+
+    Give exactly one of: `login` or `token`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    login: dict[str, Any] | None = None
+    """
+    The agent's login file as the agent wrote it: Claude's `.credentials.json`, Codex's
+    `auth.json`, OpenCode's `auth.json`, Amp's `secrets.json`, Pi's `auth.json`.
+    """
+    source: Annotated[
+        str | None,
+        Field(max_length=4096, min_length=1, pattern="^[^\\x00-\\x1f\\x7f]+$"),
+    ] = None
+    """
+    Where it came from, for the listing (e.g. the path `credentials import` read).
+    """
+    token: Annotated[
+        str | None,
+        Field(max_length=8192, min_length=0, pattern="^[^\\x00-\\x1f\\x7f]*$"),
+    ] = None
+    """
+    A long-lived token instead of a file (Claude: the `sk-ant-oat…` token of
+    `claude setup-token`).
+    """
 
 
 class QuestionOption(BaseModel):
@@ -2243,6 +2297,26 @@ class WaitingInstallProgress(BaseModel):
     phase: Literal["waiting"]
 
 
+class AgentCredentials(BaseModel):
+    """
+    Which credentials an agent can use on this daemon, without revealing any.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    available: list[CredentialKind]
+    """
+    The kinds available now, in the order a session uses them (a session's own `token`
+    comes before all of them).
+    """
+    required: bool
+    """
+    Whether a session of the agent needs one (not the mock).
+    """
+
+
 AgentError = TypeAliasType(
     "AgentError",
     Annotated[
@@ -2418,6 +2492,30 @@ InstallProgress = TypeAliasType(
 One step of an install, streamed as `progress` frames by `POST /agents/{agent}/install`
 when asked for `text/event-stream`.
 """
+
+
+class LoginEntry(BaseModel):
+    """
+    One login inside a stored login file (OpenCode and Pi keep one per provider).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    expires_at: Annotated[str | None, Field(alias="expiresAt")] = None
+    """
+    When its access token expires (RFC 3339), when the login says.
+    """
+    kind: LoginEntryKind
+    """
+    What it holds.
+    """
+    name: str
+    """
+    What it is for: a provider (`anthropic`, `openai`), `chatgpt`, `claudeAiOauth`, or
+    the service URL Amp keys it by.
+    """
 
 
 McpServer = TypeAliasType(
@@ -2824,6 +2922,43 @@ class StoreHealth(BaseModel):
     """
 
 
+class StoredLoginInfo(BaseModel):
+    """
+    A login the daemon keeps for an agent (`GET /credentials/{agent}`): everything but the
+    secret.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    agent: AgentId
+    """
+    The agent it is for.
+    """
+    entries: list[LoginEntry]
+    """
+    What it holds.
+    """
+    file: str | None = None
+    """
+    The file a session's private home gets (relative to that home), or none for a
+    token given in the environment.
+    """
+    refreshed_at: Annotated[str | None, Field(alias="refreshedAt")] = None
+    """
+    When an agent last refreshed it and the daemon wrote the refresh back (RFC 3339).
+    """
+    source: str | None = None
+    """
+    Where it was imported from (a path on the importing machine), when it was.
+    """
+    stored_at: Annotated[str, Field(alias="storedAt")]
+    """
+    When it was stored (RFC 3339).
+    """
+
+
 ToolOutputParts = TypeAliasType(
     "ToolOutputParts", Annotated[list[MessagePart], Field(max_length=64, min_length=1)]
 )
@@ -2995,6 +3130,10 @@ class AgentInfo(BaseModel):
     How each `true` capability was proven: the scenarios of the end-to-end table that
     showed it, and what ran behind the agent then. Keyed by the flag's name.
     """
+    credentials: AgentCredentials | None = None
+    """
+    Which credentials a session of the agent can use here (never the secrets).
+    """
     id: AgentId
     """
     The agent id.
@@ -3046,6 +3185,21 @@ class AgentsResponse(BaseModel):
     agents: list[AgentInfo]
     """
     Every known agent.
+    """
+
+
+class CredentialsResponse(BaseModel):
+    """
+    `GET /credentials`: the stored logins.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    credentials: list[StoredLoginInfo]
+    """
+    One per agent that has one, by agent id.
     """
 
 
