@@ -26,6 +26,8 @@ struct State {
     paths: Vec<PathBuf>,
     /// What the file held when the daemon last took it back (or wrote it).
     synced: Option<Value>,
+    /// The newest content known: what a copy written again holds.
+    current: Option<Value>,
 }
 
 impl std::fmt::Debug for SeededLogin {
@@ -67,6 +69,7 @@ impl SeededLogin {
             login,
             state: Mutex::new(State {
                 paths: Vec::new(),
+                current: synced.clone(),
                 synced,
             }),
         }
@@ -100,11 +103,13 @@ impl SeededLogin {
 
     /// Writes the login file at `path` (its parent is created private), readable by the
     /// agent's user only: mode 0600, owned by the agent user when agents run as one. A
-    /// token login writes nothing.
+    /// token login writes nothing. Written again (a restarted process), it holds what the
+    /// agent last left, not the login as first given: a refresh is never rolled back.
     pub fn seed(&self, path: &Path) -> std::io::Result<()> {
-        let Login::File(value) = &self.login else {
+        let Some(value) = self.state.lock().expect("login lock").current.clone() else {
             return Ok(());
         };
+        let value = &value;
         let parent = path.parent().expect("a login file has a directory");
         std::fs::DirBuilder::new()
             .recursive(true)
@@ -150,6 +155,7 @@ impl SeededLogin {
             return None;
         }
         state.synced = Some(now.clone());
+        state.current = Some(now.clone());
         Some(LoginChange { base, now })
     }
 

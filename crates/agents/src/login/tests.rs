@@ -153,7 +153,13 @@ fn a_seeded_login_is_private_gives_back_what_changed_and_is_removed() {
     assert_eq!(change.now["claudeAiOauth"]["accessToken"], "a1");
     assert_eq!(login.changes(), None, "a change is given back once");
     login.untake(&change);
+    // Written again (the agent restarted) while the refresh is not stored yet: the copy
+    // holds the refresh, not the original, and the refresh is still to be given back.
+    login.seed(&path).unwrap();
+    let again: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(again["claudeAiOauth"]["accessToken"], "a1");
     assert_eq!(login.changes(), Some(change));
+    assert_eq!(login.changes(), None);
     assert!(!format!("{login:?}").contains("a1"));
     login.remove();
     assert!(!path.exists());
