@@ -36,8 +36,7 @@ pub struct Downloaded {
 /// An HTTP client with the install's timeouts and retry policy.
 #[derive(Debug, Clone)]
 pub struct Fetcher {
-    client: reqwest::Client,
-    direct: reqwest::Client,
+    clients: crate::clients::LazyClients,
     retries: u32,
     backoff: Duration,
     answer_timeout: Duration,
@@ -50,15 +49,14 @@ impl Fetcher {
     /// A fetcher following `config`'s timeouts and retries. Proxies from the environment
     /// (`HTTPS_PROXY`, ...) are used, except for loopback URLs.
     pub fn new(config: &InstallConfig) -> Self {
-        let builder = || {
-            reqwest::Client::builder()
-                .connect_timeout(config.connect_timeout)
-                .read_timeout(config.read_timeout)
-                .user_agent(concat!("sandbox-daemon/", env!("CARGO_PKG_VERSION")))
-        };
+        let (connect, read) = (config.connect_timeout, config.read_timeout);
         Self {
-            client: builder().build().expect("an HTTP client"),
-            direct: builder().no_proxy().build().expect("an HTTP client"),
+            clients: crate::clients::LazyClients::new(move || {
+                reqwest::Client::builder()
+                    .connect_timeout(connect)
+                    .read_timeout(read)
+                    .user_agent(concat!("sandbox-daemon/", env!("CARGO_PKG_VERSION")))
+            }),
             retries: config.retries,
             backoff: config.backoff,
             answer_timeout: config.answer_timeout,
@@ -91,7 +89,7 @@ impl Fetcher {
             .ok()
             .and_then(|u| u.host_str().map(str::to_string))
             .is_some_and(|h| h == "localhost" || h == "[::1]" || h.starts_with("127."));
-        if loopback { &self.direct } else { &self.client }
+        self.clients.get(loopback)
     }
 
     /// The moment a request sent now must have been answered by.

@@ -6,6 +6,7 @@
 //! pins) come from the agents' manifest (`sandbox_agents::manifest`); the layout written
 //! here is the one `sandbox_agents::locate` reads.
 
+pub mod clients;
 pub mod config;
 pub mod error;
 pub mod fetch;

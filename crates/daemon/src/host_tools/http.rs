@@ -60,10 +60,9 @@ impl RetryPolicy {
 /// Calls http host tools: signed POSTs, retried with backoff.
 #[derive(Clone)]
 pub struct HttpToolCaller {
-    /// Through the environment's proxies, if any.
-    client: reqwest::Client,
-    /// Straight to loopback endpoints.
-    direct: reqwest::Client,
+    /// Through the environment's proxies, if any, or straight to loopback endpoints;
+    /// built on the first call.
+    clients: sandbox_install::clients::LazyClients,
     secret: Option<Vec<u8>>,
     retry: RetryPolicy,
 }
@@ -90,14 +89,12 @@ impl HttpToolCaller {
     /// [`RetryPolicy`]. Redirects are not followed: a signed body goes only where the
     /// tool's URL says. Proxies from the environment are used, except for loopback URLs.
     pub fn new(secret: Option<Vec<u8>>) -> Self {
-        let builder = || {
-            reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .user_agent(concat!("sandbox-daemon/", env!("CARGO_PKG_VERSION")))
-        };
         Self {
-            client: builder().build().expect("an HTTP client"),
-            direct: builder().no_proxy().build().expect("an HTTP client"),
+            clients: sandbox_install::clients::LazyClients::new(|| {
+                reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .user_agent(concat!("sandbox-daemon/", env!("CARGO_PKG_VERSION")))
+            }),
             secret: secret.filter(|s| !s.is_empty()),
             retry: RetryPolicy::default(),
         }
@@ -135,11 +132,7 @@ impl HttpToolCaller {
         let body = Bytes::from(body);
         let signature_header = HeaderName::from_bytes(SIGNATURE_HEADER.as_bytes())
             .expect("the signature header's name is a header name");
-        let client = if is_loopback(&url) {
-            &self.direct
-        } else {
-            &self.client
-        };
+        let client = self.clients.get(is_loopback(&url));
         let mut attempt = 0;
         loop {
             attempt += 1;
