@@ -79,8 +79,7 @@ pub fn build_app(
         &settings.allowed_hosts,
         &settings.cors_origins,
     );
-    let (router, _) = api_router().split_for_parts();
-    let router = router
+    let router = api_router()
         .route_layer(middleware::from_fn_with_state(
             browser_guard.clone(),
             json_only,

@@ -30,38 +30,69 @@ pub struct AppState {
     pub token_required: bool,
 }
 
-/// Every documented route, with its OpenAPI description.
-pub fn api_router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(openapi::base_document())
-        .routes(routes!(health::health))
-        .routes(routes!(openapi::openapi_json))
-        .routes(routes!(agents::list_agents))
-        .routes(routes!(agents::agent_models))
-        .routes(routes!(agents::agent_modes))
-        .routes(routes!(agents::install_agent))
-        .routes(routes!(credentials::list_credentials))
-        .routes(routes!(
-            credentials::get_credential,
-            credentials::put_credential,
-            credentials::delete_credential
-        ))
-        .routes(routes!(sessions::list_sessions))
-        .routes(routes!(
-            sessions::create_session,
-            sessions::get_session,
-            sessions::delete_session
-        ))
-        .routes(routes!(sessions::end_session))
-        .routes(routes!(sessions::send_message))
-        .routes(routes!(sessions::cancel_turn))
-        .routes(routes!(events::get_events))
-        .routes(routes!(events::stream_events))
-        .routes(routes!(hitl::reply_permission))
-        .routes(routes!(hitl::reply_question))
-        .routes(routes!(hitl::reject_question))
-        .routes(routes!(tool_calls::tool_call_result))
-        .routes(routes!(tool_calls::tool_call_reject))
-        .routes(routes!(portable::export_session))
-        .routes(routes!(portable::import_session))
-        .routes(routes!(portable::handover_session))
+/// The one table of documented routes (each group shares a path), which makes both
+/// [`api_router`] and [`api_router_documented`]: what is served and what `/openapi.json`
+/// says cannot drift apart. The served router is built from each handler's path and
+/// methods only: describing every operation and schema is most of what a start-up would
+/// otherwise cost, and only `/openapi.json` (once, cached) and `spec` need it.
+macro_rules! api_table {
+    ($( [ $( $module:ident :: $handler:ident ),+ $(,)? ] )*) => {
+        /// Every documented route, without its description (what the daemon serves).
+        pub fn api_router() -> axum::Router<AppState> {
+            use utoipa::Path;
+            use utoipa_axum::PathItemExt;
+            let mut router = axum::Router::new();
+            $(
+                let mut path = None;
+                let mut methods = axum::routing::MethodRouter::new();
+                $(
+                    utoipa_axum::paste! {
+                        let this = <$module::[<__path_ $handler>] as Path>::path();
+                        assert!(
+                            path.as_ref().is_none_or(|p| *p == this),
+                            "a route group shares one path"
+                        );
+                        for method in <$module::[<__path_ $handler>] as Path>::methods() {
+                            methods = methods.on(method.to_method_filter(), $module::$handler);
+                        }
+                        path = Some(this);
+                    }
+                )+
+                router = router.route(&path.expect("a group has a handler"), methods);
+            )*
+            router
+        }
+
+        /// Every documented route, with its OpenAPI description.
+        pub fn api_router_documented() -> OpenApiRouter<AppState> {
+            OpenApiRouter::with_openapi(openapi::base_document())
+                $( .routes(routes!( $( $module::$handler ),+ )) )*
+        }
+    };
+}
+
+api_table! {
+    [health::health]
+    [openapi::openapi_json]
+    [agents::list_agents]
+    [agents::agent_models]
+    [agents::agent_modes]
+    [agents::install_agent]
+    [credentials::list_credentials]
+    [credentials::get_credential, credentials::put_credential, credentials::delete_credential]
+    [sessions::list_sessions]
+    [sessions::create_session, sessions::get_session, sessions::delete_session]
+    [sessions::end_session]
+    [sessions::send_message]
+    [sessions::cancel_turn]
+    [events::get_events]
+    [events::stream_events]
+    [hitl::reply_permission]
+    [hitl::reply_question]
+    [hitl::reject_question]
+    [tool_calls::tool_call_result]
+    [tool_calls::tool_call_reject]
+    [portable::export_session]
+    [portable::import_session]
+    [portable::handover_session]
 }

@@ -83,7 +83,7 @@ pub fn document(auth: DocAuth) -> &'static Value {
         DocAuth::NoToken => &NO_TOKEN,
     };
     cell.get_or_init(|| {
-        let generated = super::api_router().split_for_parts().1;
+        let generated = super::api_router_documented().split_for_parts().1;
         let mut doc = serde_json::to_value(&generated).expect("OpenAPI serializes");
         complete(&mut doc, auth);
         doc
