@@ -287,16 +287,19 @@ impl Store {
             daemon_id: daemon_id.to_string(),
             lease,
         });
-        // Announce this daemon before it claims anything. A store that cannot write (a
-        // full disk) still opens: what is stored is served, and writes are refused until
-        // the writer's retries succeed.
-        match store.control(|reply| Control::Heartbeat { reply }).await {
-            Ok(()) => {}
-            Err(error) if error.is_outage() => {
+        // Announce this daemon before it claims anything: the writer answers requests in
+        // the order they were queued, so every claim is written after this heartbeat. It
+        // is not awaited (its commit, the first after a start, syncs a new WAL: off the
+        // path to the first answer). A store that cannot write (a full disk) still opens:
+        // what is stored is served, and writes are refused until the writer's retries
+        // succeed; a heartbeat fails only that way.
+        let (reply, answer) = oneshot::channel();
+        store.queue.push_control(Control::Heartbeat { reply });
+        tokio::spawn(async move {
+            if let Ok(Err(error)) = answer.await {
                 tracing::error!(%error, "the session store cannot write; serving what is stored until it can");
             }
-            Err(error) => return Err(error),
-        }
+        });
         Ok(store)
     }
 

@@ -22,7 +22,8 @@ use tokio::sync::Semaphore;
 use super::StoreError;
 use super::migrations::{self, MIGRATIONS};
 
-/// Read connections kept open (each holds three file descriptors).
+/// Read connections at most, opened when needed and kept (each holds three file
+/// descriptors).
 const READERS: usize = 4;
 /// How often the checkpointer looks at what was written since its last checkpoint.
 const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
@@ -84,7 +85,9 @@ pub(super) struct Checkpointer {
 }
 
 impl Checkpointer {
-    fn start(conn: Connection) -> std::io::Result<Self> {
+    /// Starts the checkpointer of the database at `path`; its connection is opened at its
+    /// first checkpoint (an idle daemon never opens it).
+    fn start(path: std::path::PathBuf) -> std::io::Result<Self> {
         let stop = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
         let written = Arc::new(AtomicUsize::new(0));
         let (signal, pending) = (stop.clone(), written.clone());
@@ -94,6 +97,7 @@ impl Checkpointer {
                 let (stopped, wake) = &*signal;
                 let mut stopped = stopped.lock().expect("checkpointer lock");
                 let mut last = std::time::Instant::now();
+                let mut conn = None;
                 while !*stopped {
                     stopped = wake
                         .wait_timeout(stopped, CHECKPOINT_EVERY)
@@ -107,9 +111,14 @@ impl Checkpointer {
                     }
                     pending.fetch_sub(bytes, Ordering::Relaxed);
                     last = std::time::Instant::now();
-                    if let Err(error) =
+                    let checkpoint = match &conn {
+                        Some(conn) => Ok(conn),
+                        None => connect(&path, Role::Checkpoint).map(|c| &*conn.insert(c)),
+                    }
+                    .and_then(|conn: &Connection| {
                         conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
-                    {
+                    });
+                    if let Err(error) = checkpoint {
                         tracing::debug!(%error, "a WAL checkpoint failed; the next one retries");
                         pending.fetch_add(bytes.max(1), Ordering::Relaxed);
                     }
@@ -159,15 +168,12 @@ pub(super) fn open(path: &Path, fsync: bool) -> Result<(SqliteReads, SqliteWrite
     }
     let mut writer = connect(path, Role::Write { fsync }).map_err(outage)?;
     migrate(&mut writer)?;
-    let readers = (0..READERS)
-        .map(|_| connect(path, Role::Read))
-        .collect::<rusqlite::Result<Vec<_>>>()
-        .map_err(outage)?;
-    let checkpointer = Checkpointer::start(connect(path, Role::Checkpoint).map_err(outage)?)
+    let checkpointer = Checkpointer::start(path.to_path_buf())
         .map_err(|e| StoreError::Unavailable(format!("starting the checkpointer: {e}")))?;
     Ok((
         SqliteReads {
-            pool: Arc::new(Mutex::new(readers)),
+            path: path.into(),
+            pool: Arc::new(Mutex::new(Vec::with_capacity(READERS))),
             permits: Arc::new(Semaphore::new(READERS)),
         },
         SqliteWrites {

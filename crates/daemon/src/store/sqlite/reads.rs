@@ -55,8 +55,11 @@ fn event_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<EventRow> {
     })
 }
 
-/// The read side: a pool of connections used from blocking tasks.
+/// The read side: a pool of connections used from blocking tasks, opened when first
+/// needed (a daemon that only answers `/health` opens none) and kept, up to as many as
+/// there are permits.
 pub(crate) struct SqliteReads {
+    pub(super) path: Arc<std::path::Path>,
     pub(super) pool: Arc<Mutex<Vec<Connection>>>,
     pub(super) permits: Arc<Semaphore>,
 }
@@ -71,14 +74,14 @@ impl SqliteReads {
             .acquire()
             .await
             .map_err(|_| StoreError::Unavailable("the store is closed".into()))?;
-        let conn = self
-            .pool
-            .lock()
-            .expect("reader pool lock")
-            .pop()
-            .expect("a permit guarantees a connection");
-        let pool = self.pool.clone();
+        // A permit guarantees a connection is idle or may be opened.
+        let idle = self.pool.lock().expect("reader pool lock").pop();
+        let (pool, path) = (self.pool.clone(), self.path.clone());
         tokio::task::spawn_blocking(move || {
+            let conn = match idle {
+                Some(conn) => conn,
+                None => super::connect(&path, super::Role::Read).map_err(outage)?,
+            };
             let result = read(&conn);
             pool.lock().expect("reader pool lock").push(conn);
             result.map_err(outage)
