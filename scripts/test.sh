@@ -113,6 +113,9 @@ testkit_tests() { cargo test -p sandbox-testkit; }
 conformance() { scripts/conformance.sh "$SANDBOX_DAEMON_BIN"; }
 typescript_sdk() { sdks/typescript/ci.sh; }
 python_sdk() { sdks/python/ci.sh; }
+# The side-by-side bench against the peer's published binary, a few rounds of each phase
+# on the debug build: it must run, its figures mean nothing here (no timing is asserted).
+versus_smoke() { cargo test -q -p sandbox-daemon --bench versus -- --bench --smoke; }
 
 # What follows mostly waits (on agents, Schemathesis, Node, pytest, PostgreSQL): at once.
 concurrently \
@@ -120,7 +123,8 @@ concurrently \
   "API conformance (Schemathesis, all checks and phases, token and --no-token)|conformance" \
   "TypeScript SDK (sdks/typescript/ci.sh, against the daemon binary)|typescript_sdk" \
   "Python SDK (sdks/python/ci.sh, against the daemon binary)|python_sdk" \
-  "tests: the daemon on a PostgreSQL store|postgres_tests"
+  "tests: the daemon on a PostgreSQL store|postgres_tests" \
+  "the versus bench, as a smoke (peer binary from npm, debug build)|versus_smoke"
 
 printf '\ntimings:\n'
 printf '%s\n' "${timings[@]}"
