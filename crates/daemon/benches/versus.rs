@@ -4,7 +4,8 @@
 //!
 //! - start-up: process start → first `200` on the health route, p50 / p99 (ours on a fresh
 //!   data dir and on one it has used before);
-//! - idle RSS: resident memory 1 s after that first answer;
+//! - idle RSS: resident memory 1 s after that first answer, and how much of it is the
+//!   process's own (`RssAnon`; the rest is its binary's and libraries' mapped pages);
 //! - mock turn: prompt sent → first streamed text, and → the turn's end, on the event
 //!   stream (SSE), p50 / p99, one long-lived session each;
 //! - health throughput: `GET` the health route over 32 kept-alive connections, requests/s
@@ -112,6 +113,7 @@ fn starts(args: &Args, peer_home: &std::path::Path) -> BenchResult<()> {
     let mut first_ok = Pair::default();
     let mut restart_ok = Vec::new();
     let mut rss = Pair::default();
+    let mut anon = Pair::default();
     let used = tempfile::tempdir()?;
     for round in 0..args.starts {
         for (side, fresh) in [(Side::Peer, false), (Side::Ours, true), (Side::Ours, false)] {
@@ -141,6 +143,7 @@ fn starts(args: &Args, peer_home: &std::path::Path) -> BenchResult<()> {
             if fresh || side == Side::Peer {
                 std::thread::sleep(args.idle_wait);
                 rss.push(side, server.rss_kib() as f64 / 1024.0);
+                anon.push(side, server.anon_kib() as f64 / 1024.0);
             }
             server.stop();
         }
@@ -158,6 +161,7 @@ fn starts(args: &Args, peer_home: &std::path::Path) -> BenchResult<()> {
         "MiB",
         false,
     );
+    anon.print("  … of which its own memory (RssAnon)", "MiB", false);
     Ok(())
 }
 

@@ -88,12 +88,22 @@ impl Server {
 
     /// Resident memory now, KiB (`VmRSS`).
     pub fn rss_kib(&self) -> u64 {
+        self.status_kib("VmRSS:")
+    }
+
+    /// Of that, the process's own memory (`RssAnon`: heap, stacks), KiB; the rest is
+    /// mapped files (its binary's and libraries' pages).
+    pub fn anon_kib(&self) -> u64 {
+        self.status_kib("RssAnon:")
+    }
+
+    fn status_kib(&self, field: &str) -> u64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .ok()
             .and_then(|status| {
                 status
                     .lines()
-                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .find_map(|l| l.strip_prefix(field))
                     .and_then(|v| v.split_whitespace().next()?.parse().ok())
             })
             .unwrap_or(0)
