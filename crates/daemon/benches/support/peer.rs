@@ -109,17 +109,9 @@ impl Server {
             .unwrap_or(0)
     }
 
-    /// SIGTERM, then SIGKILL after 5 s.
+    /// SIGTERM, then SIGKILL after 10 s (the benches' one way of stopping a child).
     pub fn stop(mut self) {
-        // SAFETY: signalling our own child by its pid.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while std::time::Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
+        super::daemon::stop(&mut self.child);
     }
 }
 
