@@ -19,7 +19,9 @@ use super::files;
 use super::manager::SessionManager;
 use super::record::{RECORD_VERSION, SessionRecord};
 use super::state::CoreState;
-use crate::store::{EVENT_VERSION, EventRow, NewSession, Store, StoreError, Stored};
+use crate::store::{
+    EVENT_VERSION, EventRow, NewSession, Store, StoreError, Stored, UNCHECKED_VERSION,
+};
 
 /// The legacy record file.
 const RECORD_FILE: &str = "session.json";
@@ -240,7 +242,7 @@ fn row(place: u64, line: &[u8]) -> EventRow {
             };
             EventRow {
                 sequence: place,
-                version: EVENT_VERSION,
+                version: UNCHECKED_VERSION,
                 event_type: field("type").unwrap_or_else(|| "unknown".into()),
                 time_us: field("time")
                     .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())

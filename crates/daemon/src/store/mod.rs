@@ -32,7 +32,7 @@ use async_trait::async_trait;
 use sandbox_universal::{StoreBackend, StoreStatus};
 use tokio::sync::{oneshot, watch};
 
-pub use record::{EVENT_VERSION, EventRow, StoredEvent};
+pub use record::{EVENT_VERSION, EventRow, StoredEvent, UNCHECKED_VERSION};
 pub use rows::{
     ListQuery, NativeRow, NewSession, SessionRow, Stored, StoredAgent, StoredName, StoredStatus,
 };

@@ -6,8 +6,16 @@
 //! JSON without `raw`, exactly as served) and `raw` (the native JSON, or NULL). A row this
 //! build cannot read — a newer `version`, or a body that does not parse as an event of its
 //! version — is served as an `unknown` event carrying what was stored.
+//!
+//! Invariant: every row of [`EVENT_VERSION`] was rendered from a typed event of exactly this
+//! build's schema (the `each_schema_version_is_pinned` test fails when the event types change
+//! and the version does not), so reading one checks only that its body is JSON naming the
+//! row's sequence and type — one pass, no allocation. Rows of older versions (and stored
+//! text that never was an event, [`UNCHECKED_VERSION`]) are parsed in full against this
+//! build's types.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 
 use chrono::{DateTime, Utc};
 use sandbox_universal::{
@@ -15,8 +23,13 @@ use sandbox_universal::{
 };
 use serde_json::Value;
 
-/// Schema version of the event rows this build writes.
-pub const EVENT_VERSION: u32 = 1;
+/// Schema version of the event rows this build writes: bumped whenever the event types
+/// change (version 1 rows predate the pinned schema and are checked in full).
+pub const EVENT_VERSION: u32 = 2;
+
+/// The version of a row holding stored text that is not a readable event (kept, never
+/// dropped): always checked in full, so always served as `unknown`.
+pub const UNCHECKED_VERSION: u32 = 0;
 
 /// One event of a session's log, rendered once when it is appended (or read): what readers
 /// are served and what the store writes.
@@ -70,10 +83,32 @@ impl StoredEvent {
         std::mem::size_of::<Self>() + self.json.len() + self.raw.as_ref().map_or(0, |r| r.len())
     }
 
-    /// The event, parsed back (tests and state replay).
+    /// The event, parsed back (state replay, handovers, tests). A body of the current
+    /// version that does not parse after all (the store was edited behind the daemon's
+    /// back) comes back as an `unknown` event holding it.
     pub fn parse(&self) -> UniversalEvent {
-        let mut event: UniversalEvent =
-            serde_json::from_str(&self.json).expect("stored events are readable");
+        let mut event = match serde_json::from_str::<UniversalEvent>(&self.json) {
+            Ok(event) => event,
+            Err(error) => {
+                let head = serde_json::from_str::<Head>(&self.json).ok();
+                let row = EventRow {
+                    sequence: self.sequence,
+                    version: EVENT_VERSION,
+                    event_type: head
+                        .as_ref()
+                        .map_or_else(|| "unknown".into(), |h| h.event_type.to_string()),
+                    time_us: self.time_us,
+                    body: self.json.to_string(),
+                    raw: None,
+                };
+                let session_id = head.as_ref().map_or("", |h| &h.session_id);
+                row.unknown_event(
+                    session_id,
+                    UnknownReason::Unreadable,
+                    Some(error.to_string()),
+                )
+            }
+        };
         event.raw = self
             .raw
             .as_deref()
@@ -115,28 +150,10 @@ impl EventRow {
     /// Reads the row back into what readers are served. A row this build cannot read
     /// becomes an `unknown` event holding exactly what was stored.
     pub fn decode(self, session_id: &str) -> StoredEvent {
-        let failure = if self.version > EVENT_VERSION {
-            Some((UnknownReason::NewerVersion, None))
-        } else {
-            match serde_json::from_str::<UniversalEvent>(&self.body) {
-                Ok(event)
-                    if event.sequence == self.sequence
-                        && event.payload.event_type().as_str() == self.event_type =>
-                {
-                    None
-                }
-                Ok(event) => Some((
-                    UnknownReason::Unreadable,
-                    Some(format!(
-                        "the stored body says sequence {} type `{}`, its row says sequence {} type `{}`",
-                        event.sequence,
-                        event.payload.event_type().as_str(),
-                        self.sequence,
-                        self.event_type
-                    )),
-                )),
-                Err(error) => Some((UnknownReason::Unreadable, Some(error.to_string()))),
-            }
+        let failure = match self.version.cmp(&EVENT_VERSION) {
+            Ordering::Greater => Some((UnknownReason::NewerVersion, None)),
+            Ordering::Equal => self.check_head().err(),
+            Ordering::Less => self.check_fully().err(),
         };
         let raw = self.raw.map(|raw| {
             if serde_json::from_str::<serde::de::IgnoredAny>(&raw).is_ok() {
@@ -154,9 +171,23 @@ impl EventRow {
                 raw,
             };
         };
-        let stored =
-            serde_json::from_str::<Value>(&self.body).unwrap_or(Value::String(self.body.clone()));
-        let event = UniversalEvent {
+        let this = EventRow { raw: None, ..self };
+        let event = this.unknown_event(session_id, reason, error);
+        StoredEvent {
+            raw,
+            ..StoredEvent::render(event)
+        }
+    }
+
+    /// The `unknown` event standing for this row, holding exactly what was stored.
+    fn unknown_event(
+        self,
+        session_id: &str,
+        reason: UnknownReason,
+        error: Option<String>,
+    ) -> UniversalEvent {
+        let stored = serde_json::from_str::<Value>(&self.body).unwrap_or(Value::String(self.body));
+        UniversalEvent {
             sequence: self.sequence,
             time: DateTime::<Utc>::from_timestamp_micros(self.time_us).unwrap_or_default(),
             session_id: session_id.to_string(),
@@ -171,18 +202,62 @@ impl EventRow {
                 error,
             }),
             raw: None,
-        };
-        StoredEvent {
-            raw,
-            ..StoredEvent::render(event)
         }
     }
+
+    /// A row of this build's version: its body is JSON whose sequence and type are the row's,
+    /// and the type is one this build knows.
+    fn check_head(&self) -> Result<(), Failure> {
+        let head = serde_json::from_str::<Head>(&self.body)
+            .map_err(|error| (UnknownReason::Unreadable, Some(error.to_string())))?;
+        if EventType::from_name(&head.event_type).is_none() {
+            return Err((
+                UnknownReason::Unreadable,
+                Some(format!("no event type `{}`", head.event_type)),
+            ));
+        }
+        self.matches(head.sequence, &head.event_type)
+    }
+
+    /// A row of an older version: its body parses as an event of this build.
+    fn check_fully(&self) -> Result<(), Failure> {
+        let event = serde_json::from_str::<UniversalEvent>(&self.body)
+            .map_err(|error| (UnknownReason::Unreadable, Some(error.to_string())))?;
+        self.matches(event.sequence, event.payload.event_type().as_str())
+    }
+
+    fn matches(&self, sequence: u64, event_type: &str) -> Result<(), Failure> {
+        if sequence == self.sequence && event_type == self.event_type {
+            return Ok(());
+        }
+        Err((
+            UnknownReason::Unreadable,
+            Some(format!(
+                "the stored body says sequence {sequence} type `{event_type}`, its row says sequence {} type `{}`",
+                self.sequence, self.event_type
+            )),
+        ))
+    }
+}
+
+/// Why a row is served as `unknown`, and the parse error when there is one.
+type Failure = (UnknownReason, Option<String>);
+
+/// The fields of a stored body a row of this build's version is checked against.
+#[derive(serde::Deserialize)]
+struct Head<'a> {
+    sequence: u64,
+    #[serde(rename = "type", borrow)]
+    event_type: Cow<'a, str>,
+    #[serde(rename = "sessionId", default, borrow)]
+    session_id: Cow<'a, str>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::sample_event;
+    use sha2::Digest;
 
     fn row(event: UniversalEvent) -> EventRow {
         EventRow::of(&StoredEvent::render(event))
@@ -248,5 +323,84 @@ mod tests {
         odd.raw = Some("not json".into());
         let served = odd.decode("s");
         assert!(served.to_json(true).ends_with(",\"raw\":\"not json\"}"));
+    }
+
+    /// The JSON Schema of the event types rows of each version were written with, as the
+    /// SHA-256 of `UniversalEvent`'s schema without its prose. Change the event types, and
+    /// this fails until [`EVENT_VERSION`] is bumped and the new fingerprint pinned here:
+    /// rows of the current version are served without a full parse, on the strength of it.
+    const SCHEMA_FINGERPRINTS: &[(u32, &str)] = &[(
+        2,
+        "463114d25f7bc3061ec49af03e480d207cac783167359aca473bc0a6f9c1b0cb",
+    )];
+
+    fn schema_fingerprint() -> String {
+        fn strip_prose(value: &mut Value) {
+            match value {
+                Value::Object(map) => {
+                    map.remove("description");
+                    map.remove("title");
+                    map.values_mut().for_each(strip_prose);
+                }
+                Value::Array(items) => items.iter_mut().for_each(strip_prose),
+                _ => {}
+            }
+        }
+        let mut schema = serde_json::to_value(schemars::schema_for!(UniversalEvent)).unwrap();
+        strip_prose(&mut schema);
+        let digest = sha2::Sha256::digest(schema.to_string().as_bytes());
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn each_schema_version_is_pinned() {
+        let pinned = SCHEMA_FINGERPRINTS
+            .iter()
+            .find(|(version, _)| *version == EVENT_VERSION)
+            .map(|(_, fingerprint)| *fingerprint);
+        assert_eq!(
+            pinned,
+            Some(schema_fingerprint().as_str()),
+            "the event types changed: bump EVENT_VERSION and pin this fingerprint for it"
+        );
+    }
+
+    #[test]
+    fn a_current_row_is_checked_against_its_own_sequence_and_type() {
+        let mut moved = row(sample_event(5, "m"));
+        moved.sequence = 6;
+        let served = moved.decode("s").parse();
+        let EventPayload::Unknown(unknown) = served.payload else {
+            panic!("expected unknown")
+        };
+        assert_eq!(unknown.reason, UnknownReason::Unreadable);
+        assert!(unknown.error.unwrap().contains("sequence 5"));
+        assert_eq!(served.sequence, 6);
+    }
+
+    #[test]
+    fn an_older_row_is_parsed_in_full_and_a_current_one_is_trusted_past_its_head() {
+        let mut odd = row(sample_event(8, "q"));
+        odd.body = odd.body.replace("\"delta\"", "\"teleported\"");
+        let trusted = odd.clone().decode("s");
+        assert_eq!(trusted.event_type, EventType::ItemDelta);
+        assert_eq!(*trusted.json, *odd.body);
+
+        odd.version = 1;
+        let checked = odd.clone().decode("s");
+        assert_eq!(checked.event_type, EventType::Unknown);
+        let EventPayload::Unknown(unknown) = checked.parse().payload else {
+            panic!("expected unknown")
+        };
+        assert_eq!(unknown.schema_version, 1);
+
+        // A current row that does not parse after all is an `unknown` event, not a panic.
+        let served = trusted.parse();
+        let EventPayload::Unknown(unknown) = served.payload else {
+            panic!("expected unknown")
+        };
+        assert_eq!(unknown.stored_type, "itemDelta");
+        assert_eq!(served.session_id, "s");
+        assert_eq!(served.raw, Some(serde_json::json!({"native": "q"})));
     }
 }
