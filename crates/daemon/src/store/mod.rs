@@ -16,7 +16,6 @@
 //! - a session is written only by the daemon that owns it (`sessions.owner`; a daemon owns
 //!   a session while its heartbeat in `daemons` is fresh).
 
-mod inline;
 pub mod migrations;
 mod postgres;
 mod queue;
@@ -228,7 +227,6 @@ pub struct Store {
     backend: StoreBackend,
     reads: Arc<dyn ReadBackend>,
     queue: Arc<WriteQueue>,
-    committer: inline::Committer,
     writer: Mutex<Option<std::thread::JoinHandle<Unwritten>>>,
     daemon_id: String,
     lease: Duration,
@@ -272,7 +270,7 @@ impl Store {
             }
         };
         let queue = Arc::new(WriteQueue::new());
-        let (writer, shared) = writer::spawn(
+        let writer = writer::spawn(
             backend,
             queue.clone(),
             writer::WriterSettings {
@@ -284,7 +282,6 @@ impl Store {
         let store = Arc::new(Self {
             backend: config.backend(),
             reads,
-            committer: inline::Committer::new(shared, queue.clone()),
             queue,
             writer: Mutex::new(Some(writer)),
             daemon_id: daemon_id.to_string(),
@@ -340,16 +337,12 @@ impl Store {
     /// Queues an event of session `sid` for the next commit; `listener` hears when it is
     /// durable (or why not).
     pub fn append(&self, sid: i64, listener: &Arc<dyn WriteListener>, event: Arc<StoredEvent>) {
-        if self.queue.push_event(sid, listener, event) {
-            self.committer.schedule();
-        }
+        self.queue.push_event(sid, listener, event);
     }
 
     /// Queues a state snapshot of session `sid` for the next commit.
     pub fn save_state(&self, sid: i64, listener: &Arc<dyn WriteListener>, snapshot: StateSnapshot) {
-        if self.queue.push_state(sid, listener, snapshot) {
-            self.committer.schedule();
-        }
+        self.queue.push_state(sid, listener, snapshot);
     }
 
     /// Waits while too many bytes wait to be written (back-pressure on a producer that

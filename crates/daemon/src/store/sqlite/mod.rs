@@ -179,7 +179,6 @@ pub(super) fn open(path: &Path, fsync: bool) -> Result<(SqliteReads, SqliteWrite
         SqliteWrites {
             conn: writer,
             checkpointer,
-            fsync,
         },
     ))
 }
