@@ -150,10 +150,10 @@ impl EventRow {
     /// Reads the row back into what readers are served. A row this build cannot read
     /// becomes an `unknown` event holding exactly what was stored.
     pub fn decode(self, session_id: &str) -> StoredEvent {
-        let failure = match self.version.cmp(&EVENT_VERSION) {
-            Ordering::Greater => Some((UnknownReason::NewerVersion, None)),
-            Ordering::Equal => self.check_head().err(),
-            Ordering::Less => self.check_fully().err(),
+        let checked = match self.version.cmp(&EVENT_VERSION) {
+            Ordering::Greater => Err((UnknownReason::NewerVersion, None)),
+            Ordering::Equal => self.check_head(),
+            Ordering::Less => self.check_fully(),
         };
         let raw = self.raw.map(|raw| {
             if serde_json::from_str::<serde::de::IgnoredAny>(&raw).is_ok() {
@@ -162,14 +162,17 @@ impl EventRow {
                 Value::String(raw).to_string().into_boxed_str()
             }
         });
-        let Some((reason, error)) = failure else {
-            return StoredEvent {
-                sequence: self.sequence,
-                event_type: EventType::from_name(&self.event_type).unwrap_or(EventType::Unknown),
-                time_us: self.time_us,
-                json: self.body.into_boxed_str(),
-                raw,
-            };
+        let (reason, error) = match checked {
+            Ok(event_type) => {
+                return StoredEvent {
+                    sequence: self.sequence,
+                    event_type,
+                    time_us: self.time_us,
+                    json: self.body.into_boxed_str(),
+                    raw,
+                };
+            }
+            Err(failure) => failure,
         };
         let this = EventRow { raw: None, ..self };
         let event = this.unknown_event(session_id, reason, error);
@@ -206,30 +209,31 @@ impl EventRow {
     }
 
     /// A row of this build's version: its body is JSON whose sequence and type are the row's,
-    /// and the type is one this build knows.
-    fn check_head(&self) -> Result<(), Failure> {
+    /// and the type is one this build knows. Answers that type.
+    fn check_head(&self) -> Result<EventType, Failure> {
         let head = serde_json::from_str::<Head>(&self.body)
             .map_err(|error| (UnknownReason::Unreadable, Some(error.to_string())))?;
-        if EventType::from_name(&head.event_type).is_none() {
+        let Some(event_type) = EventType::from_name(&head.event_type) else {
             return Err((
                 UnknownReason::Unreadable,
                 Some(format!("no event type `{}`", head.event_type)),
             ));
-        }
-        self.matches(head.sequence, &head.event_type)
+        };
+        self.matches(head.sequence, event_type)
     }
 
-    /// A row of an older version: its body parses as an event of this build.
-    fn check_fully(&self) -> Result<(), Failure> {
+    /// A row of an older version: its body parses as an event of this build. Answers its type.
+    fn check_fully(&self) -> Result<EventType, Failure> {
         let event = serde_json::from_str::<UniversalEvent>(&self.body)
             .map_err(|error| (UnknownReason::Unreadable, Some(error.to_string())))?;
-        self.matches(event.sequence, event.payload.event_type().as_str())
+        self.matches(event.sequence, event.payload.event_type())
     }
 
-    fn matches(&self, sequence: u64, event_type: &str) -> Result<(), Failure> {
-        if sequence == self.sequence && event_type == self.event_type {
-            return Ok(());
+    fn matches(&self, sequence: u64, event_type: EventType) -> Result<EventType, Failure> {
+        if sequence == self.sequence && event_type.as_str() == self.event_type {
+            return Ok(event_type);
         }
+        let event_type = event_type.as_str();
         Err((
             UnknownReason::Unreadable,
             Some(format!(
