@@ -16,6 +16,7 @@
 //! - a session is written only by the daemon that owns it (`sessions.owner`; a daemon owns
 //!   a session while its heartbeat in `daemons` is fresh).
 
+mod inline;
 pub mod migrations;
 mod postgres;
 mod queue;
@@ -227,6 +228,7 @@ pub struct Store {
     backend: StoreBackend,
     reads: Arc<dyn ReadBackend>,
     queue: Arc<WriteQueue>,
+    committer: inline::Committer,
     writer: Mutex<Option<std::thread::JoinHandle<Unwritten>>>,
     daemon_id: String,
     lease: Duration,
@@ -270,7 +272,7 @@ impl Store {
             }
         };
         let queue = Arc::new(WriteQueue::new());
-        let writer = writer::spawn(
+        let (writer, shared) = writer::spawn(
             backend,
             queue.clone(),
             writer::WriterSettings {
@@ -282,6 +284,7 @@ impl Store {
         let store = Arc::new(Self {
             backend: config.backend(),
             reads,
+            committer: inline::Committer::new(shared, queue.clone()),
             queue,
             writer: Mutex::new(Some(writer)),
             daemon_id: daemon_id.to_string(),
@@ -337,12 +340,16 @@ impl Store {
     /// Queues an event of session `sid` for the next commit; `listener` hears when it is
     /// durable (or why not).
     pub fn append(&self, sid: i64, listener: &Arc<dyn WriteListener>, event: Arc<StoredEvent>) {
-        self.queue.push_event(sid, listener, event);
+        if self.queue.push_event(sid, listener, event) {
+            self.committer.schedule();
+        }
     }
 
     /// Queues a state snapshot of session `sid` for the next commit.
     pub fn save_state(&self, sid: i64, listener: &Arc<dyn WriteListener>, snapshot: StateSnapshot) {
-        self.queue.push_state(sid, listener, snapshot);
+        if self.queue.push_state(sid, listener, snapshot) {
+            self.committer.schedule();
+        }
     }
 
     /// Waits while too many bytes wait to be written (back-pressure on a producer that

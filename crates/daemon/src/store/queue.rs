@@ -40,6 +40,9 @@ struct Pending {
     /// Bytes of events queued or being written, not yet durable.
     unwritten: usize,
     closed: bool,
+    /// The writer thread was asked to look, even with nothing queued (an inline commit
+    /// handed it a batch to retry).
+    kick: bool,
     /// When a closed queue's writer stops retrying a store that cannot write.
     give_up_at: Option<Instant>,
 }
@@ -93,12 +96,15 @@ impl WriteQueue {
         &self.health
     }
 
+    /// Queues an event; answers whether the queue was idle, so the caller has a commit
+    /// scheduled (inline, or by [`Self::notify_work`]).
+    #[must_use]
     pub(crate) fn push_event(
         &self,
         sid: i64,
         listener: &Arc<dyn WriteListener>,
         event: Arc<StoredEvent>,
-    ) {
+    ) -> bool {
         let size = event.size();
         let mut pending = self.lock();
         let was_idle = pending.is_idle();
@@ -106,25 +112,27 @@ impl WriteQueue {
         writes.events.push(event);
         writes.bytes += size;
         pending.unwritten += size;
-        drop(pending);
-        if was_idle {
-            self.work.notify_one();
-        }
+        was_idle
     }
 
+    /// Queues a state snapshot; answers whether the queue was idle (as [`Self::push_event`]).
+    #[must_use]
     pub(crate) fn push_state(
         &self,
         sid: i64,
         listener: &Arc<dyn WriteListener>,
         snapshot: StateSnapshot,
-    ) {
+    ) -> bool {
         let mut pending = self.lock();
         let was_idle = pending.is_idle();
         pending.entry(sid, listener).state = Some(snapshot);
-        drop(pending);
-        if was_idle {
-            self.work.notify_one();
-        }
+        was_idle
+    }
+
+    /// Wakes the writer thread to commit what is queued (or retry what it holds).
+    pub(crate) fn notify_work(&self) {
+        self.lock().kick = true;
+        self.work.notify_one();
     }
 
     pub(crate) fn push_control(&self, control: Control) {
@@ -153,6 +161,8 @@ impl WriteQueue {
         if unwritten <= HIGH_WATER_BYTES || (unwritten <= HARD_LIMIT_BYTES && exempt()) {
             return;
         }
+        // The commit scheduled on this producer's thread cannot run while it waits here.
+        self.notify_work();
         let wait = || {
             let mut pending = self.lock();
             while pending.unwritten > LOW_WATER_BYTES
@@ -212,32 +222,39 @@ impl WriteQueue {
         self.lock().give_up_at
     }
 
-    /// Moves everything queued into `batch` (after what it already holds) and `controls`,
-    /// waiting up to `wait` for something to arrive. Answers whether the queue is closed.
-    pub(super) fn take(
-        &self,
-        batch: &mut Batch,
-        controls: &mut Vec<Control>,
-        wait: Option<Duration>,
-    ) -> bool {
+    /// Waits up to `wait` until something is queued, the queue closes, or the writer
+    /// thread is asked to look ([`Self::notify_work`]).
+    pub(super) fn wait_for_work(&self, wait: Duration) {
         let mut pending = self.lock();
-        if pending.is_idle() && !pending.closed {
-            pending = match wait {
-                Some(timeout) => {
-                    self.work
-                        .wait_timeout(pending, timeout)
-                        .expect("write queue lock")
-                        .0
-                }
-                None => self.work.wait(pending).expect("write queue lock"),
-            };
+        if pending.is_idle() && !pending.closed && !pending.kick {
+            pending = self
+                .work
+                .wait_timeout(pending, wait)
+                .expect("write queue lock")
+                .0;
         }
+        pending.kick = false;
+    }
+
+    /// Moves everything queued into `batch` (after what it already holds) and `controls`.
+    /// Answers whether the queue is closed.
+    pub(super) fn take(&self, batch: &mut Batch, controls: &mut Vec<Control>) -> bool {
+        let mut pending = self.lock();
+        Self::move_writes(&mut pending, batch);
+        controls.extend(pending.controls.drain(..));
+        pending.closed
+    }
+
+    /// Moves the queued events and snapshots (not the requests) into `batch`.
+    pub(super) fn take_writes(&self, batch: &mut Batch) {
+        Self::move_writes(&mut self.lock(), batch);
+    }
+
+    fn move_writes(pending: &mut Pending, batch: &mut Batch) {
         for writes in std::mem::take(&mut pending.sessions) {
             batch.merge(writes);
         }
         pending.index.clear();
-        controls.extend(pending.controls.drain(..));
-        pending.closed
     }
 
     pub(super) fn release(&self, bytes: usize) {

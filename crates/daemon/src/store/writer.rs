@@ -1,9 +1,11 @@
-//! Group commit: one writer thread owns the store's write connection and commits whatever
-//! was appended since its last commit in one transaction.
+//! Group commit: one writer owns the store's write connection and commits whatever was
+//! appended since its last commit in one transaction. It is shared (behind a lock) by the
+//! writer thread and the inline commits (`inline.rs`): whoever holds it commits, so commits
+//! stay one at a time and in queue order.
 //!
-//! Durability contract: an event is durable once the writer's commit containing it ends (it
-//! then survives any crash of the daemon; see `sqlite.rs` for `--fsync`). The writer never
-//! waits on purpose: it commits whatever was appended since its last commit, so an event is
+//! Durability contract: an event is durable once the commit containing it ends (it then
+//! survives any crash of the daemon; see `sqlite/mod.rs` for `--fsync`). Nobody waits on
+//! purpose: a commit takes whatever was appended since the last one, so an event is
 //! durable within one commit of its append (the store benchmark prints the figures).
 //! Readers are only served durable events (`log/mod.rs`). What waits to be written, and the
 //! back-pressure on producers that outrun the store, is `queue.rs`.
@@ -11,7 +13,7 @@
 //! with everything appended since, in order, until it succeeds.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sandbox_universal::{SessionStatus, StoreStatus};
@@ -111,6 +113,11 @@ impl Control {
 
 /// The write side of a backend, owned by the writer thread. Each call is one transaction.
 pub(crate) trait WriteBackend: Send {
+    /// Whether a commit takes tens of microseconds (no sync to the disk, no round trip to a
+    /// server), so a producer may commit on its own thread instead of waking the writer's.
+    fn commits_quickly(&self) -> bool {
+        false
+    }
     /// Stores the batch's events and state snapshots of the sessions `owner` owns; answers
     /// the sessions it does not own (their writes are skipped).
     fn commit(&mut self, batch: &[SessionWrites], owner: &str) -> Result<Vec<i64>, StoreError>;
@@ -223,21 +230,171 @@ pub(crate) struct WriterSettings {
     pub lease: Duration,
 }
 
-/// Starts the writer thread.
+/// Starts the writer thread; answers it and the writer it shares with inline commits.
 pub(crate) fn spawn(
     backend: Box<dyn WriteBackend>,
     queue: Arc<WriteQueue>,
     settings: WriterSettings,
-) -> std::io::Result<std::thread::JoinHandle<Unwritten>> {
-    std::thread::Builder::new()
+) -> std::io::Result<(std::thread::JoinHandle<Unwritten>, Arc<SharedWriter>)> {
+    let shared = Arc::new(SharedWriter {
+        writer: Mutex::new(Writer::new(backend, queue.clone(), settings)),
+        queue,
+    });
+    let thread = shared.clone();
+    let handle = std::thread::Builder::new()
         .name("store-writer".into())
-        .spawn(move || Writer::new(backend, queue, settings).run())
+        .spawn(move || run(&thread))?;
+    Ok((handle, shared))
+}
+
+/// The writer's state, shared by its thread and by the inline commits of a backend whose
+/// commits are quick (`inline.rs`). Whoever holds it commits; commits stay one at a time and
+/// in the order things were queued.
+pub(crate) struct SharedWriter {
+    writer: Mutex<Writer>,
+    queue: Arc<WriteQueue>,
+}
+
+impl SharedWriter {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Writer> {
+        self.writer.lock().expect("store writer lock")
+    }
+
+    /// Commits the events and snapshots queued now, on the calling thread. When the writer
+    /// is busy, or retrying a store that fails, the writer thread is woken to do it (it
+    /// retries at its back-off pace); so it is after a commit that fails here.
+    pub(crate) fn commit_queued(&self) {
+        let handed_over = match self.writer.try_lock() {
+            Ok(mut writer) if writer.failing.is_none() => {
+                let queue = writer.queue.clone();
+                queue.take_writes(&mut writer.batch);
+                if !writer.batch.is_empty() {
+                    writer.commit();
+                }
+                writer.failing.is_some()
+            }
+            _ => true,
+        };
+        if handed_over {
+            self.queue.notify_work();
+        }
+    }
+
+    /// Wakes the writer thread to commit what is queued.
+    pub(crate) fn wake_thread(&self) {
+        self.queue.notify_work();
+    }
+
+    /// Whether the backend's commits are quick enough to run on the producer's thread.
+    pub(crate) fn commits_quickly(&self) -> bool {
+        self.lock().backend.commits_quickly()
+    }
+}
+
+/// The writer thread: commits what the inline commits did not, answers requests, keeps
+/// the heartbeat, reaps purged sessions and retries a failing store. It holds the writer
+/// only while it works, never while it waits. When it stops, the backend (its connections,
+/// a PostgreSQL client's own runtime) is closed on this thread, not wherever the last
+/// handle on the shared writer happens to go.
+fn run(shared: &SharedWriter) -> Unwritten {
+    let unwritten = run_until_closed(shared);
+    let backend = std::mem::replace(&mut shared.lock().backend, Box::new(Closed));
+    drop(backend);
+    unwritten
+}
+
+fn run_until_closed(shared: &SharedWriter) -> Unwritten {
+    let queue = &shared.queue;
+    let mut controls = Vec::new();
+    loop {
+        let backoff = {
+            let writer = shared.lock();
+            writer.failing.as_ref().map(|_| writer.backoff)
+        };
+        if let Some(backoff) = backoff {
+            // While the store cannot write, requests are answered at once (with the
+            // outage) and the batch is retried at the back-off pace.
+            let retry_at = Instant::now() + backoff;
+            loop {
+                let closed = queue.take_controls(&mut controls, retry_at);
+                if !controls.is_empty() {
+                    let mut writer = shared.lock();
+                    for control in controls.drain(..) {
+                        writer.control(control);
+                    }
+                }
+                if Instant::now() >= retry_at {
+                    break;
+                }
+                if closed {
+                    // Stopping: nothing more will arrive; wait out the back-off.
+                    std::thread::sleep(retry_at.saturating_duration_since(Instant::now()));
+                    break;
+                }
+            }
+        }
+        let wait = shared.lock().wait();
+        queue.wait_for_work(wait);
+        let mut writer = shared.lock();
+        let writer = &mut *writer;
+        let closed = queue.take(&mut writer.batch, &mut controls);
+        if let Some(unwritten) = writer.work(&mut controls, closed) {
+            return unwritten;
+        }
+    }
+}
+
+/// The backend of a stopped writer: refuses everything.
+struct Closed;
+
+impl Closed {
+    fn refuse<T>() -> Result<T, StoreError> {
+        Err(StoreError::Unavailable("the store is closed".into()))
+    }
+}
+
+impl WriteBackend for Closed {
+    fn commit(&mut self, _: &[SessionWrites], _: &str) -> Result<Vec<i64>, StoreError> {
+        Self::refuse()
+    }
+    fn create(&mut self, _: &NewSession, _: &str) -> Result<i64, StoreError> {
+        Self::refuse()
+    }
+    fn claim(&mut self, _: i64, _: &str, _: i64) -> Result<(), StoreError> {
+        Self::refuse()
+    }
+    fn purge(&mut self, _: i64) -> Result<(), StoreError> {
+        Self::refuse()
+    }
+    fn reap(&mut self, _: usize) -> Result<usize, StoreError> {
+        Self::refuse()
+    }
+    fn heartbeat(&mut self, _: &str, _: i64) -> Result<(), StoreError> {
+        Self::refuse()
+    }
+    fn rewrite(&mut self, _: i64, _: &NewSession, _: &str) -> Result<(), StoreError> {
+        Self::refuse()
+    }
+    fn save_native(&mut self, _: i64, _: &NativeRow, _: &str) -> Result<(), StoreError> {
+        Self::refuse()
+    }
+    fn import(
+        &mut self,
+        _: &NewSession,
+        _: &str,
+        _: &mut dyn Iterator<Item = EventRow>,
+        _: Option<&StateSnapshot>,
+    ) -> Result<i64, StoreError> {
+        Self::refuse()
+    }
 }
 
 struct Writer {
     backend: Box<dyn WriteBackend>,
     queue: Arc<WriteQueue>,
     settings: WriterSettings,
+    /// What is being committed (and retried while the store fails).
+    batch: Batch,
     /// The outage in progress, if any.
     failing: Option<StoreError>,
     backoff: Duration,
@@ -257,6 +414,7 @@ impl Writer {
             backend,
             queue,
             settings,
+            batch: Batch::default(),
             failing: None,
             backoff: Duration::from_millis(50),
             notified: HashSet::new(),
@@ -269,79 +427,62 @@ impl Writer {
         self.settings.lease / 3
     }
 
-    fn run(mut self) -> Unwritten {
-        let mut batch = Batch::default();
-        let mut controls = Vec::new();
-        loop {
-            if self.failing.is_some() {
-                // While the store cannot write, requests are answered at once (with the
-                // outage) and the batch is retried at the back-off pace.
-                let retry_at = Instant::now() + self.backoff;
-                loop {
-                    let closed = self.queue.take_controls(&mut controls, retry_at);
-                    for control in controls.drain(..) {
-                        self.control(control);
-                    }
-                    if Instant::now() >= retry_at {
-                        break;
-                    }
-                    if closed {
-                        // Stopping: nothing more will arrive; wait out the back-off.
-                        std::thread::sleep(retry_at.saturating_duration_since(Instant::now()));
-                        break;
-                    }
-                }
-            }
-            let wait = if self.failing.is_some() || self.reaping {
-                Duration::ZERO
-            } else {
-                self.heartbeat_every()
-                    .saturating_sub(self.last_heartbeat.elapsed())
-            };
-            let closed = self.queue.take(&mut batch, &mut controls, Some(wait));
-            if batch.is_empty() {
-                // With nothing to commit, a heartbeat tells when an outage is over.
-                if self.failing.is_some() || self.last_heartbeat.elapsed() >= self.heartbeat_every()
-                {
-                    self.probe();
-                }
-            } else {
-                self.commit(&mut batch);
-                if self.failing.is_none() && self.last_heartbeat.elapsed() >= self.heartbeat_every()
-                {
-                    self.probe();
-                }
-            }
-            for control in controls.drain(..) {
-                self.control(control);
-            }
-            if self.failing.is_none() && self.reaping && batch.is_empty() {
-                self.reap();
-            }
-            if closed {
-                if batch.is_empty() {
-                    return Unwritten::default();
-                }
-                let give_up_at = self.queue.give_up_at().unwrap_or_else(Instant::now);
-                if Instant::now() >= give_up_at {
-                    return Unwritten::of(&batch);
-                }
-                // Retry no later than the deadline.
-                self.backoff = self
-                    .backoff
-                    .min(give_up_at.saturating_duration_since(Instant::now()));
-            }
+    /// How long the writer thread may wait for work: not at all while it retries or
+    /// reaps, else until the next heartbeat is due.
+    fn wait(&self) -> Duration {
+        if self.failing.is_some() || self.reaping {
+            Duration::ZERO
+        } else {
+            self.heartbeat_every()
+                .saturating_sub(self.last_heartbeat.elapsed())
         }
     }
 
-    fn commit(&mut self, batch: &mut Batch) {
+    /// One round of the writer thread over what it took: the batch, the heartbeat, the
+    /// requests, reaping. Answers what could not be written once the queue is closed and
+    /// the writer must stop.
+    fn work(&mut self, controls: &mut Vec<Control>, closed: bool) -> Option<Unwritten> {
+        if self.batch.is_empty() {
+            // With nothing to commit, a heartbeat tells when an outage is over.
+            if self.failing.is_some() || self.last_heartbeat.elapsed() >= self.heartbeat_every() {
+                self.probe();
+            }
+        } else {
+            self.commit();
+            if self.failing.is_none() && self.last_heartbeat.elapsed() >= self.heartbeat_every() {
+                self.probe();
+            }
+        }
+        for control in controls.drain(..) {
+            self.control(control);
+        }
+        if self.failing.is_none() && self.reaping && self.batch.is_empty() {
+            self.reap();
+        }
+        if closed {
+            if self.batch.is_empty() {
+                return Some(Unwritten::default());
+            }
+            let give_up_at = self.queue.give_up_at().unwrap_or_else(Instant::now);
+            if Instant::now() >= give_up_at {
+                return Some(Unwritten::of(&self.batch));
+            }
+            // Retry no later than the deadline.
+            self.backoff = self
+                .backoff
+                .min(give_up_at.saturating_duration_since(Instant::now()));
+        }
+        None
+    }
+
+    fn commit(&mut self) {
         match self
             .backend
-            .commit(&batch.sessions, &self.settings.daemon_id)
+            .commit(&self.batch.sessions, &self.settings.daemon_id)
         {
             Ok(lost) => {
                 let mut bytes = 0;
-                for writes in batch.take() {
+                for writes in self.batch.take() {
                     bytes += writes.bytes;
                     if lost.contains(&writes.sid) {
                         tracing::error!(
@@ -359,7 +500,7 @@ impl Writer {
             }
             Err(error) => {
                 self.failed(&error);
-                for writes in &batch.sessions {
+                for writes in &self.batch.sessions {
                     if self.notified.insert(writes.sid) {
                         writes.listener.write_failed(&error);
                     }

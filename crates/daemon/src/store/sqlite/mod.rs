@@ -179,6 +179,7 @@ pub(super) fn open(path: &Path, fsync: bool) -> Result<(SqliteReads, SqliteWrite
         SqliteWrites {
             conn: writer,
             checkpointer,
+            fsync,
         },
     ))
 }

@@ -15,6 +15,8 @@ pub(crate) struct SqliteWrites {
     pub(super) conn: Connection,
     /// Told how much each transaction wrote, so it checkpoints when the WAL has grown.
     pub(super) checkpointer: Checkpointer,
+    /// Whether each commit is synced to the disk (`--fsync`).
+    pub(super) fsync: bool,
 }
 
 fn insert_events<'a>(
@@ -85,6 +87,11 @@ impl SqliteWrites {
 }
 
 impl WriteBackend for SqliteWrites {
+    fn commits_quickly(&self) -> bool {
+        // Without a sync, a commit is a few page writes into the OS cache.
+        !self.fsync
+    }
+
     fn commit(&mut self, batch: &[SessionWrites], owner: &str) -> Result<Vec<i64>, StoreError> {
         let tx = self
             .conn
