@@ -218,6 +218,11 @@ impl WriteQueue {
         pending.closed
     }
 
+    /// Whether the queue is closed (the writer is stopping).
+    pub(super) fn is_closed(&self) -> bool {
+        self.lock().closed
+    }
+
     pub(super) fn give_up_at(&self) -> Option<Instant> {
         self.lock().give_up_at
     }

@@ -261,11 +261,12 @@ impl SharedWriter {
     }
 
     /// Commits the events and snapshots queued now, on the calling thread. When the writer
-    /// is busy, or retrying a store that fails, the writer thread is woken to do it (it
-    /// retries at its back-off pace); so it is after a commit that fails here.
+    /// is busy, retrying a store that fails, or stopping (the queue is closed), the writer
+    /// thread is woken to do it (it retries at its back-off pace, until its deadline); so it
+    /// is after a commit that fails here.
     pub(crate) fn commit_queued(&self) {
         let handed_over = match self.writer.try_lock() {
-            Ok(mut writer) if writer.failing.is_none() => {
+            Ok(mut writer) if writer.failing.is_none() && !self.queue.is_closed() => {
                 let queue = writer.queue.clone();
                 queue.take_writes(&mut writer.batch);
                 if !writer.batch.is_empty() {
