@@ -193,4 +193,43 @@ mod tests {
             "{seen:?}"
         );
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn what_is_queued_while_the_writer_is_busy_waits_for_its_holder_not_the_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, sid) = open(dir.path(), false).await;
+        store.flush().await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(!store.queue.is_kicked());
+        let heard = Arc::new(Heard::default());
+        let shared = store.committer.shared.clone();
+        // A commit in progress, on another thread.
+        let (held, is_held) = std::sync::mpsc::channel();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let holder = std::thread::spawn({
+            let shared = shared.clone();
+            move || {
+                let _busy = shared.hold();
+                held.send(()).unwrap();
+                released.recv().unwrap();
+            }
+        });
+        is_held.recv().unwrap();
+        let (producer, listener) = (store.clone(), heard.clone());
+        tokio::spawn(async move { append_burst(&producer, sid, &listener, 1..=3) })
+            .await
+            .unwrap();
+        // Its inline commit found the writer busy: it left the burst to the holder,
+        // without waking the writer thread.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        assert!(heard.0.lock().unwrap().is_empty());
+        assert!(!store.queue.is_kicked());
+        release.send(()).unwrap();
+        holder.join().unwrap();
+        // The holder, an inline commit, looks again once it lets go.
+        shared.commit_queued();
+        let seen = until_durable(&heard, 3).await;
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_ne!(seen[0].0, "store-writer");
+    }
 }

@@ -218,6 +218,17 @@ impl WriteQueue {
         pending.closed
     }
 
+    /// Whether the writer thread was asked to look and has not yet (tests).
+    #[cfg(test)]
+    pub(crate) fn is_kicked(&self) -> bool {
+        self.lock().kick
+    }
+
+    /// Whether events or snapshots wait to be committed.
+    pub(super) fn has_writes(&self) -> bool {
+        !self.lock().sessions.is_empty()
+    }
+
     /// Whether the queue is closed (the writer is stopping).
     pub(super) fn is_closed(&self) -> bool {
         self.lock().closed

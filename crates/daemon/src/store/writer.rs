@@ -24,6 +24,9 @@ use super::{EventRow, NativeRow, NewSession, StoreError, now_ms};
 
 /// Longest pause between retries of a failed commit.
 const MAX_BACKOFF: Duration = Duration::from_secs(2);
+/// Commits one inline commit makes in a row (of what producers queue meanwhile) before it
+/// hands the rest to the writer thread, so it never holds a runtime worker for long.
+const INLINE_ROUNDS: usize = 8;
 /// Events of purged sessions deleted per transaction.
 const REAP_CHUNK: usize = 5_000;
 
@@ -260,25 +263,42 @@ impl SharedWriter {
         self.writer.lock().expect("store writer lock")
     }
 
-    /// Commits the events and snapshots queued now, on the calling thread. When the writer
-    /// is busy, retrying a store that fails, or stopping (the queue is closed), the writer
-    /// thread is woken to do it (it retries at its back-off pace, until its deadline); so it
-    /// is after a commit that fails here.
+    /// Commits the events and snapshots queued now, on the calling thread, and again what
+    /// was queued meanwhile (up to [`INLINE_ROUNDS`] commits; then the writer thread takes
+    /// over). When the writer is busy, its holder commits what is queued once it lets go:
+    /// an inline commit looks again after it unlocks, the writer thread before it waits. When
+    /// the store fails (or the queue closes), the writer thread is woken to retry at its
+    /// back-off pace, until its deadline.
     pub(crate) fn commit_queued(&self) {
-        let handed_over = match self.writer.try_lock() {
-            Ok(mut writer) if writer.failing.is_none() && !self.queue.is_closed() => {
-                let queue = writer.queue.clone();
-                queue.take_writes(&mut writer.batch);
-                if !writer.batch.is_empty() {
-                    writer.commit();
-                }
-                writer.failing.is_some()
+        for _ in 0..INLINE_ROUNDS {
+            let mut writer = match self.writer.try_lock() {
+                Ok(writer) => writer,
+                Err(std::sync::TryLockError::WouldBlock) => return,
+                Err(std::sync::TryLockError::Poisoned(_)) => break,
+            };
+            if writer.failing.is_some() || self.queue.is_closed() {
+                break;
             }
-            _ => true,
-        };
-        if handed_over {
-            self.queue.notify_work();
+            self.queue.take_writes(&mut writer.batch);
+            if !writer.batch.is_empty() {
+                writer.commit();
+            }
+            let failed = writer.failing.is_some();
+            drop(writer);
+            if failed {
+                break;
+            }
+            if !self.queue.has_writes() {
+                return;
+            }
         }
+        self.queue.notify_work();
+    }
+
+    /// Holds the writer, as a commit in progress does (tests).
+    #[cfg(test)]
+    pub(crate) fn hold(&self) -> std::sync::MutexGuard<'_, Writer> {
+        self.lock()
     }
 
     /// Wakes the writer thread to commit what is queued.
@@ -390,7 +410,7 @@ impl WriteBackend for Closed {
     }
 }
 
-struct Writer {
+pub(crate) struct Writer {
     backend: Box<dyn WriteBackend>,
     queue: Arc<WriteQueue>,
     settings: WriterSettings,
