@@ -209,6 +209,41 @@ impl TmpfsNamespace {
         let _ = file.sync_all();
     }
 
+    /// What the tmpfs holds: its free bytes and each file's size, for a failure's message.
+    pub fn usage(&self) -> String {
+        fn walk(dir: &Path, base: &Path, out: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                match entry.metadata() {
+                    Ok(meta) if meta.is_dir() => walk(&path, base, out),
+                    Ok(meta) => out.push(format!(
+                        "{} {}",
+                        path.strip_prefix(base).unwrap_or(&path).display(),
+                        meta.len()
+                    )),
+                    Err(_) => {}
+                }
+            }
+        }
+        let root = self.outside(Path::new(""));
+        let mut files = Vec::new();
+        walk(&root, &root, &mut files);
+        files.sort();
+        let free = {
+            let path = std::ffi::CString::new(root.as_os_str().as_encoded_bytes()).unwrap();
+            let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+            // SAFETY: a NUL-terminated path and a zeroed struct statvfs fills in.
+            match unsafe { libc::statvfs(path.as_ptr(), &mut stat) } {
+                0 => (stat.f_bavail as u64 * stat.f_frsize as u64).to_string(),
+                _ => "unknown".to_string(),
+            }
+        };
+        format!("{free} bytes free; {}", files.join(", "))
+    }
+
     /// Gives the space back.
     pub fn free(&self, name: &str) {
         std::fs::remove_file(self.outside(Path::new(name))).unwrap();
