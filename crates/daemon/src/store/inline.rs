@@ -4,9 +4,10 @@
 //! thread: no thread to wake before the commit nor back after it (about 50 µs of each
 //! commit's latency on the 2-core bench machine), and everything one burst appended in one
 //! commit. Commits stay one at a time and in queue order (whoever holds the shared writer
-//! commits); the writer thread keeps the rest (requests, heartbeats, reaping, retries) and
-//! takes over whenever the writer is busy, the store fails, a producer waits for room, or no
-//! runtime is there to run the task.
+//! commits, and a commit finding the writer busy leaves its writes to the holder, which
+//! looks again when it lets go); the writer thread keeps the rest (requests, heartbeats,
+//! reaping, retries) and takes over when the store fails, a producer waits for room, the
+//! queue closes, or no runtime is there to run the task.
 
 use std::sync::Arc;
 
