@@ -37,6 +37,7 @@ if [ -z "$daemon" ]; then
   cargo build --quiet -p sandbox-daemon
   daemon=target/debug/sandbox-daemon
 fi
+daemon=$(realpath "$daemon")
 
 work=$(mktemp -d)
 pid=
@@ -49,16 +50,20 @@ trap cleanup EXIT
 # Starts the daemon with the given flags on a free port; sets $url.
 start() {
   local name="$1"; shift
-  mkdir -p "$work/$name"
+  mkdir -p "$work/$name/workspace"
   # The API is under test, not the agents: no real agent binary is handed to this daemon
   # (they are driven, offline and isolated, by the end-to-end tests), and installs go to a
   # loopback port nothing listens on (they fail at once, as documented: 502).
-  env -u SANDBOX_DAEMON_CLAUDE_PATH -u SANDBOX_DAEMON_CODEX_PATH -u SANDBOX_DAEMON_OPENCODE_PATH \
+  # Sessions work in a throw-away workspace root (the daemon's working directory, and every
+  # `cwd` must be inside it): the files API's writes and deletes of generated paths never
+  # reach this machine's own files.
+  (cd "$work/$name/workspace" && exec env -u SANDBOX_DAEMON_CLAUDE_PATH -u SANDBOX_DAEMON_CODEX_PATH -u SANDBOX_DAEMON_OPENCODE_PATH \
     -u SANDBOX_DAEMON_AMP_PATH -u SANDBOX_DAEMON_PI_PATH \
     SANDBOX_DAEMON_INSTALL_MIRROR=http://127.0.0.1:1 SANDBOX_DAEMON_NPM_REGISTRY=http://127.0.0.1:1/ \
     SANDBOX_DAEMON_NO_AUTO_INSTALL=true \
-    "$daemon" --port 0 --data-dir "$work/$name/data" --sse-keep-alive-secs 1 "$@" \
-    2>"$work/$name/stderr" &
+    "$daemon" --port 0 --data-dir "$work/$name/data" --workspace-root "$work/$name/workspace" \
+    --sse-keep-alive-secs 1 "$@" \
+    2>"$work/$name/stderr") &
   pid=$!
   url=
   for _ in $(seq 100); do

@@ -123,6 +123,12 @@ pub fn set_agent_umask(mask: u32) {
     AGENT_UMASK.store(mask & 0o777, Ordering::Relaxed);
 }
 
+/// The umask agents run with (`set_agent_umask`; 022 unless set): what the daemon applies to
+/// files it creates in a workspace on an agent's behalf.
+pub fn agent_umask() -> u32 {
+    AGENT_UMASK.load(Ordering::Relaxed)
+}
+
 /// The command of `spec`: its program, arguments, working directory and exactly its
 /// environment, run as the agent user when there is one (`--agent-user`; its HOME is made
 /// that user's first), with the agents' umask.

@@ -2,6 +2,7 @@
 //!
 //! Every method maps to one route; failures carry the daemon's RFC 7807 problem details.
 
+mod files;
 mod sse;
 
 use reqwest::{Method, RequestBuilder, StatusCode, Url};
@@ -14,6 +15,7 @@ use sandbox_universal::{
 };
 use serde::de::DeserializeOwned;
 
+pub use files::{ArchiveQuery, FileArchive};
 pub use sse::{EventStream, InstallFrame, InstallStream, SseStream};
 
 /// The default daemon address.
@@ -116,10 +118,16 @@ impl Client {
     fn request(&self, method: Method, segments: &[&str]) -> RequestBuilder {
         // A daemon without a token accepts only JSON POSTs (bodiless ones too).
         let json = method == Method::POST;
-        let mut builder = self.http.request(method, self.url(segments));
+        let mut builder = self.raw_request(method, segments);
         if json {
             builder = builder.header(reqwest::header::CONTENT_TYPE, "application/json");
         }
+        builder
+    }
+
+    /// A request with the token and no content type (for bodies that are not JSON).
+    fn raw_request(&self, method: Method, segments: &[&str]) -> RequestBuilder {
+        let builder = self.http.request(method, self.url(segments));
         match &self.token {
             Some(token) => builder.bearer_auth(token),
             None => builder,

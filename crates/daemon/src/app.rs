@@ -121,11 +121,23 @@ fn cors_layer(origins: &[String]) -> Option<CorsLayer> {
     Some(
         CorsLayer::new()
             .allow_origin(allow_origin)
-            .allow_methods([Method::GET, Method::POST, Method::DELETE])
+            .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
             .allow_headers([
                 header::AUTHORIZATION,
                 header::CONTENT_TYPE,
+                header::RANGE,
                 HeaderName::from_static("last-event-id"),
+            ])
+            // What the files API answers in headers: a range's place, a snapshot's summary.
+            .expose_headers([
+                header::CONTENT_RANGE,
+                header::ACCEPT_RANGES,
+                header::LAST_MODIFIED,
+                header::CONTENT_DISPOSITION,
+                HeaderName::from_static("x-archive-files"),
+                HeaderName::from_static("x-archive-bytes"),
+                HeaderName::from_static("x-archive-skipped"),
+                HeaderName::from_static("x-archive-skipped-paths"),
             ]),
     )
 }

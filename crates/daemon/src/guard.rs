@@ -118,18 +118,35 @@ impl BrowserGuard {
         Ok(())
     }
 
-    /// Without a token, a state-changing request must say it is JSON (checked on the
-    /// routes that exist, so an unknown method still gets its 405).
+    /// Without a token, a state-changing request must say it is JSON, or for an upload a
+    /// tar or gzip archive: types a browser cannot send to another origin without asking
+    /// first (checked on the routes that exist, so an unknown method still gets its 405).
+    /// Other methods than POST always ask first.
     fn check_content_type(&self, request: &Request) -> Result<(), ApiError> {
         if !self.enabled || request.method() != Method::POST {
             return Ok(());
         }
-        let json = request
+        let content_type = request
             .headers()
             .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(is_json);
-        if json {
+            .and_then(|v| v.to_str().ok());
+        let upload = request.uri().path().ends_with("/files/upload");
+        let archive = |v: &str| {
+            let v = v
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            matches!(
+                v.as_str(),
+                "application/x-tar"
+                    | "application/gzip"
+                    | "application/x-gzip"
+                    | "application/octet-stream"
+            )
+        };
+        if content_type.is_some_and(|v| is_json(v) || (upload && archive(v))) {
             Ok(())
         } else {
             Err(ApiError::UnsupportedMediaType)

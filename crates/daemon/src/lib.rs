@@ -24,3 +24,4 @@ pub mod server;
 pub mod session;
 pub mod spec;
 pub mod store;
+pub mod workspace;

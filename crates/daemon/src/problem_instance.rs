@@ -12,9 +12,16 @@ use crate::error::PROBLEM_JSON;
 const MAX_PROBLEM_BYTES: usize = 64 * 1024;
 
 /// Middleware: for `application/problem+json` responses, sets `instance` to the request
-/// path.
+/// path; and when the request carried a body, says `Connection: close`: a request refused
+/// before its body was read (a bad path, a file write to `../x`) leaves the rest of the
+/// body on the connection, which hyper then closes, and a client must not reuse it.
 pub async fn add_instance(request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
+    let has_body = request.headers().contains_key(header::TRANSFER_ENCODING)
+        || request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0");
     let response = next.run(request).await;
     let is_problem = response
         .headers()
@@ -24,6 +31,12 @@ pub async fn add_instance(request: Request, next: Next) -> Response {
         return response;
     }
     let (mut parts, body) = response.into_parts();
+    if has_body {
+        parts.headers.insert(
+            header::CONNECTION,
+            header::HeaderValue::from_static("close"),
+        );
+    }
     let Ok(bytes) = to_bytes(body, MAX_PROBLEM_BYTES).await else {
         return Response::from_parts(parts, Body::empty());
     };

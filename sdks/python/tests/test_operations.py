@@ -6,6 +6,8 @@ sleeps) and checks at the end that it called every operationId of the spec.
 
 from __future__ import annotations
 
+import io
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,16 @@ CODEX_LOGIN = {
 }
 CLAUDE_TOKEN = "sk-ant-oat01-fake"
 SECRETS = (b"at-fake", b"rt-fake", CLAUDE_TOKEN.encode())
+
+
+def one_file_tar(name: str, data: bytes) -> bytes:
+    """A tar archive holding one file (built with :mod:`tarfile`)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        entry = tarfile.TarInfo(name)
+        entry.size = len(data)
+        archive.addfile(entry, io.BytesIO(data))
+    return buffer.getvalue()
 
 
 def spec_operation_ids(openapi: dict[str, Any]) -> set[str]:
@@ -133,6 +145,24 @@ def test_every_operation_sync(
         info = c.get_session(session_id)
         assert (info.agent, info.agent_mode, info.variant) == (AgentId.mock, "plan", "high")
         assert (info.status, info.cwd) == (SessionStatus.idle, str(tmp_path))
+        # Its workspace (the cwd): write, read, list, upload, snapshot, delete.
+        written = c.write_file(session_id, "notes.txt", b"hello")
+        assert (written.path, written.size) == ("notes.txt", 5)
+        assert c.read_file(session_id, "notes.txt", range=(1, 3)) == b"ell"
+        assert (tmp_path / "notes.txt").read_bytes() == b"hello"
+        uploaded = c.upload_files(session_id, one_file_tar("a.txt", b"abc"), path="up")
+        assert (uploaded.path, uploaded.files, uploaded.bytes) == ("up", 1, 3)
+        listing = c.list_files(session_id, depth=2)
+        assert [e.path for e in listing.entries] == ["notes.txt", "up", "up/a.txt"]
+        snapshot = c.archive_files(session_id, max_file_bytes=4)
+        assert (snapshot.files, snapshot.skipped_paths) == (1, ["notes.txt"])
+        with snapshot.open() as archive:
+            assert archive.getnames() == ["up", "up/a.txt"]
+        c.delete_file(session_id, "up", recursive=True)
+        c.delete_file(session_id, "notes.txt")
+        assert c.list_files(session_id).entries == []
+        assert recorder.statuses("writeFile") == [201]
+        assert recorder.statuses("deleteFile") == [204, 204]
         listed = [s.session_id for s in c.iter_sessions(page_size=1)]
         assert session_id in listed
         assert session_id in {s.session_id for s in c.list_sessions(status="idle").sessions}
@@ -276,6 +306,20 @@ async def test_every_operation_async(
         assert created.healthy
         info = await c.get_session(session_id)
         assert (info.agent_mode, info.status) == ("build", SessionStatus.idle)
+        # Its workspace (the cwd): write, read, list, upload, snapshot, delete.
+        written = await c.write_file(session_id, "notes.txt", "hello")
+        assert (written.path, written.size) == ("notes.txt", 5)
+        assert await c.read_file(session_id, "notes.txt") == b"hello"
+        uploaded = await c.upload_files(session_id, one_file_tar("a.txt", b"abc"))
+        assert (uploaded.path, uploaded.files, uploaded.bytes) == ("", 1, 3)
+        listing = await c.list_files(session_id)
+        assert [e.path for e in listing.entries] == ["a.txt", "notes.txt"]
+        snapshot = await c.archive_files(session_id, all=True)
+        assert (snapshot.files, snapshot.bytes, snapshot.skipped) == (2, 8, 0)
+        await c.delete_file(session_id, "a.txt")
+        await c.delete_file(session_id, "notes.txt", recursive=False)
+        assert (await c.list_files(session_id, "")).entries == []
+        assert recorder.statuses("writeFile") == [201]
         listed = [s.session_id async for s in c.iter_sessions(page_size=1)]
         assert session_id in listed
         page = await c.list_sessions(status=SessionStatus.idle, limit=1000)

@@ -129,6 +129,7 @@ def test_idempotency_follows_the_contract() -> None:
             assert op.idempotent, op
     never = {"sendMessage", "createSession", "cancelTurn", "replyPermission"}
     never |= {"replyQuestion", "rejectQuestion", "importSession", "handoverSession"}
+    never |= {"uploadFiles"}
     assert not any(OPERATIONS[name].idempotent for name in never)
 
 

@@ -43,6 +43,11 @@ def use(client: Client) -> None:
         elif isinstance(frame, InstallResponse):
             reveal_type(frame.already_installed)
     client.install_agent_progress("claude", reinstall="yes")  # error: not a bool
+    reveal_type(client.read_file("s", "a.txt", range=(0, None)))
+    reveal_type(client.archive_files("s").skipped_paths)
+    client.write_file("s", "a.txt", 42)  # error: not bytes, text or a binary file
+    client.read_file("s", "a.txt", range=(0, "9"))  # error: offsets are ints
+    client.upload_files("s", "site.tar")  # error: a str is neither bytes nor a path
 
 
 async def use_async(client: AsyncClient) -> None:
@@ -55,6 +60,7 @@ async def use_async(client: AsyncClient) -> None:
         async for frame in install:
             reveal_type(frame)
     reveal_type(install.result)
+    reveal_type((await client.upload_files("s", b"...", path="dir")).files)
     client.get_session("s").status  # error: a coroutine has no status
 """
 
@@ -99,3 +105,8 @@ def test_mypy_strict_types_the_public_api(tmp_path: Path) -> None:
     for model in ("ResolvingInstallProgress", "UnrecognizedInstallProgress", "InstallResponse"):
         assert f".{model}" in frame, frame
     assert notes["reveal_type(install.result)"].endswith('.InstallResponse | None"')
+    assert notes['reveal_type(client.read_file("s", "a.txt", range=(0, None)))'].endswith('"bytes"')
+    assert notes['reveal_type(client.archive_files("s").skipped_paths)'].endswith('"list[str]"')
+    assert notes[
+        'reveal_type((await client.upload_files("s", b"...", path="dir")).files)'
+    ].endswith('"int"')

@@ -145,8 +145,8 @@ export function emitValidators(spec, { header }) {
     [
       '/**',
       " * The validator of each operation's success body, by operationId: `null` when the",
-      ' * operation answers no body (204) or only streams (see `streamSchemas`); `z.unknown()` when',
-      ' * the spec gives the body no schema.',
+      ' * operation answers no body (204), bytes (a file, an archive) or only streams (see',
+      ' * `streamSchemas`); `z.unknown()` when the spec gives the body no schema.',
       ' */',
     ].join('\n'),
     'responseSchemas',
@@ -260,10 +260,11 @@ export function operations(spec) {
 }
 
 /**
- * What an operation answers on success: `json` is a component, any JSON, or nothing; `stream`
- * (when it offers `text/event-stream`) is one frame shape whose `data` is a component, or
- * frames tagged by `event`. Several success statuses (`201` stored, `200` replaced) must
- * answer the same content: the client returns the body, not the status.
+ * What an operation answers on success: `json` is a component, any JSON, or nothing (no
+ * body, or bytes: see `isBytes`); `stream` (when it offers `text/event-stream`) is one
+ * frame shape whose `data` is a component, or frames tagged by `event`. Several success
+ * statuses (`201` stored, `200` replaced) must answer the same content: the client returns
+ * the body, not the status.
  */
 function successSchema(op) {
   const codes = Object.keys(op.responses ?? {}).filter((c) => SUCCESS.includes(c));
@@ -273,8 +274,14 @@ function successSchema(op) {
     throw new Error(`${op.operationId}: the success statuses ${codes.join(', ')} answer different content`);
   }
   const content = op.responses[codes[0]].content ?? {};
-  const unknown = Object.keys(content).filter((type) => type !== 'application/json' && type !== 'text/event-stream');
+  const bytes = Object.keys(content).filter((type) => isBytes(content[type].schema));
+  const unknown = Object.keys(content).filter(
+    (type) => type !== 'application/json' && type !== 'text/event-stream' && !bytes.includes(type),
+  );
   if (unknown.length) throw new Error(`${op.operationId}: unsupported success content ${unknown.join(', ')}`);
+  if (bytes.length && Object.keys(content).length > bytes.length) {
+    throw new Error(`${op.operationId}: a success answering bytes (${bytes.join(', ')}) beside other content`);
+  }
   let json = { kind: 'none' };
   if (content['application/json']) {
     const schema = content['application/json'].schema;
@@ -284,6 +291,25 @@ function successSchema(op) {
   }
   const stream = content['text/event-stream'] ? eventStream(op, content['text/event-stream'].itemSchema) : undefined;
   return { json, stream };
+}
+
+/**
+ * Whether a body's schema says "bytes" (a file's content, a tar.gz): a binary string
+ * (`type: string, format: binary`) or an array of byte integers (how utoipa writes a
+ * `Vec<u8>`). Such a body (`application/octet-stream`, `application/gzip`, ...) is read as
+ * bytes, never as JSON: it gets no validator.
+ */
+function isBytes(schema) {
+  if (!schema || typeof schema !== 'object') return false;
+  if (schema.type === 'string') return schema.format === 'binary';
+  const items = schema.items;
+  return (
+    schema.type === 'array' &&
+    items?.type === 'integer' &&
+    items.minimum === 0 &&
+    Object.keys(schema).every((k) => k === 'type' || k === 'items' || ANNOTATIONS.has(k)) &&
+    Object.keys(items).every((k) => ['type', 'minimum', 'maximum'].includes(k) || ANNOTATIONS.has(k))
+  );
 }
 
 /** The frames of an event stream's `itemSchema`. */

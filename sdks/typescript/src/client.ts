@@ -7,6 +7,16 @@
 
 import type { ReconnectOptions } from './backoff.js';
 import { EventStream, type EventStreamOptions } from './event-stream.js';
+import {
+  archiveOf,
+  archiveType,
+  rangeHeader,
+  sliceRange,
+  type ArchiveInput,
+  type ByteRange,
+  type FileContent,
+  type WorkspaceArchive,
+} from './files.js';
 import type { SessionBundle, SessionInfo, UniversalEvent } from './generated/openapi.js';
 import { routes } from './generated/routes.js';
 import { installFrames } from './install-stream.js';
@@ -65,6 +75,21 @@ export interface SessionExport {
  * `exportSession` answered (its `text` is sent).
  */
 export type BundleInput = string | Uint8Array | Pick<SessionExport, 'text'>;
+
+/** Options of `listFiles`: the directory (default: the working directory) and `depth`. */
+export type ListFilesQuery = QueryParams<'listFiles'>;
+/** Options of `deleteFile` besides its path: `recursive`. */
+export type DeleteFileQuery = Omit<QueryParams<'deleteFile'>, 'path'>;
+/** Options of `uploadFiles`: the directory to unpack into (default: the working directory). */
+export type UploadFilesQuery = QueryParams<'uploadFiles'>;
+/** Options of `archiveFiles`: `path`, `all`, `maxFileBytes`, `maxBytes`. */
+export type ArchiveFilesQuery = QueryParams<'archiveFiles'>;
+
+/** Options of `readFile`. */
+export interface ReadFileOptions extends RequestOptions {
+  /** Read only this part of the file (`Range`); default: all of it. */
+  readonly range?: ByteRange;
+}
 
 /** Options of `history`: paging through a session's log. */
 export interface HistoryOptions extends RequestOptions {
@@ -360,6 +385,118 @@ export class SandboxDaemon {
     return this.#json('handoverSession', { params: { sessionId }, body }, options);
   }
 
+  // ---- workspace files ----------------------------------------------------------------
+  //
+  // Paths are relative to the session's working directory; one that is absolute or names
+  // `..` rejects with `ProblemError` 400 `invalid-path`, one that leads outside through a
+  // symlink 403 `outside-workspace`.
+
+  /**
+   * `GET /sessions/{sessionId}/files`: the entries of a directory of the workspace (`path`,
+   * default the working directory), `depth` levels down (1–32, default 1), each directory
+   * followed by its own entries in name order; symlinks are listed, not followed. Each
+   * entry has `path`, `name`, `kind` (`file`, `directory`, `symlink`, `other`), `size`,
+   * `mode`, `modifiedAt` and a symlink's `target`; `truncated` says when the listing
+   * reached its limit (10,000 entries). Nothing there rejects with `ProblemError` 404
+   * `file-not-found`, a file 409 `wrong-file-kind`.
+   */
+  listFiles(sessionId: string, query?: ListFilesQuery, options?: RequestOptions): Promise<ResponseBody<'listFiles'>> {
+    return this.#json('listFiles', { params: { sessionId }, query: { ...query } }, options);
+  }
+
+  /**
+   * `GET /sessions/{sessionId}/files/content`: a file's bytes, or with `range` only that
+   * part (`Range: bytes=…`; see `ByteRange`). No such file rejects with `ProblemError` 404
+   * `file-not-found`, a directory 409 `wrong-file-kind` (the working directory itself 409
+   * `workspace-root`), a range that starts at or past the end 416 `range-not-satisfiable`.
+   */
+  async readFile(sessionId: string, path: string, options: ReadFileOptions = {}): Promise<Uint8Array> {
+    const { range, ...request } = options;
+    const headers = range ? { range: rangeHeader(range), ...request.headers } : request.headers;
+    const { status, bytes } = await this.transport.bytes(
+      this.#call('readFile', { params: { sessionId }, query: { path }, accept: '*/*' }, { ...request, headers }),
+    );
+    // A server may answer a range with the whole file (200): the part asked for is cut here.
+    return range && status === 200 ? sliceRange(bytes, range) : bytes;
+  }
+
+  /**
+   * `PUT /sessions/{sessionId}/files/content`: writes a file, atomically (a reader sees the
+   * old content or the new, never a part), creating missing parent directories. The
+   * content is text (written as UTF-8), bytes, a `Blob` or a stream, sent as
+   * `application/octet-stream`. Answers the file's entry (the daemon answers 201 when it
+   * created the file, 200 when it replaced one, which keeps its permission bits). A
+   * directory there (or a file where a parent directory should be) rejects with
+   * `ProblemError` 409 `wrong-file-kind` (the working directory itself 409
+   * `workspace-root`), content over the daemon's `--max-upload-bytes` 413, a full disk 507
+   * `workspace-full`.
+   */
+  writeFile(
+    sessionId: string,
+    path: string,
+    content: FileContent,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'writeFile'>> {
+    return this.#json(
+      'writeFile',
+      { params: { sessionId }, query: { path }, rawBody: content, contentType: 'application/octet-stream' },
+      options,
+    );
+  }
+
+  /**
+   * `DELETE /sessions/{sessionId}/files`: deletes a file, a symlink (never what it points
+   * to) or a directory: an empty one, or with `recursive: true` everything in it. Nothing
+   * there rejects with `ProblemError` 404 `file-not-found`, a directory that is not empty
+   * (without `recursive`) 409 `directory-not-empty`, the working directory itself (`.`)
+   * 409 `workspace-root`: it is never deleted.
+   */
+  deleteFile(
+    sessionId: string,
+    path: string,
+    query?: DeleteFileQuery,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'deleteFile'>> {
+    return this.#json('deleteFile', { params: { sessionId }, query: { ...query, path } }, options);
+  }
+
+  /**
+   * `POST /sessions/{sessionId}/files/upload`: unpacks a tar or tar.gz archive into a
+   * directory of the workspace (`path`, created if missing; default the working
+   * directory), sent as `application/gzip` when it starts as gzip does, else as
+   * `application/x-tar` (a stream as `application/octet-stream`). Answers what it wrote:
+   * `files`, `directories`, `symlinks`, `bytes`. Every entry is checked before anything is
+   * written: an archive with an entry that is absolute, names `..`, is a device, FIFO or
+   * hard link, or a symlink pointing outside the workspace rejects with `ProblemError` 422
+   * `archive-entry-refused`, bytes that are no archive 422 `invalid-archive`, an archive
+   * over the daemon's limits 413.
+   */
+  async uploadFiles(
+    sessionId: string,
+    archive: ArchiveInput,
+    query?: UploadFilesQuery,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'uploadFiles'>> {
+    const contentType = await archiveType(archive);
+    return await this.#json('uploadFiles', { params: { sessionId }, query: { ...query }, rawBody: archive, contentType }, options);
+  }
+
+  /**
+   * `GET /sessions/{sessionId}/files/archive`: a tar.gz snapshot of the workspace (or of
+   * the directory `path`), entries named relative to it, with what its headers say
+   * (`WorkspaceArchive`: `data`, `files`, `bytes`, `skipped`, `skippedPaths`). Leaves out
+   * `.git`, `node_modules` and what `.gitignore` leaves out unless `all: true`, and files
+   * over `maxFileBytes` (named in `skippedPaths`); symlinks are stored as links. Files
+   * that add up to more than `maxBytes` reject with `ProblemError` 409
+   * `archive-too-large`, a path that is a file 409 `wrong-file-kind`.
+   */
+  async archiveFiles(sessionId: string, query?: ArchiveFilesQuery, options?: RequestOptions): Promise<WorkspaceArchive> {
+    const { bytes, headers } = await this.transport.bytes(
+      this.#call('archiveFiles', { params: { sessionId }, query: { ...query }, accept: '*/*' }, options),
+    );
+    return archiveOf(bytes, headers);
+  }
+
   // ---- events -------------------------------------------------------------------------
 
   /** `GET /sessions/{sessionId}/events`: one page of events with `sequence > offset` (`hasMore`). */
@@ -495,7 +632,7 @@ export class SandboxDaemon {
 }
 
 /** What a method says of its call: parameters, query, body, `Accept`. */
-type CallParts = Pick<Call, 'params' | 'query' | 'body' | 'rawBody' | 'accept'>;
+type CallParts = Pick<Call, 'params' | 'query' | 'body' | 'rawBody' | 'contentType' | 'accept'>;
 
 /** The text or bytes of a bundle to import. */
 function bundleBody(bundle: BundleInput): string | Uint8Array {

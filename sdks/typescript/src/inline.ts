@@ -11,15 +11,21 @@
 
 export {
   SandboxDaemon,
+  type ArchiveFilesQuery,
   type BundleInput,
+  type DeleteFileQuery,
   type ExportSessionQuery,
   type GetEventsQuery,
   type ImportSessionQuery,
+  type ListFilesQuery,
+  type ReadFileOptions,
   type SessionExport,
   type HistoryOptions,
   type ListSessionsQuery,
   type SandboxDaemonOptions,
+  type UploadFilesQuery,
 } from './client.js';
+export type { ArchiveInput, ByteRange, FileContent, WorkspaceArchive } from './files.js';
 export {
   Session,
   Turn,

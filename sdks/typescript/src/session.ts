@@ -8,17 +8,23 @@
 
 import type { ReconnectOptions } from './backoff.js';
 import type {
+  ArchiveFilesQuery,
   BundleInput,
+  DeleteFileQuery,
   ExportSessionQuery,
   GetEventsQuery,
   HistoryOptions,
   ImportSessionQuery,
+  ListFilesQuery,
+  ReadFileOptions,
   SandboxDaemon,
   SessionExport,
+  UploadFilesQuery,
 } from './client.js';
 import { messageBody } from './content.js';
 import { ProblemError, ProtocolError, SandboxDaemonError } from './errors.js';
 import type { EventStream, EventStreamOptions } from './event-stream.js';
+import type { ArchiveInput, FileContent, WorkspaceArchive } from './files.js';
 import type {
   PermissionReply,
   PermissionRequest,
@@ -351,6 +357,36 @@ export class Session {
   /** Continues the session on another agent (`handoverSession`): `{ agent, model?, agentMode? }`. */
   handover(body: RequestBody<'handoverSession'>, options?: RequestOptions): Promise<ResponseBody<'handoverSession'>> {
     return this.client.handoverSession(this.id, body, options);
+  }
+
+  /** The entries of a directory of the workspace, `depth` levels down (`listFiles`). */
+  listFiles(query?: ListFilesQuery, options?: RequestOptions): Promise<ResponseBody<'listFiles'>> {
+    return this.client.listFiles(this.id, query, options);
+  }
+
+  /** A file's bytes, or with `range` a part of them (`readFile`). */
+  readFile(path: string, options?: ReadFileOptions): Promise<Uint8Array> {
+    return this.client.readFile(this.id, path, options);
+  }
+
+  /** Writes a file atomically: text, bytes, a `Blob` or a stream (`writeFile`). */
+  writeFile(path: string, content: FileContent, options?: RequestOptions): Promise<ResponseBody<'writeFile'>> {
+    return this.client.writeFile(this.id, path, content, options);
+  }
+
+  /** Deletes a file, a symlink or a directory (`{ recursive: true }`: with its contents) (`deleteFile`). */
+  deleteFile(path: string, query?: DeleteFileQuery, options?: RequestOptions): Promise<void> {
+    return this.client.deleteFile(this.id, path, query, options);
+  }
+
+  /** Unpacks a tar or tar.gz archive into the workspace (`uploadFiles`). */
+  uploadFiles(archive: ArchiveInput, query?: UploadFilesQuery, options?: RequestOptions): Promise<ResponseBody<'uploadFiles'>> {
+    return this.client.uploadFiles(this.id, archive, query, options);
+  }
+
+  /** A tar.gz snapshot of the workspace with its counts and skipped paths (`archiveFiles`). */
+  archiveFiles(query?: ArchiveFilesQuery, options?: RequestOptions): Promise<WorkspaceArchive> {
+    return this.client.archiveFiles(this.id, query, options);
   }
 
   /** Cancels the running turn (`cancelTurn`). */

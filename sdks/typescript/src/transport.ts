@@ -63,14 +63,32 @@ export interface Call {
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   /** JSON body (POST; `{}` when absent). */
   readonly body?: unknown;
-  /** A body already encoded as JSON, sent as it is (wins over `body`). */
-  readonly rawBody?: string | Uint8Array;
+  /**
+   * A body sent as it is (wins over `body`): JSON text or bytes, or with `contentType`
+   * any content (a file's bytes, a tar archive), also as a `Blob` or a stream.
+   */
+  readonly rawBody?: RawBody;
+  /** `Content-Type` of the body (default `application/json`). */
+  readonly contentType?: string;
   /** `Accept` header (default: JSON or problem JSON). */
   readonly accept?: string;
   /** Extra headers for this call. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Aborts this call (`json` links it with the client's signal). */
   readonly signal?: AbortSignal | undefined;
+}
+
+/** A body sent as it is: text (sent as UTF-8), bytes, a `Blob`, or a stream of bytes. */
+export type RawBody = string | Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array>;
+
+/** A successful answer whose body was read as bytes. */
+export interface BytesResponse {
+  /** The status (200, 206, ...). */
+  readonly status: number;
+  /** The response headers. */
+  readonly headers: Headers;
+  /** The body. */
+  readonly bytes: Uint8Array;
 }
 
 const JSON_ACCEPT = 'application/json, application/problem+json';
@@ -130,21 +148,24 @@ export class Transport {
     const headers = new Headers(this.#headers);
     headers.set('accept', call.accept ?? JSON_ACCEPT);
     if (this.#token !== undefined) headers.set('authorization', `Bearer ${this.#token}`);
-    let body: string | Uint8Array | undefined;
+    let body: RawBody | undefined;
     if (call.route.method !== 'GET' && call.route.method !== 'DELETE') {
       body = call.rawBody ?? JSON.stringify(call.body ?? {});
-      headers.set('content-type', 'application/json');
+      headers.set('content-type', call.contentType ?? 'application/json');
     }
     for (const [name, value] of Object.entries(call.headers ?? {})) headers.set(name, value);
+    // A stream is sent as it is read (fetch asks for `duplex: 'half'` to take one).
+    const init: RequestInit & { duplex?: 'half' } = {
+      method: call.route.method,
+      headers,
+      ...(body === undefined ? {} : { body: body as BodyInit }),
+      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+      signal,
+    };
 
     let response: Response;
     try {
-      response = await this.#fetch(url, {
-        method: call.route.method,
-        headers,
-        ...(body === undefined ? {} : { body: body as BodyInit }),
-        signal,
-      });
+      response = await this.#fetch(url, init);
     } catch (error) {
       if (signal.aborted) throw abortReason(signal);
       throw new ConnectionError(`${call.route.method} ${url.pathname}: ${describe(error)}`, { cause: error });
@@ -174,11 +195,26 @@ export class Transport {
         return { text: '', value: undefined as T };
       }
       const what = `${call.op} response`;
-      const text = await readText(response, what, linked.signal);
+      const text = await read(response, what, linked.signal, 'text');
       const value = parseJson(text, what);
       const schema = this.validators?.responses?.[call.op];
       const checked = schema ? await validate(schema, value, what) : value;
       return { text, value: (validated ? checked : value) as T };
+    } finally {
+      linked.dispose();
+    }
+  }
+
+  /**
+   * Sends a call and reads its success body as bytes (a file, an archive: never
+   * validated), with the status and headers it came with.
+   */
+  async bytes(call: Call): Promise<BytesResponse> {
+    const linked = linkSignals(this.signal, call.signal);
+    try {
+      const response = await this.send(call, linked.signal);
+      const bytes = new Uint8Array(await read(response, `${call.op} response`, linked.signal, 'arrayBuffer'));
+      return { status: response.status, headers: response.headers, bytes };
     } finally {
       linked.dispose();
     }
@@ -201,13 +237,18 @@ export class Transport {
 
 /** Reads a JSON body; a body that is not JSON is a `ProtocolError`. */
 export async function readJson(response: Response, what: string, signal: AbortSignal): Promise<unknown> {
-  return parseJson(await readText(response, what, signal), what);
+  return parseJson(await read(response, what, signal, 'text'), what);
 }
 
-/** Reads a body as text; a body that breaks off is a `ConnectionError`. */
-async function readText(response: Response, what: string, signal: AbortSignal): Promise<string> {
+/** Reads a body as text or bytes; a body that breaks off is a `ConnectionError`. */
+async function read<K extends 'text' | 'arrayBuffer'>(
+  response: Response,
+  what: string,
+  signal: AbortSignal,
+  as: K,
+): Promise<Awaited<ReturnType<Response[K]>>> {
   try {
-    return await response.text();
+    return (await response[as]()) as Awaited<ReturnType<Response[K]>>;
   } catch (error) {
     if (signal.aborted) throw abortReason(signal);
     throw new ConnectionError(`${what} broke off: ${describe(error)}`, { cause: error });

@@ -92,6 +92,22 @@ describe('generated files', () => {
     assert.match(output, /putCredential: the success statuses 200, 201 answer different content/);
   });
 
+  it('bodies of bytes (a file, a tar.gz) get no validator; any other content stops generation', () => {
+    const validators = readFileSync(join(packageRoot, 'src', 'generated', 'validators.ts'), 'utf8');
+    assert.match(validators, /\n {2}readFile: null,\n/);
+    assert.match(validators, /\n {2}archiveFiles: null,\n/);
+    assert.match(validators, /\n {2}writeFile: FileEntrySchema,\n/);
+    const { status, output } = generate(['--out', join(temp, 'out')], (spec) => {
+      const paths = spec.paths as Record<string, { get: { responses: Record<string, { content: unknown }> } }>;
+      const read = paths['/sessions/{sessionId}/files/content']?.get;
+      assert.ok(read?.responses['200'] && read.responses['206']);
+      read.responses['200'].content = { 'text/html': { schema: { type: 'string' } } };
+      read.responses['206'].content = read.responses['200'].content;
+    });
+    assert.notEqual(status, 0);
+    assert.match(output, /readFile: unsupported success content text\/html/);
+  });
+
   it('install progress frames are generated from the itemSchema: a type and its validator', () => {
     // (That they follow the spec is the up-to-date check above.)
     const streams = readFileSync(join(packageRoot, 'src', 'generated', 'streams.ts'), 'utf8');

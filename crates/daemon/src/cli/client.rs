@@ -40,6 +40,12 @@ pub const OPERATIONS: &[(&str, &[&str])] = &[
     ("exportSession", &["sessions", "export"]),
     ("importSession", &["sessions", "import"]),
     ("handoverSession", &["sessions", "handover"]),
+    ("listFiles", &["sessions", "files", "list"]),
+    ("readFile", &["sessions", "files", "read"]),
+    ("writeFile", &["sessions", "files", "write"]),
+    ("deleteFile", &["sessions", "files", "delete"]),
+    ("uploadFiles", &["sessions", "files", "upload"]),
+    ("archiveFiles", &["sessions", "files", "archive"]),
 ];
 
 fn parse_status(value: &str) -> Result<SessionStatus, String> {
@@ -182,6 +188,9 @@ pub enum SessionsCommand {
     /// Moving a session to another daemon or agent.
     #[command(flatten)]
     Portable(super::portable::PortableCommand),
+    /// The session's workspace files: list, read, write, delete, upload, archive.
+    #[command(subcommand)]
+    Files(super::files::FilesCommand),
 }
 
 /// Paging of `get-messages`.
@@ -407,6 +416,7 @@ fn sessions_client_args(command: &SessionsCommand) -> &ClientArgs {
         ) => client,
         SessionsCommand::ToolCalls(command) => command.client(),
         SessionsCommand::Portable(command) => command.client(),
+        SessionsCommand::Files(command) => command.client(),
     }
 }
 
@@ -511,6 +521,7 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
         }) => acknowledge(client.reject_question(&id, &question_id).await),
         SessionsCommand::ToolCalls(command) => acknowledge(command.run(&client).await),
         SessionsCommand::Portable(command) => command.run(&client).await,
+        SessionsCommand::Files(command) => command.run(&client).await,
     }
 }
 

@@ -4,6 +4,7 @@
 mod client;
 mod credentials;
 mod demo;
+mod files;
 mod install;
 mod policy;
 mod portable;

@@ -16,6 +16,7 @@ use crate::serve::ConnectionTimeouts;
 use crate::server::{ServerConfig, default_data_dir, serve};
 use crate::session::SessionSettings;
 use crate::store::{StoreConfig, StoreOptions};
+use crate::workspace::FileLimits;
 
 /// Parses a duration such as `15m`, `1h 30m`, `7d` or `0`.
 fn parse_duration(value: &str) -> Result<Duration, String> {
@@ -24,6 +25,39 @@ fn parse_duration(value: &str) -> Result<Duration, String> {
     }
     humantime::parse_duration(value)
         .map_err(|e| format!("`{value}` is not a duration ({e}); e.g. 90s, 15m, 7d"))
+}
+
+/// The files API's limits (`/sessions/{id}/files...`).
+#[derive(Debug, Clone, Args)]
+pub struct FileLimitArgs {
+    /// Largest body of a file write or an upload, and the most bytes an uploaded archive
+    /// may unpack to.
+    #[arg(long, default_value_t = FileLimits::default().max_upload_bytes)]
+    pub max_upload_bytes: u64,
+    /// The most entries an uploaded archive may hold.
+    #[arg(long, default_value_t = FileLimits::default().max_upload_entries)]
+    pub max_upload_entries: u64,
+    /// A workspace snapshot (`files/archive`) leaves out files larger than this unless
+    /// the request says otherwise.
+    #[arg(long, default_value_t = FileLimits::default().archive_max_file_bytes)]
+    pub archive_max_file_bytes: u64,
+    /// A workspace snapshot whose files add up to more is refused unless the request says
+    /// otherwise.
+    #[arg(long, default_value_t = FileLimits::default().archive_max_bytes)]
+    pub archive_max_bytes: u64,
+}
+
+impl FileLimitArgs {
+    /// The limits these flags set.
+    pub fn limits(&self) -> FileLimits {
+        FileLimits {
+            max_upload_bytes: self.max_upload_bytes,
+            max_upload_entries: self.max_upload_entries,
+            archive_max_file_bytes: self.archive_max_file_bytes,
+            archive_max_bytes: self.archive_max_bytes,
+            ..FileLimits::default()
+        }
+    }
 }
 
 /// Options of the server.
@@ -102,6 +136,9 @@ pub struct ServerArgs {
     /// Where agent downloads come from.
     #[command(flatten)]
     pub install: super::install::InstallArgs,
+    /// The files API's limits.
+    #[command(flatten)]
+    pub files: FileLimitArgs,
     /// How long stopping (Ctrl-C, SIGTERM) may take: agents stopped, connections closed,
     /// and a store that cannot write (full disk, database gone) retried. Events still
     /// unwritten then are reported by session and the daemon exits with an error.
@@ -196,6 +233,7 @@ impl ServerArgs {
                 retain_ended: self.retain_ended,
                 agent_user,
                 host_tools: crate::host_tools::HostBroker::new(host_tool_secret),
+                files: self.files.limits(),
                 ..SessionSettings::new(data_dir, default_cwd)
             },
             store: self.store.as_deref().map(StoreConfig::parse).transpose()?,

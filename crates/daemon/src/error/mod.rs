@@ -5,8 +5,10 @@ use axum::response::{IntoResponse, Response};
 use sandbox_universal::{AgentError, ProblemDetails};
 
 use crate::session::SessionError;
+use crate::workspace::WorkspaceError;
 
 mod session;
+mod workspace;
 
 /// Prefix of every problem `type` URI.
 pub const PROBLEM_TYPE_PREFIX: &str = "urn:sandbox-daemon:problem:";
@@ -23,6 +25,11 @@ pub enum ApiError {
     /// The body is not declared as JSON.
     #[error("expected `Content-Type: application/json`")]
     UnsupportedMediaType,
+    /// An upload's body is not declared as a tar or gzip archive.
+    #[error(
+        "expected `Content-Type: application/x-tar` or `application/gzip` (or `application/octet-stream`)"
+    )]
+    NotAnArchiveType,
     /// The body exceeds the configured limit.
     #[error("the request body is larger than the limit of {limit} bytes")]
     PayloadTooLarge {
@@ -113,6 +120,10 @@ pub enum ApiError {
     /// The agent failed to carry out the request.
     #[error("the agent failed: {0}")]
     Agent(AgentError),
+    /// A files API operation failed; its status, `type` and title are fixed in
+    /// `error/workspace.rs`.
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
     /// Missing or wrong bearer token.
     #[error("missing or invalid bearer token; send `Authorization: Bearer <token>`")]
     Unauthorized,
@@ -145,7 +156,9 @@ impl ApiError {
             Self::InvalidBody(_) | Self::PolicyUnsupported(_) | Self::InvalidCredential(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
-            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::UnsupportedMediaType | Self::NotAnArchiveType => {
+                StatusCode::UNSUPPORTED_MEDIA_TYPE
+            }
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UriTooLong { .. } => StatusCode::URI_TOO_LONG,
             Self::HeadersTooLarge { .. } => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
@@ -160,6 +173,7 @@ impl ApiError {
             | Self::AgentNotInstalled(_)
             | Self::InstallUnavailable(_) => StatusCode::CONFLICT,
             Self::Session(error) => session::kind(error).status,
+            Self::Workspace(error) => workspace::kind(error).status,
             Self::Agent(AgentError::TokenError { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::Agent(AgentError::RequestGone { .. }) => StatusCode::CONFLICT,
             Self::Agent(_) => StatusCode::BAD_GATEWAY,
@@ -174,7 +188,7 @@ impl ApiError {
         match self {
             Self::MalformedJson(_) => "malformed-json",
             Self::InvalidBody(_) => "invalid-body",
-            Self::UnsupportedMediaType => "unsupported-media-type",
+            Self::UnsupportedMediaType | Self::NotAnArchiveType => "unsupported-media-type",
             Self::PayloadTooLarge { .. } => "payload-too-large",
             Self::UriTooLong { .. } => "uri-too-long",
             Self::HeadersTooLarge { .. } => "headers-too-large",
@@ -195,6 +209,7 @@ impl ApiError {
             Self::InvalidCredential(_) => "invalid-credential",
             Self::InstallUnavailable(_) => "install-unavailable",
             Self::Session(error) => session::kind(error).slug,
+            Self::Workspace(error) => workspace::kind(error).slug,
             Self::Agent(AgentError::TokenError { .. }) => "agent-credential-rejected",
             Self::Agent(AgentError::RequestGone { .. }) => "agent-request-gone",
             Self::Agent(_) => "agent-error",
@@ -211,7 +226,7 @@ impl ApiError {
         match self {
             Self::MalformedJson(_) => "Malformed JSON body",
             Self::InvalidBody(_) => "Invalid request body",
-            Self::UnsupportedMediaType => "Unsupported media type",
+            Self::UnsupportedMediaType | Self::NotAnArchiveType => "Unsupported media type",
             Self::PayloadTooLarge { .. } => "Request body too large",
             Self::UriTooLong { .. } => "URL too long",
             Self::HeadersTooLarge { .. } => "Request headers too large",
@@ -232,6 +247,7 @@ impl ApiError {
             Self::InvalidCredential(_) => "Not a login of this agent",
             Self::InstallUnavailable(_) => "Install not available",
             Self::Session(error) => session::kind(error).title,
+            Self::Workspace(error) => workspace::kind(error).title,
             Self::Agent(AgentError::TokenError { .. }) => "Agent credential rejected",
             Self::Agent(AgentError::RequestGone { .. }) => "Request no longer pending at the agent",
             Self::Agent(_) => "Agent error",
@@ -304,7 +320,9 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if matches!(
             self,
-            Self::Internal(_) | Self::Session(SessionError::Unreadable { .. })
+            Self::Internal(_)
+                | Self::Session(SessionError::Unreadable { .. })
+                | Self::Workspace(WorkspaceError::Internal(_))
         ) {
             tracing::error!(error = %self, "internal error");
         }

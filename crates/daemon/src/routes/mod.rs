@@ -1,8 +1,10 @@
 //! HTTP routes: thin translations from HTTP to the session manager and drivers.
 
 pub mod agents;
+pub mod body;
 pub mod credentials;
 pub mod events;
+pub mod files;
 pub mod health;
 pub mod hitl;
 pub mod openapi;
@@ -95,4 +97,8 @@ api_table! {
     [portable::export_session]
     [portable::import_session]
     [portable::handover_session]
+    [files::list_files, files::delete_file]
+    [files::read_file, files::write_file]
+    [files::upload_files]
+    [files::archive_files]
 }

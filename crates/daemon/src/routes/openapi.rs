@@ -31,6 +31,7 @@ use sandbox_universal::constraints::{SEQUENCE, SESSION_ID};
         (name = "sessions", description = "Sessions and turns"),
         (name = "events", description = "A session's event log"),
         (name = "hitl", description = "Human in the loop: permissions and questions"),
+        (name = "files", description = "The session's workspace: list, read, write, delete, upload, snapshot"),
     ),
     components(schemas(sandbox_universal::InstallProgress, sandbox_universal::HostToolCall)),
     modifiers(&BearerAuth)
@@ -251,6 +252,16 @@ fn complete_operation(method: &str, operation: &mut Value, auth: DocAuth) {
         operation["requestBody"]["required"] = json!(auth == DocAuth::NoToken);
     }
     let has_body = operation.get("requestBody").is_some();
+    // A body of raw bytes (a file, an archive) may be empty (but for a `--no-token` POST,
+    // which must declare its type), and is not JSON: the JSON body's 415 and 422 are not
+    // its own (the operation states what it refuses).
+    let json_body = operation["requestBody"]["content"]
+        .as_object()
+        .is_some_and(|c| c.contains_key("application/json"));
+    if has_body && !json_body {
+        operation["requestBody"]["required"] =
+            json!(auth == DocAuth::NoToken && method.eq_ignore_ascii_case("post"));
+    }
     let secured = operation["security"]
         .as_array()
         .is_some_and(|s| !s.is_empty());
@@ -283,6 +294,8 @@ fn complete_operation(method: &str, operation: &mut Value, auth: DocAuth) {
     }
     if has_body {
         add("413", problem("The body is larger than the limit"));
+    }
+    if json_body {
         add(
             "415",
             problem("The body is not declared as `application/json`"),
@@ -305,7 +318,6 @@ fn complete_operation(method: &str, operation: &mut Value, auth: DocAuth) {
             .expect("operation")
             .remove("security");
     }
-    let _ = method;
 }
 
 /// The schema constraints of path, query and header parameters the daemon enforces

@@ -6,10 +6,8 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures::StreamExt;
 use sandbox_universal::{HandoverRequest, ProblemDetails, SessionBundle, SessionInfo};
 use serde::Deserialize;
-use tokio::io::AsyncWriteExt;
 use utoipa::IntoParams;
 
 use super::AppState;
@@ -132,34 +130,9 @@ pub async fn import_session(
 /// Writes `body` to the spool file: at most [`MAX_BUNDLE_BYTES`], each chunk within
 /// `idle` of the last.
 async fn spool_body(body: Body, spool: &Spool, idle: std::time::Duration) -> Result<(), ApiError> {
-    let mut file = tokio::fs::File::create(&spool.path)
-        .await
-        .map_err(|e| ApiError::Internal(format!("spooling the bundle: {e}")))?;
-    let mut stream = body.into_data_stream();
-    let mut written = 0usize;
-    loop {
-        let chunk = tokio::time::timeout(idle, stream.next())
-            .await
-            .map_err(|_| ApiError::RequestTimeout {
-                part: "body",
-                after: idle,
-            })?;
-        let Some(chunk) = chunk else { break };
-        let chunk =
-            chunk.map_err(|e| ApiError::InvalidFraming(format!("the body cannot be read: {e}")))?;
-        written += chunk.len();
-        if written > MAX_BUNDLE_BYTES {
-            return Err(ApiError::PayloadTooLarge {
-                limit: MAX_BUNDLE_BYTES,
-            });
-        }
-        file.write_all(&chunk)
-            .await
-            .map_err(|e| ApiError::Internal(format!("spooling the bundle: {e}")))?;
-    }
-    file.flush()
-        .await
-        .map_err(|e| ApiError::Internal(format!("spooling the bundle: {e}")))
+    let failed = |e| ApiError::Internal(format!("spooling the bundle: {e}"));
+    let mut file = tokio::fs::File::create(&spool.path).await.map_err(failed)?;
+    super::body::copy_to_file(body, &mut file, MAX_BUNDLE_BYTES as u64, idle, failed).await
 }
 
 /// Continues the session on another agent (or the same one afresh): the earlier turns

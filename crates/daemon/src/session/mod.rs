@@ -61,6 +61,8 @@ pub struct SessionSettings {
     pub agent_user: Option<sandbox_agents::user::AgentUser>,
     /// The host tool broker: the MCP endpoint's tokens, the http tool caller.
     pub host_tools: std::sync::Arc<crate::host_tools::HostBroker>,
+    /// The files API's limits.
+    pub files: crate::workspace::FileLimits,
 }
 
 impl SessionSettings {
@@ -75,6 +77,7 @@ impl SessionSettings {
             evict_after: DEFAULT_EVICT_AFTER,
             agent_user: None,
             host_tools: crate::host_tools::HostBroker::new(None),
+            files: crate::workspace::FileLimits::default(),
         }
     }
 }

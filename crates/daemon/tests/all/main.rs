@@ -22,6 +22,7 @@ mod concurrency;
 mod connections;
 mod credentials_api;
 mod faults;
+mod files;
 mod full_disk;
 mod host_tools;
 mod install_e2e;

@@ -172,7 +172,7 @@ async fn no_daemon_secret_reaches_an_agent_process() {
 }
 
 /// Creates (once) a system user for these tests, or says why it cannot.
-fn test_user(name: &str) -> Option<sandbox_agents::user::AgentUser> {
+pub(crate) fn test_user(name: &str) -> Option<sandbox_agents::user::AgentUser> {
     if let Ok(user) = sandbox_agents::user::AgentUser::lookup(name) {
         return Some(user);
     }
@@ -198,7 +198,7 @@ fn test_user(name: &str) -> Option<sandbox_agents::user::AgentUser> {
     sandbox_agents::user::AgentUser::lookup(name).ok()
 }
 
-fn skip<T>(why: &str) -> Option<T> {
+pub(crate) fn skip<T>(why: &str) -> Option<T> {
     if std::env::var("SANDBOX_REQUIRE_USERS").as_deref() == Ok("1") {
         panic!("SANDBOX_REQUIRE_USERS=1 but {why}");
     }

@@ -3,9 +3,11 @@
 Start with :class:`Client` (or :class:`AsyncClient`), :class:`LocalDaemon` to run a
 daemon binary here, and :meth:`Client.start_session` / :meth:`Session.turn` for whole
 turns with permissions, questions and host tool calls answered by handlers, and
-:meth:`Client.install_agent_progress` to follow an agent's install. Messages are text or
-parts (:func:`text_part`, :func:`image_part`). Every model is in
-:mod:`sandbox_daemon.models`.
+:meth:`Client.install_agent_progress` to follow an agent's install. A session's workspace
+is read and written with :meth:`Client.read_file`, :meth:`Client.write_file`,
+:meth:`Client.upload_files` (tar archives), :meth:`Client.archive_files` (snapshots) and
+their kin. Messages are text or parts (:func:`text_part`, :func:`image_part`). Every model
+is in :mod:`sandbox_daemon.models`.
 """
 
 from . import models
@@ -48,6 +50,7 @@ from .errors import (
     TurnInterruptedError,
 )
 from .events import Event, EventsPage, UnrecognizedEvent, parse_event
+from .files import ArchiveSource, FileArchive, FileContent, ReadRange
 from .install import AsyncInstallStream, InstallFrame, InstallStream, UnrecognizedInstallProgress
 from .local import LocalDaemon, find_binary
 from .options import SessionOptions
@@ -62,6 +65,7 @@ __all__ = [
     "DEFAULT_RETRY",
     "NO_RETRY",
     "AgentId",
+    "ArchiveSource",
     "AsyncClient",
     "AsyncEventStream",
     "AsyncInstallStream",
@@ -77,6 +81,8 @@ __all__ = [
     "Event",
     "EventStream",
     "EventsPage",
+    "FileArchive",
+    "FileContent",
     "HostTool",
     "InstallFrame",
     "InstallStream",
@@ -92,6 +98,7 @@ __all__ = [
     "QuestionAnswer",
     "QuestionHandler",
     "QuestionRequest",
+    "ReadRange",
     "Reconnect",
     "ResponseError",
     "RetryPolicy",

@@ -1,6 +1,7 @@
 """Every operation of the API as a request description, shared by both clients.
 
-A :class:`Call` says what to send (method, path, query, headers, JSON body), whether the
+A :class:`Call` says what to send (method, path, query, headers, body: JSON, or raw bytes
+with their content type), whether the
 operation may be repeated safely, and how to read a successful answer. The clients only
 send calls and parse answers; nothing here does I/O.
 """
@@ -24,6 +25,8 @@ from ._generated.models import (
     CreateSessionRequest,
     CreateSessionResponse,
     CredentialsResponse,
+    FileEntry,
+    FileListing,
     HandoverRequest,
     HealthResponse,
     HostTool,
@@ -48,10 +51,12 @@ from ._generated.models import (
     ToolCallRejectRequest,
     ToolCallResultRequest,
     ToolPolicy,
+    UploadSummary,
 )
 from .content import MessageInput, message_fields
 from .errors import ResponseError
 from .events import EventsPage
+from .files import GZIP, OCTET_STREAM, FileArchive, ReadRange, archive_content_type, range_header
 from .portable import SessionExport
 
 T = TypeVar("T")
@@ -67,10 +72,10 @@ class Operation:
 
     ``idempotent`` marks the operations that may be sent again after a connection error
     (or a ``503``) without changing the outcome: every ``GET``, ``PUT`` and ``DELETE``
-    (``putCredential`` stores the same login again, answering ``200`` instead of ``201``),
-    and the ``POST`` s whose contract makes a repeat harmless (``endSession``: "ending an
-    ended session answers it as it is"; ``installAgent``: an installed agent "answers at
-    once").
+    (``putCredential`` stores the same login again, answering ``200`` instead of ``201``;
+    ``writeFile`` writes the same bytes again), and the ``POST`` s whose contract makes a
+    repeat harmless (``endSession``: "ending an ended session answers it as it is";
+    ``installAgent``: an installed agent "answers at once"). ``uploadFiles`` is not one.
     """
 
     operation_id: str
@@ -101,6 +106,14 @@ OPERATIONS: Mapping[str, Operation] = {
         Operation("getEvents", "GET", "/sessions/{sessionId}/events", True),
         Operation("streamEvents", "GET", "/sessions/{sessionId}/events/sse", True),
         Operation("exportSession", "GET", "/sessions/{sessionId}/export", True),
+        Operation("deleteFile", "DELETE", "/sessions/{sessionId}/files", True),
+        Operation("listFiles", "GET", "/sessions/{sessionId}/files", True),
+        Operation("archiveFiles", "GET", "/sessions/{sessionId}/files/archive", True),
+        Operation("readFile", "GET", "/sessions/{sessionId}/files/content", True),
+        Operation("writeFile", "PUT", "/sessions/{sessionId}/files/content", True),
+        # Unpacking the same archive twice gives the same files, but the daemon does not
+        # promise it (a file written in between would be replaced again): never repeated.
+        Operation("uploadFiles", "POST", "/sessions/{sessionId}/files/upload", False),
         Operation("handoverSession", "POST", "/sessions/{sessionId}/handover", False),
         Operation("importSession", "POST", "/sessions/{sessionId}/import", False),
         Operation("sendMessage", "POST", "/sessions/{sessionId}/messages", False),
@@ -138,7 +151,9 @@ class Call(Generic[T]):
     body: Any = None
     accept: str = JSON
     raw_body: bytes | None = None
-    """A body already encoded as JSON, sent as it is (instead of ``body``)."""
+    """A body already encoded, sent as it is (instead of ``body``), as ``content_type``."""
+    content_type: str = JSON
+    """The ``Content-Type`` of the body (of ``raw_body``: JSON unless the call says)."""
 
     @property
     def path(self) -> str:
@@ -156,12 +171,12 @@ class Call(Generic[T]):
         """The headers of this call (``Accept``, ``Content-Type`` and the call's own)."""
         headers = {"Accept": self.accept}
         if self.operation.method not in ("GET", "DELETE"):
-            headers["Content-Type"] = JSON
+            headers["Content-Type"] = self.content_type
         headers.update(self.headers)
         return headers
 
     def content(self) -> bytes | None:
-        """The JSON body to send, encoded (``None`` when the call has none)."""
+        """The body to send, encoded (``None`` when the call has none)."""
         if self.operation.method in ("GET", "DELETE"):
             return None
         if self.raw_body is not None:
@@ -206,6 +221,10 @@ def _session_export(response: httpx.Response) -> SessionExport:
 
 def _no_content(response: httpx.Response) -> None:
     return None
+
+
+def _raw(response: httpx.Response) -> bytes:
+    return response.content
 
 
 def _json_object(response: httpx.Response) -> dict[str, Any]:
@@ -575,4 +594,80 @@ def handover_session(
         _model(SessionInfo),
         path_params={"sessionId": session_id},
         body=wire_body(HandoverRequest, agent=agent, model=model, agent_mode=agent_mode),
+    )
+
+
+def list_files(session_id: str, path: str | None, depth: int | None) -> Call[FileListing]:
+    """``GET /sessions/{sessionId}/files``."""
+    return Call(
+        _op("listFiles"),
+        _model(FileListing),
+        path_params={"sessionId": session_id},
+        params=_query(path=path, depth=depth),
+    )
+
+
+def read_file(session_id: str, path: str, part: ReadRange | None) -> Call[bytes]:
+    """``GET /sessions/{sessionId}/files/content``, with ``Range`` when ``part`` is given."""
+    headers = {} if part is None else {"Range": range_header(part)}
+    return Call(
+        _op("readFile"),
+        _raw,
+        path_params={"sessionId": session_id},
+        params=_query(path=path),
+        headers=headers,
+        accept=OCTET_STREAM,
+    )
+
+
+def write_file(session_id: str, path: str, content: bytes) -> Call[FileEntry]:
+    """``PUT /sessions/{sessionId}/files/content``: ``content`` is sent byte for byte."""
+    return Call(
+        _op("writeFile"),
+        _model(FileEntry),
+        path_params={"sessionId": session_id},
+        params=_query(path=path),
+        raw_body=content,
+        content_type=OCTET_STREAM,
+    )
+
+
+def delete_file(session_id: str, path: str, recursive: bool | None) -> Call[None]:
+    """``DELETE /sessions/{sessionId}/files``."""
+    return Call(
+        _op("deleteFile"),
+        _no_content,
+        path_params={"sessionId": session_id},
+        params=_query(path=path, recursive=recursive),
+    )
+
+
+def upload_files(session_id: str, archive: bytes, path: str | None) -> Call[UploadSummary]:
+    """``POST /sessions/{sessionId}/files/upload``: the archive is sent byte for byte, as
+    ``application/gzip`` when it is gzip-compressed, else ``application/x-tar``.
+    """
+    return Call(
+        _op("uploadFiles"),
+        _model(UploadSummary),
+        path_params={"sessionId": session_id},
+        params=_query(path=path),
+        raw_body=archive,
+        content_type=archive_content_type(archive),
+    )
+
+
+def archive_files(
+    session_id: str,
+    path: str | None,
+    all: bool | None,
+    max_file_bytes: int | None,
+    max_bytes: int | None,
+) -> Call[FileArchive]:
+    """``GET /sessions/{sessionId}/files/archive``."""
+    return Call(
+        _op("archiveFiles"),
+        FileArchive.from_response,
+        path_params={"sessionId": session_id},
+        params=_query(path=path, all=all, maxFileBytes=max_file_bytes, maxBytes=max_bytes),
+        accept=GZIP,
     )

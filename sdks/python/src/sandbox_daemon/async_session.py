@@ -15,6 +15,8 @@ from ._core import ReconnectHook
 from ._generated.models import (
     AgentId,
     CancelResponse,
+    FileEntry,
+    FileListing,
     MessagePart,
     PermissionAskedEvent,
     PermissionReply,
@@ -23,6 +25,7 @@ from ._generated.models import (
     SessionInfo,
     ToolCallRequestedEvent,
     TurnEndedEvent,
+    UploadSummary,
 )
 from ._turn import (
     AsyncPermissionHandler,
@@ -38,6 +41,7 @@ from ._turn import (
 from .content import MessageInput
 from .errors import ProblemError, SandboxDaemonError
 from .events import Event, EventsPage
+from .files import ArchiveSource, FileArchive, FileContent, ReadRange
 from .portable import BundleSource, SessionExport
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
@@ -201,6 +205,41 @@ class AsyncSession:
         """
         return await self.client.handover_session(
             self.id, agent=agent, model=model, agent_mode=agent_mode
+        )
+
+    async def list_files(self, path: str | None = None, *, depth: int | None = None) -> FileListing:
+        """A directory of the session's workspace, ``depth`` levels down (``listFiles``)."""
+        return await self.client.list_files(self.id, path, depth=depth)
+
+    async def read_file(self, path: str, *, range: ReadRange | None = None) -> bytes:
+        """A file's bytes, or the part ``range`` says (``readFile``)."""
+        return await self.client.read_file(self.id, path, range=range)
+
+    async def write_file(self, path: str, content: FileContent) -> FileEntry:
+        """Write a file of the workspace, atomically (``writeFile``)."""
+        return await self.client.write_file(self.id, path, content)
+
+    async def delete_file(self, path: str, *, recursive: bool | None = None) -> None:
+        """Delete a file, a symlink or a directory (``recursive``) (``deleteFile``)."""
+        await self.client.delete_file(self.id, path, recursive=recursive)
+
+    async def upload_files(
+        self, archive: ArchiveSource, *, path: str | None = None
+    ) -> UploadSummary:
+        """Unpack a tar or tar.gz archive into the workspace (``uploadFiles``)."""
+        return await self.client.upload_files(self.id, archive, path=path)
+
+    async def archive_files(
+        self,
+        path: str | None = None,
+        *,
+        all: bool | None = None,
+        max_file_bytes: int | None = None,
+        max_bytes: int | None = None,
+    ) -> FileArchive:
+        """A tar.gz snapshot of the workspace, with its counts (``archiveFiles``)."""
+        return await self.client.archive_files(
+            self.id, path, all=all, max_file_bytes=max_file_bytes, max_bytes=max_bytes
         )
 
     async def cancel(self) -> CancelResponse:

@@ -30,6 +30,8 @@ from ._generated.models import (
     CancelResponse,
     CreateSessionResponse,
     CredentialsResponse,
+    FileEntry,
+    FileListing,
     HealthResponse,
     HostTool,
     InstallResponse,
@@ -46,10 +48,19 @@ from ._generated.models import (
     StoredLoginInfo,
     SystemPromptMode,
     ToolPolicy,
+    UploadSummary,
 )
 from .content import MessageInput
 from .errors import ProblemError
 from .events import Event, EventsPage
+from .files import (
+    ArchiveSource,
+    FileArchive,
+    FileContent,
+    ReadRange,
+    archive_bytes,
+    content_bytes,
+)
 from .install import InstallStream
 from .options import SessionOptions
 from .portable import BundleSource, SessionExport, bundle_bytes
@@ -460,6 +471,89 @@ class Client:
         ``invalid-session-config``. Never retried.
         """
         return self._send(ops.handover_session(session_id, agent, model, agent_mode))
+
+    # --- workspace files ------------------------------------------------------------------
+
+    def list_files(
+        self, session_id: str, path: str | None = None, *, depth: int | None = None
+    ) -> FileListing:
+        """``GET /sessions/{sessionId}/files``: the entries of a directory of the session's
+        workspace (``path``, relative to its working directory, ``/``-separated; default: the
+        working directory itself), ``depth`` levels down (default 1, at most 32), each
+        directory followed by its own entries in name order. Symlinks are listed, not
+        followed; ``truncated`` says the listing stopped at 10,000 entries. Nothing there is
+        a ``404`` ``file-not-found``, a file a ``409`` ``wrong-file-kind``.
+        """
+        return self._send(ops.list_files(session_id, path, depth))
+
+    def read_file(self, session_id: str, path: str, *, range: ReadRange | None = None) -> bytes:
+        """``GET /sessions/{sessionId}/files/content``: a file's bytes; with ``range`` only
+        that part (``(first, last)`` offsets, both included, ``last`` ``None`` for the rest
+        of the file, or a ``Range`` header value such as ``"bytes=-100"``, the last 100).
+        A range that starts past the end is a ``416`` ``range-not-satisfiable`` (its
+        ``Content-Range`` header, ``bytes */size``, is in the error's ``headers``); several
+        ranges answer the whole file. A directory is a ``409`` ``wrong-file-kind``.
+        """
+        return self._send(ops.read_file(session_id, path, range))
+
+    def write_file(self, session_id: str, path: str, content: FileContent) -> FileEntry:
+        """``PUT /sessions/{sessionId}/files/content``: write a file, creating missing parent
+        directories, and answer its entry. ``content`` is bytes, text (sent as UTF-8) or a
+        binary file object (read to its end first); it is sent as
+        ``application/octet-stream``. The daemon writes it atomically (a reader sees the old
+        content or the new) and answers ``201`` when it created the file, ``200`` when it
+        replaced one (which keeps its permission bits). Retried after a connection error:
+        writing the same bytes again gives the same file. A directory at ``path`` is a
+        ``409`` ``wrong-file-kind``; a body over ``--max-upload-bytes`` a ``413``.
+        """
+        return self._send(ops.write_file(session_id, path, content_bytes(content)))
+
+    def delete_file(self, session_id: str, path: str, *, recursive: bool | None = None) -> None:
+        """``DELETE /sessions/{sessionId}/files``: delete a file, a symlink (never what it
+        points to) or an empty directory; ``recursive=True`` deletes a directory with
+        everything in it (without, a ``409`` ``directory-not-empty``). Nothing there is a
+        ``404`` ``file-not-found``, as is a retry whose first try went through; the workspace
+        itself (``.``) a ``409`` ``workspace-root``.
+        """
+        self._send(ops.delete_file(session_id, path, recursive))
+
+    def upload_files(
+        self, session_id: str, archive: ArchiveSource, *, path: str | None = None
+    ) -> UploadSummary:
+        """``POST /sessions/{sessionId}/files/upload``: unpack a tar or tar.gz archive into
+        the directory ``path`` of the workspace (created if missing; default: the working
+        directory) and answer what it wrote. ``archive`` is the archive's bytes, a binary
+        file object or a path-like to an archive file; it is sent as ``application/gzip``
+        when it is gzip-compressed, else as ``application/x-tar``. Never retried.
+
+        Every entry is checked before anything is written: an entry that is absolute or
+        names ``..``, a device node, a FIFO, a hard link or a symlink pointing outside the
+        workspace refuses the whole archive (``422`` ``archive-entry-refused``), as a body
+        that is not an archive does (``422`` ``invalid-archive``); too many entries or bytes
+        are a ``413`` ``files-limit-exceeded``.
+        """
+        data = archive_bytes(archive)
+        return self._send(ops.upload_files(session_id, data, path))
+
+    def archive_files(
+        self,
+        session_id: str,
+        path: str | None = None,
+        *,
+        all: bool | None = None,
+        max_file_bytes: int | None = None,
+        max_bytes: int | None = None,
+    ) -> FileArchive:
+        """``GET /sessions/{sessionId}/files/archive``: a tar.gz snapshot of the workspace
+        (or of its directory ``path``), entries named relative to it, as a
+        :class:`~sandbox_daemon.FileArchive`: the archive (``content``, ``open()`` for
+        :mod:`tarfile`, ``save(path)``) and its counts (``files``, ``bytes``, ``skipped``,
+        ``skipped_paths`` decoded). Leaves out ``.git``, ``node_modules`` and what
+        ``.gitignore`` ignores unless ``all``, and files over ``max_file_bytes`` (default
+        the daemon's, 1 MiB; named in ``skipped_paths``). Files adding up to more than
+        ``max_bytes`` (default 12 MiB) are a ``409`` ``archive-too-large``.
+        """
+        return self._send(ops.archive_files(session_id, path, all, max_file_bytes, max_bytes))
 
     # --- events ---------------------------------------------------------------------------
 

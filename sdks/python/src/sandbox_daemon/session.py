@@ -14,6 +14,8 @@ from ._core import ReconnectHook
 from ._generated.models import (
     AgentId,
     CancelResponse,
+    FileEntry,
+    FileListing,
     MessagePart,
     PermissionAskedEvent,
     PermissionReply,
@@ -22,6 +24,7 @@ from ._generated.models import (
     SessionInfo,
     ToolCallRequestedEvent,
     TurnEndedEvent,
+    UploadSummary,
 )
 from ._turn import (
     PermissionHandler,
@@ -37,6 +40,7 @@ from ._turn import (
 from .content import MessageInput
 from .errors import ProblemError, SandboxDaemonError
 from .events import Event, EventsPage
+from .files import ArchiveSource, FileArchive, FileContent, ReadRange
 from .portable import BundleSource, SessionExport
 from .retry import RetryPolicy
 from .stream import EventStream
@@ -191,6 +195,39 @@ class Session:
         """
         return self.client.handover_session(
             self.id, agent=agent, model=model, agent_mode=agent_mode
+        )
+
+    def list_files(self, path: str | None = None, *, depth: int | None = None) -> FileListing:
+        """A directory of the session's workspace, ``depth`` levels down (``listFiles``)."""
+        return self.client.list_files(self.id, path, depth=depth)
+
+    def read_file(self, path: str, *, range: ReadRange | None = None) -> bytes:
+        """A file's bytes, or the part ``range`` says (``readFile``)."""
+        return self.client.read_file(self.id, path, range=range)
+
+    def write_file(self, path: str, content: FileContent) -> FileEntry:
+        """Write a file of the workspace, atomically (``writeFile``)."""
+        return self.client.write_file(self.id, path, content)
+
+    def delete_file(self, path: str, *, recursive: bool | None = None) -> None:
+        """Delete a file, a symlink or a directory (``recursive``) (``deleteFile``)."""
+        self.client.delete_file(self.id, path, recursive=recursive)
+
+    def upload_files(self, archive: ArchiveSource, *, path: str | None = None) -> UploadSummary:
+        """Unpack a tar or tar.gz archive into the workspace (``uploadFiles``)."""
+        return self.client.upload_files(self.id, archive, path=path)
+
+    def archive_files(
+        self,
+        path: str | None = None,
+        *,
+        all: bool | None = None,
+        max_file_bytes: int | None = None,
+        max_bytes: int | None = None,
+    ) -> FileArchive:
+        """A tar.gz snapshot of the workspace, with its counts (``archiveFiles``)."""
+        return self.client.archive_files(
+            self.id, path, all=all, max_file_bytes=max_file_bytes, max_bytes=max_bytes
         )
 
     def cancel(self) -> CancelResponse:

@@ -306,6 +306,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{sessionId}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Lists a directory of the session's workspace, `depth` levels down, each directory
+         *     followed by its entries in name order; symlinks are listed, not followed. At most
+         *     10,000 entries (`truncated` says when more were left out).
+         */
+        get: operations["listFiles"];
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a file, a symlink (never what it points to) or a directory (with its contents
+         *     only when `recursive=true`) in the session's workspace.
+         */
+        delete: operations["deleteFile"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/files/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tar.gz snapshot of the workspace (or a directory in it), entries named relative to
+         *     it. By default without `.git`, `node_modules` and what `.gitignore` leaves out (`all`
+         *     takes everything), files over `maxFileBytes` left out and named in
+         *     `X-Archive-Skipped-Paths`, and refused (409 `archive-too-large`) when the rest adds up
+         *     to more than `maxBytes`. Symlinks are stored as links.
+         */
+        get: operations["archiveFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/files/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's bytes. `Range: bytes=a-b` (or `a-`, or `-n`) answers that part (206); a
+         *     range past the end answers 416; several ranges answer the whole file.
+         */
+        get: operations["readFile"];
+        /**
+         * Writes a file from the request body (any content type), atomically: the body goes to
+         *     a temporary file beside it, renamed over the path once complete, so a reader sees the
+         *     old content or the new, never a part. Missing parent directories are created. A file
+         *     it replaces keeps its permission bits; a new one is created as the agents create
+         *     theirs. At most `--max-upload-bytes` (512 MiB).
+         */
+        put: operations["writeFile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/files/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unpacks a tar or tar.gz archive (told apart by its first bytes) into a directory of
+         *     the workspace. Every entry is checked before anything is written: entries that are
+         *     absolute or name `..`, device nodes, FIFOs, hard links and symlinks pointing outside
+         *     the workspace are refused (422), as are archives over `--max-upload-entries` (100,000)
+         *     or unpacking to more than `--max-upload-bytes` (413). Files and symlinks in the way
+         *     are replaced; symlinks in the workspace are never written through to outside it.
+         */
+        post: operations["uploadFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{sessionId}/handover": {
         parameters: {
             query?: never;
@@ -1026,6 +1125,51 @@ export interface components {
          * @enum {string}
          */
         FileEncoding: "utf8" | "base64";
+        /** @description One file, directory or link in a workspace. */
+        FileEntry: {
+            /** @description What it is. */
+            kind: components["schemas"]["FileKind"];
+            /**
+             * Format: int32
+             * @description Its permission bits, e.g. `420` (`0o644`).
+             */
+            mode: number;
+            /**
+             * Format: date-time
+             * @description When its content last changed.
+             */
+            modifiedAt: string;
+            /** @description Its name (the path's last component; empty for the working directory itself). */
+            name: string;
+            /** @description Its path, relative to the session's working directory. */
+            path: string;
+            /**
+             * Format: int64
+             * @description Its size in bytes (a symlink's: the length of its target).
+             */
+            size: number;
+            /** @description A symlink's target, as written in the link. */
+            target?: string | null;
+        };
+        /**
+         * @description What a directory entry is. A symlink is reported as itself, never followed.
+         * @enum {string}
+         */
+        FileKind: "file" | "directory" | "symlink" | "other";
+        /** @description `GET /sessions/{id}/files`: a directory's entries, depth first in name order. */
+        FileListing: {
+            /**
+             * Format: int32
+             * @description How many levels below it were listed.
+             */
+            depth: number;
+            /** @description Its entries, each directory followed by its own entries (down to `depth`). */
+            entries: components["schemas"]["FileEntry"][];
+            /** @description The directory listed (relative to the working directory; empty: the directory itself). */
+            path: string;
+            /** @description Whether entries were left out because the listing reached its limit. */
+            truncated: boolean;
+        };
         /** @description `POST /sessions/{id}/handover`: continue the conversation on another agent. */
         HandoverRequest: {
             /** @description The agent that continues the session. */
@@ -1921,6 +2065,31 @@ export interface components {
             /** @description The session id. */
             sessionId: string;
         };
+        /** @description `POST /sessions/{id}/files/upload`: what an archive put into the workspace. */
+        UploadSummary: {
+            /**
+             * Format: int64
+             * @description Bytes of file content written.
+             */
+            bytes: number;
+            /**
+             * Format: int64
+             * @description Directory entries of the archive unpacked (created, or already there).
+             */
+            directories: number;
+            /**
+             * Format: int64
+             * @description Regular files written.
+             */
+            files: number;
+            /** @description The directory it was extracted into (relative to the working directory). */
+            path: string;
+            /**
+             * Format: int64
+             * @description Symbolic links created.
+             */
+            symlinks: number;
+        };
         /** @description Token usage of a turn. */
         Usage: {
             /**
@@ -1982,6 +2151,9 @@ export type EventsResponse = components['schemas']['EventsResponse'];
 export type ExportedSession = components['schemas']['ExportedSession'];
 export type FileChangeKind = components['schemas']['FileChangeKind'];
 export type FileEncoding = components['schemas']['FileEncoding'];
+export type FileEntry = components['schemas']['FileEntry'];
+export type FileKind = components['schemas']['FileKind'];
+export type FileListing = components['schemas']['FileListing'];
 export type HandoverRequest = components['schemas']['HandoverRequest'];
 export type HealthResponse = components['schemas']['HealthResponse'];
 export type HostTool = components['schemas']['HostTool'];
@@ -2058,6 +2230,7 @@ export type UniversalEvent = components['schemas']['UniversalEvent'];
 export type UnknownEvent = components['schemas']['UnknownEvent'];
 export type UnknownReason = components['schemas']['UnknownReason'];
 export type UnreadableSession = components['schemas']['UnreadableSession'];
+export type UploadSummary = components['schemas']['UploadSummary'];
 export type Usage = components['schemas']['Usage'];
 export type $defs = Record<string, never>;
 export interface operations {
@@ -3550,6 +3723,768 @@ export interface operations {
             };
             /** @description The session is still being restored, or the store is unavailable */
             503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listFiles: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The directory to list, relative to the working directory (default: the working
+                 *     directory itself).
+                 */
+                path?: string;
+                /** @description How many levels down to list (1: its own entries; default 1, at most 32). */
+                depth?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileListing"];
+                };
+            };
+            /** @description A bad session id or query, or a path that is absolute, names `..` or holds a name over 255 bytes (`invalid-path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The path leads outside the workspace through a symlink (`outside-workspace`), or the workspace's user may not read it (`file-permission-denied`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session, or nothing at the path (`file-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The path is not a directory (`wrong-file-kind`), or another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The URL is over 8 KiB (a long `path`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    deleteFile: {
+        parameters: {
+            query: {
+                /** @description What to delete, relative to the working directory (never the directory itself). */
+                path: string;
+                /** @description Delete a directory with everything in it (default false: only an empty one). */
+                recursive?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A bad session id or query, or a path that is absolute, names `..` or holds a name over 255 bytes (`invalid-path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The path leads outside the workspace (`outside-workspace`), or the workspace's user may not delete it (`file-permission-denied`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session, or nothing at the path (`file-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A directory that is not empty without `recursive` (`directory-not-empty`), the workspace itself (`workspace-root`: `.`), or another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The URL is over 8 KiB (a long `path`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    archiveFiles: {
+        parameters: {
+            query?: {
+                /** @description The directory to snapshot (default: the working directory). */
+                path?: string;
+                /** @description Take `.git`, `node_modules` and `.gitignore`d paths too (default false). */
+                all?: boolean;
+                /**
+                 * @description Leave out files larger than this (default `--archive-max-file-bytes`, 1 MiB; at
+                 *     most 1 GiB).
+                 */
+                maxFileBytes?: number;
+                /**
+                 * @description Refuse (409 `archive-too-large`) when the files taken add up to more (default
+                 *     `--archive-max-bytes`, 12 MiB; at most 1 GiB).
+                 */
+                maxBytes?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot */
+            200: {
+                headers: {
+                    /** @description Their bytes, uncompressed */
+                    "X-Archive-Bytes"?: number;
+                    /** @description Regular files in it */
+                    "X-Archive-Files"?: number;
+                    /** @description Paths left out: over maxFileBytes, unreadable, or not a file, directory or symlink */
+                    "X-Archive-Skipped"?: number;
+                    /** @description The first 50 of them, comma-separated, percent-encoded */
+                    "X-Archive-Skipped-Paths"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            /** @description A bad session id or query, or a path that is absolute, names `..` or holds a name over 255 bytes (`invalid-path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The path leads outside the workspace (`outside-workspace`), or the workspace's user may not read it (`file-permission-denied`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session, or nothing at the path (`file-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The files taken add up to more than maxBytes (`archive-too-large`), the path is not a directory (`wrong-file-kind`), or another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The URL is over 8 KiB (a long `path`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    readFile: {
+        parameters: {
+            query: {
+                /** @description The file, relative to the working directory. */
+                path: string;
+            };
+            header?: {
+                /** @description One byte range: `bytes=a-b`, `bytes=a-` or `bytes=-n` */
+                Range?: string | null;
+            };
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file */
+            200: {
+                headers: {
+                    /** @description `bytes` */
+                    "Accept-Ranges"?: string;
+                    /** @description When the file last changed */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The range asked for */
+            206: {
+                headers: {
+                    /** @description `bytes a-b/size` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description A bad session id or query, or a path that is absolute, names `..` or holds a name over 255 bytes (`invalid-path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The path leads outside the workspace through a symlink (`outside-workspace`), or the workspace's user may not read it (`file-permission-denied`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session, or no such file (`file-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The path is not a regular file (`wrong-file-kind`; `workspace-root` for the workspace itself), or another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The URL is over 8 KiB (a long `path`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The range starts past the end (`range-not-satisfiable`; `Content-Range: bytes *\/size`) */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    writeFile: {
+        parameters: {
+            query: {
+                /** @description The file, relative to the working directory. */
+                path: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's new content (none: an empty file) */
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileEntry"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileEntry"];
+                };
+            };
+            /** @description A bad session id or query, or a path that is absolute, names `..` or holds a name over 255 bytes (`invalid-path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The path leads outside the workspace (`outside-workspace`), or the workspace's user may not write there (`file-permission-denied`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The path is a directory, or a parent is a file (`wrong-file-kind`; `workspace-root` for the workspace itself), or another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is over `--max-upload-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The URL is over 8 KiB (a long `path`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The workspace's disk is full (`workspace-full`) */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    uploadFiles: {
+        parameters: {
+            query?: {
+                /** @description The directory to unpack into, created if missing (default: the working directory). */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        /** @description A tar archive, or a gzip-compressed one (told apart by its first bytes); none unpacks nothing */
+        requestBody?: {
+            content: {
+                "application/gzip": string;
+                "application/octet-stream": string;
+                "application/x-gzip": string;
+                "application/x-tar": string;
+            };
+        };
+        responses: {
+            /** @description Unpacked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadSummary"];
+                };
+            };
+            /** @description A bad session id or query, or a path that is absolute, names `..` or holds a name over 255 bytes (`invalid-path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The directory leads outside the workspace (`outside-workspace`), or the workspace's user may not write there (`file-permission-denied`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description An entry meets a directory where it is a file, or a file where it needs a directory (`wrong-file-kind`), or another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body, the unpacked bytes or the entries are over the limits (`payload-too-large`, `files-limit-exceeded`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The URL is over 8 KiB (a long `path`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The content type is not a tar or gzip type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Not a tar or tar.gz archive (`invalid-archive`), or an entry that is never extracted (`archive-entry-refused`; nothing was written) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The workspace's disk is full (`workspace-full`) */
+            507: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;

@@ -931,6 +931,39 @@ export const EventsResponseSchema: z.ZodType<Schemas["EventsResponse"]> = z.loos
   "hasMore": z.boolean(),
 });
 
+/** What a directory entry is. A symlink is reported as itself, never followed. */
+export const FileKindSchema: z.ZodType<Schemas["FileKind"]> = z.enum(["file","directory","symlink","other"]);
+
+/** One file, directory or link in a workspace. */
+export const FileEntrySchema: z.ZodType<Schemas["FileEntry"]> = z.looseObject({
+  /** What it is. */
+  "kind": FileKindSchema,
+  /** Its permission bits, e.g. `420` (`0o644`). */
+  "mode": z.number().int().min(0),
+  /** When its content last changed. */
+  "modifiedAt": z.iso.datetime({ offset: true }),
+  /** Its name (the path's last component; empty for the working directory itself). */
+  "name": z.string(),
+  /** Its path, relative to the session's working directory. */
+  "path": z.string(),
+  /** Its size in bytes (a symlink's: the length of its target). */
+  "size": z.number().int().min(0),
+  /** A symlink's target, as written in the link. */
+  "target": z.string().nullable().optional(),
+});
+
+/** `GET /sessions/{id}/files`: a directory's entries, depth first in name order. */
+export const FileListingSchema: z.ZodType<Schemas["FileListing"]> = z.looseObject({
+  /** How many levels below it were listed. */
+  "depth": z.number().int().min(0),
+  /** Its entries, each directory followed by its own entries (down to `depth`). */
+  "entries": z.array(FileEntrySchema),
+  /** The directory listed (relative to the working directory; empty: the directory itself). */
+  "path": z.string(),
+  /** Whether entries were left out because the listing reached its limit. */
+  "truncated": z.boolean(),
+});
+
 /** A session store backend. */
 export const StoreBackendSchema: z.ZodType<Schemas["StoreBackend"]> = z.enum(["sqlite","postgres"]);
 
@@ -1219,6 +1252,20 @@ export const SessionListResponseSchema: z.ZodType<Schemas["SessionListResponse"]
   "unreadable": z.array(UnreadableSessionSchema).optional(),
 });
 
+/** `POST /sessions/{id}/files/upload`: what an archive put into the workspace. */
+export const UploadSummarySchema: z.ZodType<Schemas["UploadSummary"]> = z.looseObject({
+  /** Bytes of file content written. */
+  "bytes": z.number().int().min(0),
+  /** Directory entries of the archive unpacked (created, or already there). */
+  "directories": z.number().int().min(0),
+  /** Regular files written. */
+  "files": z.number().int().min(0),
+  /** The directory it was extracted into (relative to the working directory). */
+  "path": z.string(),
+  /** Symbolic links created. */
+  "symlinks": z.number().int().min(0),
+});
+
 /**
  * A frame of the event stream `POST /agents/{agent}/install` answers with `Accept: text/event-stream`
  * (operation `installAgent`), its `data` decoded from JSON; tagged by `event`.
@@ -1299,6 +1346,9 @@ export const schemas: {
   readonly EventSource: typeof EventSourceSchema;
   readonly UniversalEvent: typeof UniversalEventSchema;
   readonly EventsResponse: typeof EventsResponseSchema;
+  readonly FileKind: typeof FileKindSchema;
+  readonly FileEntry: typeof FileEntrySchema;
+  readonly FileListing: typeof FileListingSchema;
   readonly StoreBackend: typeof StoreBackendSchema;
   readonly StoreStatus: typeof StoreStatusSchema;
   readonly StoreHealth: typeof StoreHealthSchema;
@@ -1320,6 +1370,7 @@ export const schemas: {
   readonly SessionInfo: typeof SessionInfoSchema;
   readonly UnreadableSession: typeof UnreadableSessionSchema;
   readonly SessionListResponse: typeof SessionListResponseSchema;
+  readonly UploadSummary: typeof UploadSummarySchema;
 } = {
   AgentCapabilities: AgentCapabilitiesSchema,
   CredentialKind: CredentialKindSchema,
@@ -1380,6 +1431,9 @@ export const schemas: {
   EventSource: EventSourceSchema,
   UniversalEvent: UniversalEventSchema,
   EventsResponse: EventsResponseSchema,
+  FileKind: FileKindSchema,
+  FileEntry: FileEntrySchema,
+  FileListing: FileListingSchema,
   StoreBackend: StoreBackendSchema,
   StoreStatus: StoreStatusSchema,
   StoreHealth: StoreHealthSchema,
@@ -1401,12 +1455,13 @@ export const schemas: {
   SessionInfo: SessionInfoSchema,
   UnreadableSession: UnreadableSessionSchema,
   SessionListResponse: SessionListResponseSchema,
+  UploadSummary: UploadSummarySchema,
 };
 
 /**
  * The validator of each operation's success body, by operationId: `null` when the
- * operation answers no body (204) or only streams (see `streamSchemas`); `z.unknown()` when
- * the spec gives the body no schema.
+ * operation answers no body (204), bytes (a file, an archive) or only streams (see
+ * `streamSchemas`); `z.unknown()` when the spec gives the body no schema.
  */
 export const responseSchemas: {
   readonly listAgents: typeof AgentsResponseSchema;
@@ -1428,6 +1483,12 @@ export const responseSchemas: {
   readonly getEvents: typeof EventsResponseSchema;
   readonly streamEvents: null;
   readonly exportSession: typeof SessionBundleSchema;
+  readonly listFiles: typeof FileListingSchema;
+  readonly deleteFile: null;
+  readonly archiveFiles: null;
+  readonly readFile: null;
+  readonly writeFile: typeof FileEntrySchema;
+  readonly uploadFiles: typeof UploadSummarySchema;
   readonly handoverSession: typeof SessionInfoSchema;
   readonly importSession: typeof SessionInfoSchema;
   readonly sendMessage: typeof SendMessageResponseSchema;
@@ -1456,6 +1517,12 @@ export const responseSchemas: {
   getEvents: EventsResponseSchema,
   streamEvents: null,
   exportSession: SessionBundleSchema,
+  listFiles: FileListingSchema,
+  deleteFile: null,
+  archiveFiles: null,
+  readFile: null,
+  writeFile: FileEntrySchema,
+  uploadFiles: UploadSummarySchema,
   handoverSession: SessionInfoSchema,
   importSession: SessionInfoSchema,
   sendMessage: SendMessageResponseSchema,

@@ -379,6 +379,17 @@ class FileEncoding(str, Enum):
     base64 = "base64"
 
 
+class FileKind(str, Enum):
+    """
+    What a directory entry is. A symlink is reported as itself, never followed.
+    """
+
+    file = "file"
+    directory = "directory"
+    symlink = "symlink"
+    other = "other"
+
+
 class HandoverRequest(BaseModel):
     """
     `POST /sessions/{id}/handover`: continue the conversation on another agent.
@@ -2233,6 +2244,37 @@ class UnsupportedAgentAgentError(BaseModel):
     type: Literal["unsupportedAgent"]
 
 
+class UploadSummary(BaseModel):
+    """
+    `POST /sessions/{id}/files/upload`: what an archive put into the workspace.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    bytes: Annotated[int, Field(ge=0)]
+    """
+    Bytes of file content written.
+    """
+    directories: Annotated[int, Field(ge=0)]
+    """
+    Directory entries of the archive unpacked (created, or already there).
+    """
+    files: Annotated[int, Field(ge=0)]
+    """
+    Regular files written.
+    """
+    path: str
+    """
+    The directory it was extracted into (relative to the working directory).
+    """
+    symlinks: Annotated[int, Field(ge=0)]
+    """
+    Symbolic links created.
+    """
+
+
 class Usage(BaseModel):
     """
     Token usage of a turn.
@@ -2467,6 +2509,72 @@ class FileChangeContentPart(BaseModel):
     Path of the file.
     """
     type: Literal["fileChange"]
+
+
+class FileEntry(BaseModel):
+    """
+    One file, directory or link in a workspace.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    kind: FileKind
+    """
+    What it is.
+    """
+    mode: Annotated[int, Field(ge=0)]
+    """
+    Its permission bits, e.g. `420` (`0o644`).
+    """
+    modified_at: Annotated[AwareDatetime, Field(alias="modifiedAt")]
+    """
+    When its content last changed.
+    """
+    name: str
+    """
+    Its name (the path's last component; empty for the working directory itself).
+    """
+    path: str
+    """
+    Its path, relative to the session's working directory.
+    """
+    size: Annotated[int, Field(ge=0)]
+    """
+    Its size in bytes (a symlink's: the length of its target).
+    """
+    target: str | None = None
+    """
+    A symlink's target, as written in the link.
+    """
+
+
+class FileListing(BaseModel):
+    """
+    `GET /sessions/{id}/files`: a directory's entries, depth first in name order.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    depth: Annotated[int, Field(ge=0)]
+    """
+    How many levels below it were listed.
+    """
+    entries: list[FileEntry]
+    """
+    Its entries, each directory followed by its own entries (down to `depth`).
+    """
+    path: str
+    """
+    The directory listed (relative to the working directory; empty: the directory itself).
+    """
+    truncated: bool
+    """
+    Whether entries were left out because the listing reached its limit.
+    """
 
 
 HostToolHandler = TypeAliasType(
