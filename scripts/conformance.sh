@@ -47,10 +47,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The processes API runs the programs Schemathesis generates. As root (CI) they run as an
+# unprivileged user of their own (--agent-user), who owns nothing but the throw-away
+# workspace; without root that cannot be, and those two operations are left out, loudly.
+agent_user=()
+skip_processes=()
+if [ "$(id -u)" = 0 ]; then
+  id sbx-conformance >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin sbx-conformance
+  agent_user=(--agent-user sbx-conformance)
+else
+  printf '\n!! not root: runProcess and startProcess are left out of this run (their programs would run as you)\n'
+  skip_processes=(--exclude-operation-id runProcess --exclude-operation-id startProcess)
+fi
+
 # Starts the daemon with the given flags on a free port; sets $url.
 start() {
   local name="$1"; shift
   mkdir -p "$work/$name/workspace"
+  if [ "${#agent_user[@]}" -gt 0 ]; then
+    chmod 711 "$work" "$work/$name"
+    chown sbx-conformance "$work/$name/workspace"
+  fi
   # The API is under test, not the agents: no real agent binary is handed to this daemon
   # (they are driven, offline and isolated, by the end-to-end tests), and installs go to a
   # loopback port nothing listens on (they fail at once, as documented: 502).
@@ -62,7 +79,7 @@ start() {
     SANDBOX_DAEMON_INSTALL_MIRROR=http://127.0.0.1:1 SANDBOX_DAEMON_NPM_REGISTRY=http://127.0.0.1:1/ \
     SANDBOX_DAEMON_NO_AUTO_INSTALL=true \
     "$daemon" --port 0 --data-dir "$work/$name/data" --workspace-root "$work/$name/workspace" \
-    --sse-keep-alive-secs 1 "$@" \
+    --sse-keep-alive-secs 1 "${agent_user[@]}" "$@" \
     2>"$work/$name/stderr") &
   pid=$!
   url=
@@ -86,7 +103,7 @@ stop() {
 run() {
   (cd "$work" && "$venv/bin/schemathesis" --config-file "$OLDPWD/scripts/schemathesis.toml" \
     run "$url/openapi.json" --checks all --phases examples,coverage,fuzzing,stateful \
-    --max-examples "$examples" --seed "$seed" --request-timeout 3 --no-color "$@")
+    --max-examples "$examples" --seed "$seed" --request-timeout 3 --no-color "${skip_processes[@]}" "$@")
 }
 
 printf 'token\n' >"$work/bearer"

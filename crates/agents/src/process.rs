@@ -69,6 +69,13 @@ pub fn is_protected_var(name: &str) -> bool {
             .any(|spec| spec.credential_vars.contains(&name) || spec.endpoint_vars.contains(&name))
 }
 
+/// Whether a process run beside the agent may not be given `name`: what
+/// [`is_protected_var`] protects, but for the allow-listed variables inherited from the
+/// daemon (`PATH`, `LANG`, `TZ`, ...), which a client may set for its own program.
+pub fn is_protected_for_process(name: &str) -> bool {
+    is_protected_var(name) && !INHERITED_VARS.contains(&name)
+}
+
 /// Adds a session's `env` to an agent's environment: what the driver set itself wins, and
 /// protected names (refused when the session was created) are skipped.
 pub fn add_session_env(env: &mut BTreeMap<String, String>, session: &BTreeMap<String, String>) {
@@ -154,6 +161,12 @@ fn command(spec: &ProcessSpec) -> std::io::Result<Command> {
         });
     }
     Ok(command)
+}
+
+/// The command of a process a client runs beside the agent (the files API's processes):
+/// exactly `spec`'s environment, the agent user, the agents' umask, as agents run.
+pub fn beside_agent(spec: &ProcessSpec) -> std::io::Result<Command> {
+    command(spec)
 }
 
 /// The command of a helper the daemon runs as itself rather than as an agent (npm for the

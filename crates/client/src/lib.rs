@@ -3,6 +3,7 @@
 //! Every method maps to one route; failures carry the daemon's RFC 7807 problem details.
 
 mod files;
+mod processes;
 mod sse;
 
 use reqwest::{Method, RequestBuilder, StatusCode, Url};
@@ -16,6 +17,7 @@ use sandbox_universal::{
 use serde::de::DeserializeOwned;
 
 pub use files::{ArchiveQuery, FileArchive};
+pub use processes::{LogFrame, LogFrames};
 pub use sse::{EventStream, InstallFrame, InstallStream, SseStream};
 
 /// The default daemon address.

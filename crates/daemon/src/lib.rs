@@ -17,6 +17,7 @@ pub mod log;
 pub mod memory;
 pub mod private;
 pub mod problem_instance;
+pub mod processes;
 pub mod routes;
 pub mod secrets;
 pub mod serve;

@@ -89,6 +89,7 @@ impl RunningServer {
     pub async fn stop(mut self) -> std::io::Result<()> {
         let deadline = tokio::time::Instant::now() + self.shutdown_timeout;
         self.background.abort();
+        self.sessions.settings().processes.kill_all();
         if tokio::time::timeout_at(deadline, self.sessions.suspend_all())
             .await
             .is_err()

@@ -52,6 +52,12 @@ pub fn universal_schema_json() -> String {
     register::<u::HealthResponse>(&mut generator);
     register::<u::ProblemDetails>(&mut generator);
     register::<u::EventType>(&mut generator);
+    register::<u::FileListing>(&mut generator);
+    register::<u::UploadSummary>(&mut generator);
+    register::<u::ProcessRequest>(&mut generator);
+    register::<u::ProcessOutput>(&mut generator);
+    register::<u::ProcessList>(&mut generator);
+    register::<u::ProcessLogs>(&mut generator);
     let mut schema = generator.into_root_schema_for::<u::UniversalEvent>();
     u::constraints::describe(
         schema

@@ -91,6 +91,18 @@ impl Text {
     }
 }
 
+/// A program to run beside the agent (`ProcessRequest.command`).
+pub static COMMAND: Text = Text::new(1, 4096, r"^[^\x00]+$", "1 to 4096 characters, no NUL");
+
+/// A path inside a session's workspace: relative, no `..` component, no NUL (the files
+/// API's `path`, a process's `cwd`).
+pub static WORKSPACE_PATH: Text = Text::new(
+    0,
+    4096,
+    r"^(?:(?:[^/.\x00][^/\x00]*|\.(?:[^/.\x00][^/\x00]*)?|\.\.[^/\x00]+)(?:/(?:[^/.\x00][^/\x00]*|\.(?:[^/.\x00][^/\x00]*)?|\.\.[^/\x00]+)?)*)?$",
+    "a path relative to the session's working directory (no leading `/`, no `..`, no NUL; at most 4096 characters)",
+);
+
 /// A name an agent lists: an agent mode or a model variant.
 pub static NAME: Text = Text::new(
     1,
@@ -361,6 +373,22 @@ impl Constrained for QuestionReplyRequest {}
 impl Constrained for QuestionRejectRequest {}
 impl Constrained for crate::HandoverRequest {}
 
+impl Constrained for crate::ProcessRequest {
+    fn texts(&self) -> Vec<(&'static str, &'static Text, Option<&str>)> {
+        vec![
+            ("command", &COMMAND, Some(self.command.as_str())),
+            ("cwd", &WORKSPACE_PATH, self.cwd.as_deref()),
+        ]
+    }
+
+    fn broken_relation(&self) -> Option<String> {
+        if let Some(arg) = self.args.iter().find(|a| a.contains('\0')) {
+            return Some(format!("`args`: `{}` holds a NUL byte", arg.escape_debug()));
+        }
+        policy::check_env("env", &self.env)
+    }
+}
+
 impl Constrained for crate::PutCredentialRequest {
     fn texts(&self) -> Vec<(&'static str, &'static Text, Option<&str>)> {
         vec![
@@ -417,6 +445,12 @@ pub fn describe(schemas: &mut Map<String, Value>) {
     describe_one::<CreateSessionRequest>(schemas, "CreateSessionRequest");
     describe_one::<InstallRequest>(schemas, "InstallRequest");
     describe_one::<crate::PutCredentialRequest>(schemas, "PutCredentialRequest");
+    describe_one::<crate::ProcessRequest>(schemas, "ProcessRequest");
+    let process = &mut schemas["ProcessRequest"]["properties"];
+    process["env"]["maxProperties"] = json!(MAX_ENTRIES);
+    process["env"]["propertyNames"] = ENV_NAME.schema();
+    process["env"]["additionalProperties"] = ENV_VALUE.schema();
+    process["args"]["items"]["pattern"] = json!(r"^[^\x00]*$");
     describe_policy(schemas);
     describe_host_tools(schemas);
     let agents: Vec<&str> = AgentId::ALL.iter().map(|a| a.as_str()).collect();

@@ -18,6 +18,7 @@ pub mod item;
 pub mod lifecycle;
 pub mod policy;
 pub mod portable;
+pub mod processes;
 
 pub use agent::*;
 pub use api::*;
@@ -31,3 +32,4 @@ pub use host_tools::*;
 pub use item::*;
 pub use policy::*;
 pub use portable::*;
+pub use processes::*;

@@ -157,3 +157,14 @@ def test_alternative_required_sets_are_one_model_with_optional_fields(
     assert request.content is not None
     assert isinstance(request.content[0], generated.ImageMessagePart)
     assert request.content[0].path == "shot.png"
+
+
+def test_no_generated_name_is_numbered() -> None:
+    # A second inline schema named after the same property (`args` of an MCP server and of a
+    # process request) is named in scripts/generate.py, not numbered: `Arg1` would also
+    # move `Arg` from one of them to the other between two versions of the spec.
+    assert not [name for name in sandbox_daemon._generated.__all__ if re.search(r"\d$", name)]
+    assert "max_length=8192" in repr(generated.Arg.__value__)  # an MCP server's argument
+    assert generated.ProcessRequest.model_fields["args"].annotation == (
+        list[generated.ProcessArg] | None
+    )

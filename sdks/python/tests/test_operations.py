@@ -25,8 +25,10 @@ from sandbox_daemon.models import (
     AgentId,
     CredentialKind,
     ItemDeltaEvent,
+    LogChunk,
     LoginEntryKind,
     PermissionAskedEvent,
+    ProcessInfo,
     QuestionAskedEvent,
     SessionEndedEvent,
     SessionEndReason,
@@ -163,6 +165,23 @@ def test_every_operation_sync(
         assert c.list_files(session_id).entries == []
         assert recorder.statuses("writeFile") == [201]
         assert recorder.statuses("deleteFile") == [204, 204]
+        # Its processes: one run to its end; one started, followed, paged, stopped, deleted.
+        ran = c.run_process(session_id, "sh", ["-c", "echo hi; exit 2"], timeout_ms=5000)
+        assert (ran.exit_code, ran.stdout, ran.timed_out) == (2, "hi\n", False)
+        started = c.start_process(session_id, "sh", ["-c", "echo ready; sleep 30"], cwd="")
+        pid = started.process_id
+        with c.follow_process_logs(session_id, pid) as logs:
+            for frame in logs:
+                if isinstance(frame, LogChunk):
+                    assert frame.data == "ready\n"
+                    assert c.stop_process(session_id, pid).process_id == pid
+        assert isinstance(frame, ProcessInfo) and frame.signal == 15  # SIGTERM ended it
+        assert c.kill_process(session_id, pid) == c.get_process(session_id, pid) == frame
+        assert [p.process_id for p in c.list_processes(session_id).processes] == [pid]
+        assert [chunk.data for chunk in c.process_logs(session_id, pid).chunks] == ["ready\n"]
+        assert c.process_logs(session_id, pid, offset=1).chunks == []
+        c.delete_process(session_id, pid)
+        assert c.list_processes(session_id).processes == []
         listed = [s.session_id for s in c.iter_sessions(page_size=1)]
         assert session_id in listed
         assert session_id in {s.session_id for s in c.list_sessions(status="idle").sessions}
@@ -320,6 +339,23 @@ async def test_every_operation_async(
         await c.delete_file(session_id, "notes.txt", recursive=False)
         assert (await c.list_files(session_id, "")).entries == []
         assert recorder.statuses("writeFile") == [201]
+        # Its processes: one run to its end; one started, followed, paged, killed, deleted.
+        ran = await c.run_process(session_id, "sh", ["-c", "echo hi >&2"], env={"X": "1"})
+        assert (ran.exit_code, ran.stderr) == (0, "hi\n")
+        started = await c.start_process(session_id, "sh", ["-c", "echo ready; sleep 30"])
+        pid = started.process_id
+        async with c.follow_process_logs(session_id, pid) as logs:
+            async for frame in logs:
+                if isinstance(frame, LogChunk):
+                    assert (await c.kill_process(session_id, pid)).process_id == pid
+        assert isinstance(frame, ProcessInfo) and frame.signal == 9
+        assert await c.stop_process(session_id, pid) == frame
+        assert await c.get_process(session_id, pid) == frame
+        assert [p.process_id for p in (await c.list_processes(session_id)).processes] == [pid]
+        log = await c.process_logs(session_id, pid, offset=0)
+        assert [chunk.data for chunk in log.chunks] == ["ready\n"]
+        await c.delete_process(session_id, pid)
+        assert (await c.list_processes(session_id)).processes == []
         listed = [s.session_id async for s in c.iter_sessions(page_size=1)]
         assert session_id in listed
         page = await c.list_sessions(status=SessionStatus.idle, limit=1000)

@@ -30,16 +30,37 @@ def spec_operations(openapi: dict[str, Any]) -> Iterator[tuple[str, str, str, di
 # an import sends the bundle byte for byte as exported (its checksum covers its events' text).
 WHOLE_BODIES = {"importSession": "bundle"}
 
+# Operations that answer JSON or, when a query parameter says so, an SSE stream: the
+# operation's method answers the JSON page and a method of its own follows the stream. That
+# method sets the parameter itself; the stream's own parameters are taken by it only.
+STREAMED_BY = {
+    "processLogs": ("follow_process_logs", "follow", {"last_event_id"}),
+}
+
+# Body fields that only one of the operations sharing the body honours, left out of the
+# others' methods (the daemon ignores them there): a run's timeout and output limit mean
+# nothing to a long-running process. The spec says so: their descriptions start `run`.
+NOT_HONOURED = {"startProcess": {"timeoutMs", "maxOutputBytes"}}
+
+
+def body_schema(openapi: dict[str, Any], operation: dict[str, Any]) -> dict[str, Any]:
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    schema: dict[str, Any] = body.get("schema", {})
+    if "$ref" in schema:
+        schema = openapi["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
 
 def spec_arguments(openapi: dict[str, Any], operation: dict[str, Any]) -> set[str]:
     names = {snake(p["name"]) for p in operation.get("parameters", [])}
-    if operation["operationId"] in WHOLE_BODIES:
-        return names | {WHOLE_BODIES[operation["operationId"]]}
-    body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
-    schema = body.get("schema", {})
-    if "$ref" in schema:
-        schema = openapi["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
-    names |= {snake(p) for p in schema.get("properties", {})}
+    op_id = operation["operationId"]
+    if op_id in WHOLE_BODIES:
+        return names | {WHOLE_BODIES[op_id]}
+    if op_id in STREAMED_BY:
+        _, switch, stream_only = STREAMED_BY[op_id]
+        names -= {switch, *stream_only}
+    properties = set(body_schema(openapi, operation).get("properties", {}))
+    names |= {snake(p) for p in properties - NOT_HONOURED.get(op_id, set())}
     return names
 
 
@@ -77,6 +98,34 @@ def test_methods_take_every_parameter_and_body_field(openapi: dict[str, Any]) ->
     assert not problems, problems
 
 
+def test_streamed_operations_have_a_method_taking_the_stream_parameters(
+    openapi: dict[str, Any],
+) -> None:
+    operations = {op_id: operation for op_id, _, _, operation in spec_operations(openapi)}
+    for op_id, (method, switch, stream_only) in STREAMED_BY.items():
+        parameters = {snake(p["name"]) for p in operations[op_id].get("parameters", [])}
+        assert {switch, *stream_only} <= parameters, op_id
+        wanted = parameters - {switch}
+        for client in (Client, AsyncClient):
+            taken = set(inspect.signature(getattr(client, method)).parameters)
+            assert wanted <= taken, (client.__name__, method, sorted(wanted - taken))
+            assert switch not in taken
+            page = set(inspect.signature(getattr(client, snake(op_id))).parameters)
+            assert not page & {switch, *stream_only}, (client.__name__, snake(op_id))
+        assert EXTRAS[method] == op_id
+
+
+def test_fields_left_out_are_documented_as_not_honoured(openapi: dict[str, Any]) -> None:
+    operations = {op_id: operation for op_id, _, _, operation in spec_operations(openapi)}
+    for op_id, fields in NOT_HONOURED.items():
+        properties = body_schema(openapi, operations[op_id])["properties"]
+        for name in fields:
+            assert properties[name]["description"].startswith("`run`"), (op_id, name)
+            for client in (Client, AsyncClient):
+                taken = inspect.signature(getattr(client, snake(op_id))).parameters
+                assert snake(name) not in taken, (client.__name__, op_id, name)
+
+
 def test_required_body_fields_are_required_arguments(openapi: dict[str, Any]) -> None:
     for op_id, _, _, operation in spec_operations(openapi):
         schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
@@ -100,6 +149,7 @@ EXTRAS = {
     "iter_events": "getEvents",
     "events": "streamEvents",
     "install_agent_progress": "installAgent",
+    "follow_process_logs": "processLogs",
     "session": None,
     "start_session": "createSession",
 }
@@ -129,8 +179,11 @@ def test_idempotency_follows_the_contract() -> None:
             assert op.idempotent, op
     never = {"sendMessage", "createSession", "cancelTurn", "replyPermission"}
     never |= {"replyQuestion", "rejectQuestion", "importSession", "handoverSession"}
-    never |= {"uploadFiles"}
+    never |= {"uploadFiles", "runProcess", "startProcess"}
     assert not any(OPERATIONS[name].idempotent for name in never)
+    # A signal to a process that has ended does nothing; to one still running, it asks
+    # again what was asked: repeated after a connection error.
+    assert OPERATIONS["stopProcess"].idempotent and OPERATIONS["killProcess"].idempotent
 
 
 def public_methods(cls: type) -> dict[str, inspect.Signature]:
@@ -162,7 +215,8 @@ def test_session_options_are_the_optional_create_arguments() -> None:
 
 def test_async_client_methods_are_coroutines_where_they_call_the_daemon() -> None:
     # Streams are plain methods returning an async iterator; the request goes when it starts.
-    streams = {"stream_events", "events", "install_agent_progress", "session"}
+    streams = {"stream_events", "events", "install_agent_progress", "follow_process_logs"}
+    streams |= {"session"}
     for name, member in inspect.getmembers(AsyncClient, inspect.isfunction):
         if name.startswith("_") or name in streams or name.startswith("iter_"):
             continue

@@ -14,7 +14,9 @@
 // two forms: one frame shape whose `data` is a component (the session's events:
 // `streamSchemas`), or a `oneOf` of frames tagged by a constant `event`, each `data` its own
 // component (install progress). The second yields a frame type (streams.ts, no runtime code)
-// and a validator of the decoded frame `{ event, data }` (`streamFrameSchemas`).
+// and a validator of the decoded frame `{ event, data }` (`streamFrameSchemas`). A stream the
+// document describes only as text (`schema: { type: string }`, no `itemSchema`: a process's
+// followed log) yields neither: its frames are typed and checked by the client's own code.
 
 /** Keywords that only document a schema. */
 const ANNOTATIONS = new Set([
@@ -289,7 +291,7 @@ function successSchema(op) {
     else if (typeof schema.$ref === 'string') json = { kind: 'ref', name: refName(schema.$ref, op.operationId) };
     else throw new Error(`${op.operationId}: the success body must be a $ref to a component`);
   }
-  const stream = content['text/event-stream'] ? eventStream(op, content['text/event-stream'].itemSchema) : undefined;
+  const stream = content['text/event-stream'] ? eventStream(op, content['text/event-stream']) : undefined;
   return { json, stream };
 }
 
@@ -312,9 +314,14 @@ function isBytes(schema) {
   );
 }
 
-/** The frames of an event stream's `itemSchema`. */
-function eventStream(op, item) {
+/**
+ * The frames of an event stream, as its `itemSchema` describes them; `{ kind: 'text' }` for a
+ * stream described only as a string (no frame shape to type or check).
+ */
+function eventStream(op, media) {
   const where = `${op.operationId}: text/event-stream itemSchema`;
+  const item = media.itemSchema;
+  if (item === undefined && isText(media.schema)) return { kind: 'text' };
   if (!item || typeof item !== 'object') throw new Error(`${where} is missing`);
   if (!item.oneOf) return { kind: 'data', name: frameData(item, where) };
   const others = Object.keys(item).filter((k) => k !== 'oneOf' && !ANNOTATIONS.has(k));
@@ -333,6 +340,16 @@ function eventStream(op, item) {
   });
   if (new Set(frames.map((f) => f.event)).size !== frames.length) throw new Error(`${where}: two frames share an \`event\``);
   return { kind: 'frames', frames };
+}
+
+/** Whether a schema is a plain string (annotations aside): text whose frames it does not describe. */
+function isText(schema) {
+  return (
+    !!schema &&
+    typeof schema === 'object' &&
+    schema.type === 'string' &&
+    Object.keys(schema).every((k) => k === 'type' || (ANNOTATIONS.has(k) && k !== 'format'))
+  );
 }
 
 /** The component a frame's `data` carries as JSON. */

@@ -20,6 +20,7 @@ import {
 import type { SessionBundle, SessionInfo, UniversalEvent } from './generated/openapi.js';
 import { routes } from './generated/routes.js';
 import { installFrames } from './install-stream.js';
+import { ProcessLogStream, type ProcessLogStreamOptions } from './processes.js';
 import { Session } from './session.js';
 import { Transport, type Call, type RequestOptions, type Validators } from './transport.js';
 import type { InstallFrame, OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from './types.js';
@@ -84,6 +85,9 @@ export type DeleteFileQuery = Omit<QueryParams<'deleteFile'>, 'path'>;
 export type UploadFilesQuery = QueryParams<'uploadFiles'>;
 /** Options of `archiveFiles`: `path`, `all`, `maxFileBytes`, `maxBytes`. */
 export type ArchiveFilesQuery = QueryParams<'archiveFiles'>;
+
+/** Options of `processLogs` (one page): `offset`, the sequence to start after. */
+export type ProcessLogsQuery = Omit<QueryParams<'processLogs'>, 'follow'>;
 
 /** Options of `readFile`. */
 export interface ReadFileOptions extends RequestOptions {
@@ -495,6 +499,115 @@ export class SandboxDaemon {
       this.#call('archiveFiles', { params: { sessionId }, query: { ...query }, accept: '*/*' }, options),
     );
     return archiveOf(bytes, headers);
+  }
+
+  // ---- processes ----------------------------------------------------------------------
+  //
+  // Programs run in the session's workspace (`cwd` relative to it, default its working
+  // directory) as the agent runs: the agents' allow-listed environment plus `env` (a
+  // protected name such as `HOME`, `PATH`, `LD_*` or a credential rejects with `ProblemError`
+  // 422 `invalid-body`), a private HOME, the agent user. A program that cannot be started
+  // rejects with 422 `process-not-started`, an ended session with 409 `session-ended`, more
+  // than the daemon's `--max-processes` running at once with 409 `too-many-processes`. A
+  // `cwd` that is absolute or names `..` is refused (422 `invalid-body`), one leading out
+  // through a symlink rejects with 403 `outside-workspace`, a missing one 404
+  // `file-not-found`, a file 409 `wrong-file-kind`.
+
+  /**
+   * `POST /sessions/{sessionId}/processes/run`: runs a program to its end and answers how it
+   * ended (`exitCode`, or `signal`), `stdout`, `stderr` (UTF-8) and `durationMs`. Past
+   * `timeoutMs` (default 60 s; one above the daemon's `--process-timeout` is cut to it) its
+   * whole process group is killed and `timedOut` is true; output past `maxOutputBytes` per
+   * stream (default 1 MiB; at most `--process-output-bytes`) is dropped and
+   * `stdoutTruncated` / `stderrTruncated` say so. The answer comes when the program ends:
+   * aborting `options.signal` closes the request, and the daemon then kills the program.
+   */
+  runProcess(
+    sessionId: string,
+    body: RequestBody<'runProcess'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'runProcess'>> {
+    return this.#json('runProcess', { params: { sessionId }, body }, options);
+  }
+
+  /**
+   * `POST /sessions/{sessionId}/processes`: starts a long-running program (as `runProcess`
+   * runs one; `timeoutMs` and `maxOutputBytes` do not apply) and answers at once with its
+   * `ProcessInfo` (`processId`, `pid`, `status: 'running'`, ...). Its output is logged
+   * (`processLogs`, `followProcessLogs`) until it ends; it ends with the session and with
+   * the daemon.
+   */
+  startProcess(
+    sessionId: string,
+    body: RequestBody<'startProcess'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'startProcess'>> {
+    return this.#json('startProcess', { params: { sessionId }, body }, options);
+  }
+
+  /** `GET /sessions/{sessionId}/processes`: the session's long-running processes, oldest first, running and exited. */
+  listProcesses(sessionId: string, options?: RequestOptions): Promise<ResponseBody<'listProcesses'>> {
+    return this.#json('listProcesses', { params: { sessionId } }, options);
+  }
+
+  /**
+   * `GET /sessions/{sessionId}/processes/{processId}`: one process as it stands (`status`,
+   * once `exited` its `exitCode` or `signal` and `endedAt`; `lastSequence` of its log). An
+   * unknown process rejects with `ProblemError` 404 `process-not-found`.
+   */
+  getProcess(sessionId: string, processId: string, options?: RequestOptions): Promise<ResponseBody<'getProcess'>> {
+    return this.#json('getProcess', { params: { sessionId, processId } }, options);
+  }
+
+  /**
+   * `DELETE /sessions/{sessionId}/processes/{processId}`: forgets an exited process and its
+   * log. One still running rejects with `ProblemError` 409 `process-running` (stop or kill
+   * it first).
+   */
+  deleteProcess(sessionId: string, processId: string, options?: RequestOptions): Promise<ResponseBody<'deleteProcess'>> {
+    return this.#json('deleteProcess', { params: { sessionId, processId } }, options);
+  }
+
+  /**
+   * `POST /sessions/{sessionId}/processes/{processId}/stop`: sends SIGTERM to the process's
+   * group (nothing if it has ended) and answers the process as it stands: its end shows
+   * later, in `getProcess` and as the `exit` frame of its log.
+   */
+  stopProcess(sessionId: string, processId: string, options?: RequestOptions): Promise<ResponseBody<'stopProcess'>> {
+    return this.#json('stopProcess', { params: { sessionId, processId }, body: {} }, options);
+  }
+
+  /** `POST /sessions/{sessionId}/processes/{processId}/kill`: as `stopProcess`, with SIGKILL. */
+  killProcess(sessionId: string, processId: string, options?: RequestOptions): Promise<ResponseBody<'killProcess'>> {
+    return this.#json('killProcess', { params: { sessionId, processId }, body: {} }, options);
+  }
+
+  /**
+   * `GET /sessions/{sessionId}/processes/{processId}/logs`: one page of a process's log, the
+   * chunks with `sequence > offset` (up to 1,000; each `{ sequence, stream, data, time }`),
+   * `firstKept` (chunks before it were dropped to keep the log within the daemon's
+   * `--process-log-bytes`) and the `process` as it stands. See `followProcessLogs` to read
+   * it live.
+   */
+  processLogs(
+    sessionId: string,
+    processId: string,
+    query?: ProcessLogsQuery,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'processLogs'>> {
+    return this.#json('processLogs', { params: { sessionId, processId }, query: { ...query } }, options);
+  }
+
+  /**
+   * `GET /sessions/{sessionId}/processes/{processId}/logs?follow=true`: the log from
+   * `offset`, then live, as an async iterable of frames (`ProcessLogFrame`): `log` (a
+   * chunk), `gap` (chunks dropped before they were read) and, last, `exit` (the ended
+   * process), after which it ends. It reconnects by itself after a dropped connection
+   * (`Last-Event-ID`: the last sequence it delivered), never repeats or skips a chunk;
+   * `lastSequence` is the offset to resume from later.
+   */
+  followProcessLogs(sessionId: string, processId: string, options?: ProcessLogStreamOptions): ProcessLogStream {
+    return new ProcessLogStream(this.transport, sessionId, processId, options, this.#reconnect);
   }
 
   // ---- events -------------------------------------------------------------------------

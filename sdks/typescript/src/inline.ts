@@ -18,6 +18,7 @@ export {
   type GetEventsQuery,
   type ImportSessionQuery,
   type ListFilesQuery,
+  type ProcessLogsQuery,
   type ReadFileOptions,
   type SessionExport,
   type HistoryOptions,
@@ -26,6 +27,7 @@ export {
   type UploadFilesQuery,
 } from './client.js';
 export type { ArchiveInput, ByteRange, FileContent, WorkspaceArchive } from './files.js';
+export { ProcessLogStream, type LogGap, type ProcessLogFrame, type ProcessLogStreamOptions } from './processes.js';
 export {
   Session,
   Turn,

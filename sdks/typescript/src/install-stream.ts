@@ -8,9 +8,10 @@
  */
 
 import { abortReason, linkSignals } from './abort.js';
-import { ConnectionError, ProblemError, ProtocolError, describe } from './errors.js';
+import { ConnectionError, ProblemError, ProtocolError } from './errors.js';
 import { routes } from './generated/routes.js';
 import type { InstallAgentFrame } from './generated/streams.js';
+import { frameData } from './resumable-stream.js';
 import type { SseMessage } from './sse.js';
 import { readSse } from './sse-response.js';
 import { asProblem, excerpt, readJson, validate, type RequestOptions, type Transport } from './transport.js';
@@ -87,21 +88,7 @@ export async function* installFrames(
 
 /** One frame with its `data` parsed; `undefined` for a kind this SDK does not know. */
 function decode(message: SseMessage, what: string): InstallAgentFrame | undefined {
-  switch (message.event) {
-    case 'progress':
-    case 'installed':
-    case 'error':
-      break;
-    default:
-      return undefined;
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(message.data);
-  } catch (error) {
-    throw new ProtocolError(`${what}: its \`${message.event}\` frame is not JSON (${describe(error)}): ${excerpt(message.data)}`, {
-      cause: error,
-    });
-  }
-  return { event: message.event, data } as InstallAgentFrame;
+  const event = message.event;
+  if (event !== 'progress' && event !== 'installed' && event !== 'error') return undefined;
+  return { event, data: frameData(message, what) } as InstallAgentFrame;
 }

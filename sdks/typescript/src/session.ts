@@ -16,6 +16,7 @@ import type {
   HistoryOptions,
   ImportSessionQuery,
   ListFilesQuery,
+  ProcessLogsQuery,
   ReadFileOptions,
   SandboxDaemon,
   SessionExport,
@@ -25,6 +26,7 @@ import { messageBody } from './content.js';
 import { ProblemError, ProtocolError, SandboxDaemonError } from './errors.js';
 import type { EventStream, EventStreamOptions } from './event-stream.js';
 import type { ArchiveInput, FileContent, WorkspaceArchive } from './files.js';
+import type { ProcessLogStream, ProcessLogStreamOptions } from './processes.js';
 import type {
   PermissionReply,
   PermissionRequest,
@@ -387,6 +389,51 @@ export class Session {
   /** A tar.gz snapshot of the workspace with its counts and skipped paths (`archiveFiles`). */
   archiveFiles(query?: ArchiveFilesQuery, options?: RequestOptions): Promise<WorkspaceArchive> {
     return this.client.archiveFiles(this.id, query, options);
+  }
+
+  /** Runs a program in the workspace to its end: exit, stdout, stderr (`runProcess`). */
+  runProcess(body: RequestBody<'runProcess'>, options?: RequestOptions): Promise<ResponseBody<'runProcess'>> {
+    return this.client.runProcess(this.id, body, options);
+  }
+
+  /** Starts a long-running program in the workspace; answers at once (`startProcess`). */
+  startProcess(body: RequestBody<'startProcess'>, options?: RequestOptions): Promise<ResponseBody<'startProcess'>> {
+    return this.client.startProcess(this.id, body, options);
+  }
+
+  /** The session's long-running processes, running and exited (`listProcesses`). */
+  listProcesses(options?: RequestOptions): Promise<ResponseBody<'listProcesses'>> {
+    return this.client.listProcesses(this.id, options);
+  }
+
+  /** One process as it stands (`getProcess`). */
+  getProcess(processId: string, options?: RequestOptions): Promise<ResponseBody<'getProcess'>> {
+    return this.client.getProcess(this.id, processId, options);
+  }
+
+  /** Forgets an exited process and its log (`deleteProcess`; 409 while it runs). */
+  deleteProcess(processId: string, options?: RequestOptions): Promise<void> {
+    return this.client.deleteProcess(this.id, processId, options);
+  }
+
+  /** Sends SIGTERM to a process's group (`stopProcess`). */
+  stopProcess(processId: string, options?: RequestOptions): Promise<ResponseBody<'stopProcess'>> {
+    return this.client.stopProcess(this.id, processId, options);
+  }
+
+  /** Sends SIGKILL to a process's group (`killProcess`). */
+  killProcess(processId: string, options?: RequestOptions): Promise<ResponseBody<'killProcess'>> {
+    return this.client.killProcess(this.id, processId, options);
+  }
+
+  /** One page of a process's log after `offset` (`processLogs`). */
+  processLogs(processId: string, query?: ProcessLogsQuery, options?: RequestOptions): Promise<ResponseBody<'processLogs'>> {
+    return this.client.processLogs(this.id, processId, query, options);
+  }
+
+  /** A process's log from `offset`, then live until its `exit` frame; resumes by itself (`followProcessLogs`). */
+  followProcessLogs(processId: string, options?: ProcessLogStreamOptions): ProcessLogStream {
+    return this.client.followProcessLogs(this.id, processId, options);
   }
 
   /** Cancels the running turn (`cancelTurn`). */

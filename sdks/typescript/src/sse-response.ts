@@ -1,7 +1,7 @@
 /**
  * The SSE messages of a `fetch` response body: bytes decoded as UTF-8 (a character split
- * across chunks stays whole) and fed to `SseParser`. Shared by the session event stream and
- * the install progress stream; not exported.
+ * across chunks stays whole) and fed to `SseParser`. Shared by the resumable streams (a
+ * session's events, a process's followed log) and the install progress stream; not exported.
  *
  * @module
  */

@@ -22,9 +22,10 @@ export interface Validators {
   readonly problem?: StandardSchemaV1;
   /**
    * Each decoded frame (`{ event, data }`) of a stream whose frames are tagged by `event`
-   * (the install progress of `installAgentProgress`), by operationId.
+   * (the install progress of `installAgentProgress`, a log of `followProcessLogs`), by
+   * operationId.
    */
-  readonly frames?: { readonly [K in keyof StreamFrames]?: StandardSchemaV1 | null };
+  readonly frames?: { readonly [K in keyof StreamFrames | 'processLogs']?: StandardSchemaV1 | null };
 }
 
 /** Options every call accepts. */

@@ -1,5 +1,6 @@
 // Fault injection for the stream tests: a loopback TCP proxy that cuts or stalls SSE
-// connections, and a fetch wrapper that breaks a response body after K frames.
+// connections, and a fetch wrapper that breaks a response body after K frames. SSE means a
+// session's event stream or a followed process log (`?follow=true`).
 
 import { EventEmitter, once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -52,7 +53,8 @@ export async function startProxy(target: string, policy: ProxyPolicy = {}): Prom
       upstream.destroy();
     };
     client.on('data', (chunk: Buffer) => {
-      if (chunk.toString('latin1').includes('/events/sse')) {
+      const head = chunk.toString('latin1');
+      if (head.includes('/events/sse') || /^GET \S*[?&]follow=true/.test(head)) {
         sse = true;
         sseRequests += 1;
         bytes = 0;
@@ -136,7 +138,7 @@ export function droppingFetch(dropAfterFrames: ReadonlyArray<number | undefined>
   const wrapped: typeof globalThis.fetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const response = await globalThis.fetch(input, init);
-    if (!url.pathname.endsWith('/events/sse')) return response;
+    if (!url.pathname.endsWith('/events/sse') && url.searchParams.get('follow') !== 'true') return response;
     const headers = new Headers(init?.headers);
     requests.push({ lastEventId: headers.get('last-event-id'), offset: url.searchParams.get('offset') });
     const limit = dropAfterFrames[requests.length - 1];

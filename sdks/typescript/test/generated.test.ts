@@ -118,6 +118,21 @@ describe('generated files', () => {
     assert.match(validators, /streamFrameSchemas: \{\n {2}readonly installAgent: typeof InstallAgentFrameSchema;/);
   });
 
+  it('an event stream the spec describes only as text (processLogs) gets no frame type or validator; no description at all stops generation', () => {
+    const streams = readFileSync(join(packageRoot, 'src', 'generated', 'streams.ts'), 'utf8');
+    assert.doesNotMatch(streams, /processLogs|ProcessLogs/);
+    const validators = readFileSync(join(packageRoot, 'src', 'generated', 'validators.ts'), 'utf8');
+    assert.match(validators, /\n {2}processLogs: ProcessLogsSchema,\n/, 'its JSON page is validated');
+    assert.doesNotMatch(validators, /ProcessLogsFrame/);
+    const { status, output } = generate(['--out', join(temp, 'out')], (spec) => {
+      const media = processLogsStream(spec);
+      assert.deepEqual(media.schema, { type: 'string' });
+      media.schema = { type: 'object' };
+    });
+    assert.notEqual(status, 0);
+    assert.match(output, /processLogs: text\/event-stream itemSchema is missing/);
+  });
+
   it('the emitter refuses a stream frame whose event is not a constant, with its location', () => {
     const { status, output } = generate(['--out', join(temp, 'out')], (spec) => {
       const frames = installFrames(spec);
@@ -128,6 +143,14 @@ describe('generated files', () => {
     assert.match(output, /installAgent: text\/event-stream itemSchema\/oneOf\/0: `event` must be a required constant/);
   });
 });
+
+/** The `text/event-stream` media type of processLogs in a copy of the spec. */
+function processLogsStream(spec: Spec): { schema?: unknown } {
+  const paths = spec.paths as Record<string, { get: { responses: Record<string, { content: Record<string, { schema?: unknown }> }> } }>;
+  const media = paths['/sessions/{sessionId}/processes/{processId}/logs']?.get.responses['200']?.content['text/event-stream'];
+  assert.ok(media);
+  return media;
+}
 
 /** The frames (`oneOf`) of installAgent's event stream in a copy of the spec. */
 function installFrames(spec: Spec): unknown[] {

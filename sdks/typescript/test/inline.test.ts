@@ -40,7 +40,8 @@ describe('inline entry', () => {
   });
 
   it('stays small, and the README reports its size', () => {
-    // The budget: 8 KiB until the files API (six operations) took it to 8.4 KiB.
+    // The budget: 8 KiB until the files API (six operations) took it to 8.4 KiB, the processes
+    // API (eight operations and a followed log, sharing the event stream's machinery) to 9.0.
     assert.ok(report.inline.gzip < 9 * 1024, `inline is ${report.inline.gzip} bytes gzipped`);
     const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
     const match = /inline size: ([0-9.]+) KiB minified, ([0-9.]+) KiB minified \+ gzip/.exec(readme);

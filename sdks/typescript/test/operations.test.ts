@@ -10,6 +10,7 @@ import { collect, range, readSpec, startDaemon, uniqueId } from './helpers.js';
 const streamingMethods: Record<string, string> = {
   streamEvents: 'streamEvents',
   installAgent: 'installAgentProgress',
+  processLogs: 'followProcessLogs',
 };
 
 /** Every operationId of spec/openapi.json with its method and path, and whether it can stream. */

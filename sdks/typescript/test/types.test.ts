@@ -12,6 +12,10 @@ import type {
   InstallRequest,
   InstallResponse,
   OperationId,
+  ProcessInfo,
+  ProcessLogFrame,
+  ProcessOutput,
+  ProcessRequest,
   RequestBody,
   ResponseBody,
   SessionBundle,
@@ -110,6 +114,29 @@ const installTypo = (daemon: SandboxDaemon): unknown => daemon.installAgent('amp
 // @ts-expect-error not an agent
 const installUnknown = (daemon: SandboxDaemon): unknown => daemon.installAgentProgress('cursor');
 
+/** Compile-time: processes take the spec's ProcessRequest and answer its types; a follow yields typed frames. */
+const runType: Equal<Awaited<ReturnType<SandboxDaemon['runProcess']>>, ProcessOutput> = true;
+const startBody: Equal<Parameters<SandboxDaemon['startProcess']>[1], ProcessRequest> = true;
+const stopType: Equal<Awaited<ReturnType<SandboxDaemon['stopProcess']>>, ProcessInfo> = true;
+const deleteProcessType: Equal<Awaited<ReturnType<SandboxDaemon['deleteProcess']>>, void> = true;
+const followType: Equal<ReturnType<SandboxDaemon['followProcessLogs']> extends AsyncIterable<infer F> ? F : never, ProcessLogFrame> = true;
+// @ts-expect-error a page is not a follow: `followProcessLogs` streams
+const pageFollow = (daemon: SandboxDaemon): unknown => daemon.processLogs('s', 'p1', { follow: true });
+// @ts-expect-error ProcessRequest has no `argv`
+const startTypo = (daemon: SandboxDaemon): unknown => daemon.startProcess('s', { command: 'ls', argv: ['-l'] });
+
+/** A line per log frame, reading fields only the narrowed frame has. */
+function logLine(frame: ProcessLogFrame): string {
+  switch (frame.event) {
+    case 'log':
+      return `${frame.data.sequence} ${frame.data.stream}: ${frame.data.data}`;
+    case 'gap':
+      return `dropped ${frame.data.from}–${frame.data.to}`;
+    case 'exit':
+      return `exited ${frame.data.exitCode ?? `by signal ${frame.data.signal ?? '?'}`}`;
+  }
+}
+
 /** A line per frame, reading fields only the narrowed frame (and phase) has. */
 function progressLine(frame: InstallFrame): string {
   if (frame.event === 'installed') return `installed ${frame.data.version ?? '?'} (${frame.data.size} bytes)`;
@@ -149,6 +176,28 @@ describe('types', () => {
     assert.equal(installBody && installStreamBody && installFrame, true);
     assert.equal(typeof installTypo, 'function');
     assert.equal(typeof installUnknown, 'function');
+    assert.equal(runType && startBody && stopType && deleteProcessType && followType, true);
+    assert.equal([pageFollow, startTypo].every((f) => typeof f === 'function'), true);
+  });
+
+  it('narrow process log frames on event', () => {
+    const info: ProcessInfo = {
+      processId: 'p1',
+      pid: 7,
+      command: 'sh',
+      args: [],
+      cwd: '',
+      status: 'exited',
+      signal: 15,
+      startedAt: '2026-01-01T00:00:00Z',
+      lastSequence: 2,
+    };
+    const frames: ProcessLogFrame[] = [
+      { event: 'log', data: { sequence: 1, stream: 'stderr', data: 'oops', time: '2026-01-01T00:00:00Z' } },
+      { event: 'gap', data: { from: 2, to: 2 } },
+      { event: 'exit', data: info },
+    ];
+    assert.deepEqual(frames.map(logLine), ['1 stderr: oops', 'dropped 2–2', 'exited by signal 15']);
   });
 
   it('narrow install frames on event, and progress on phase', () => {

@@ -46,6 +46,14 @@ pub const OPERATIONS: &[(&str, &[&str])] = &[
     ("deleteFile", &["sessions", "files", "delete"]),
     ("uploadFiles", &["sessions", "files", "upload"]),
     ("archiveFiles", &["sessions", "files", "archive"]),
+    ("runProcess", &["sessions", "processes", "run"]),
+    ("startProcess", &["sessions", "processes", "start"]),
+    ("listProcesses", &["sessions", "processes", "list"]),
+    ("getProcess", &["sessions", "processes", "get"]),
+    ("deleteProcess", &["sessions", "processes", "delete"]),
+    ("stopProcess", &["sessions", "processes", "stop"]),
+    ("killProcess", &["sessions", "processes", "kill"]),
+    ("processLogs", &["sessions", "processes", "logs"]),
 ];
 
 fn parse_status(value: &str) -> Result<SessionStatus, String> {
@@ -191,6 +199,9 @@ pub enum SessionsCommand {
     /// The session's workspace files: list, read, write, delete, upload, archive.
     #[command(subcommand)]
     Files(super::files::FilesCommand),
+    /// Processes beside the agent: run, start, list, get, delete, stop, kill, logs.
+    #[command(subcommand)]
+    Processes(super::processes::ProcessesCommand),
 }
 
 /// Paging of `get-messages`.
@@ -417,6 +428,7 @@ fn sessions_client_args(command: &SessionsCommand) -> &ClientArgs {
         SessionsCommand::ToolCalls(command) => command.client(),
         SessionsCommand::Portable(command) => command.client(),
         SessionsCommand::Files(command) => command.client(),
+        SessionsCommand::Processes(command) => command.client(),
     }
 }
 
@@ -522,6 +534,7 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
         SessionsCommand::ToolCalls(command) => acknowledge(command.run(&client).await),
         SessionsCommand::Portable(command) => command.run(&client).await,
         SessionsCommand::Files(command) => command.run(&client).await,
+        SessionsCommand::Processes(command) => command.run(&client).await,
     }
 }
 

@@ -8,6 +8,7 @@ mod files;
 mod install;
 mod policy;
 mod portable;
+mod processes;
 mod server;
 mod tool_calls;
 

@@ -12,6 +12,7 @@ use sandbox_agents::user::AgentUser;
 
 use crate::app::{DEFAULT_BODY_LIMIT, HttpSettings};
 use crate::auth::AuthConfig;
+use crate::processes::ProcessLimits;
 use crate::serve::ConnectionTimeouts;
 use crate::server::{ServerConfig, default_data_dir, serve};
 use crate::session::SessionSettings;
@@ -56,6 +57,35 @@ impl FileLimitArgs {
             archive_max_file_bytes: self.archive_max_file_bytes,
             archive_max_bytes: self.archive_max_bytes,
             ..FileLimits::default()
+        }
+    }
+}
+
+/// The processes API's limits (`/sessions/{id}/processes...`).
+#[derive(Debug, Clone, Args)]
+pub struct ProcessLimitArgs {
+    /// The most processes (runs and long-running) one session may have running at once.
+    #[arg(long, default_value_t = ProcessLimits::default().max_running)]
+    pub max_processes: usize,
+    /// The longest `timeoutMs` a run may ask for, e.g. `1h`.
+    #[arg(long, default_value = "1h", value_parser = parse_duration)]
+    pub process_timeout: Duration,
+    /// The most output per stream a run may ask to keep, in bytes.
+    #[arg(long, default_value_t = ProcessLimits::default().max_output_bytes)]
+    pub process_output_bytes: u64,
+    /// The bytes of log a long-running process keeps (its oldest chunks go first).
+    #[arg(long, default_value_t = ProcessLimits::default().log_bytes)]
+    pub process_log_bytes: usize,
+}
+
+impl ProcessLimitArgs {
+    /// The limits these flags set.
+    pub fn limits(&self) -> ProcessLimits {
+        ProcessLimits {
+            max_running: self.max_processes,
+            max_timeout: self.process_timeout,
+            max_output_bytes: self.process_output_bytes,
+            log_bytes: self.process_log_bytes,
         }
     }
 }
@@ -139,6 +169,9 @@ pub struct ServerArgs {
     /// The files API's limits.
     #[command(flatten)]
     pub files: FileLimitArgs,
+    /// The processes API's limits.
+    #[command(flatten)]
+    pub processes: ProcessLimitArgs,
     /// How long stopping (Ctrl-C, SIGTERM) may take: agents stopped, connections closed,
     /// and a store that cannot write (full disk, database gone) retried. Events still
     /// unwritten then are reported by session and the daemon exits with an error.
@@ -234,6 +267,7 @@ impl ServerArgs {
                 agent_user,
                 host_tools: crate::host_tools::HostBroker::new(host_tool_secret),
                 files: self.files.limits(),
+                processes: crate::processes::ProcessTable::new(self.processes.limits()),
                 ..SessionSettings::new(data_dir, default_cwd)
             },
             store: self.store.as_deref().map(StoreConfig::parse).transpose()?,

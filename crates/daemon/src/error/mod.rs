@@ -120,6 +120,9 @@ pub enum ApiError {
     /// The agent failed to carry out the request.
     #[error("the agent failed: {0}")]
     Agent(AgentError),
+    /// A processes API operation failed (404, 409, 422).
+    #[error(transparent)]
+    Process(#[from] crate::processes::ProcessError),
     /// A files API operation failed; its status, `type` and title are fixed in
     /// `error/workspace.rs`.
     #[error(transparent)]
@@ -174,6 +177,7 @@ impl ApiError {
             | Self::InstallUnavailable(_) => StatusCode::CONFLICT,
             Self::Session(error) => session::kind(error).status,
             Self::Workspace(error) => workspace::kind(error).status,
+            Self::Process(error) => workspace::process_kind(error).status,
             Self::Agent(AgentError::TokenError { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::Agent(AgentError::RequestGone { .. }) => StatusCode::CONFLICT,
             Self::Agent(_) => StatusCode::BAD_GATEWAY,
@@ -210,6 +214,7 @@ impl ApiError {
             Self::InstallUnavailable(_) => "install-unavailable",
             Self::Session(error) => session::kind(error).slug,
             Self::Workspace(error) => workspace::kind(error).slug,
+            Self::Process(error) => workspace::process_kind(error).slug,
             Self::Agent(AgentError::TokenError { .. }) => "agent-credential-rejected",
             Self::Agent(AgentError::RequestGone { .. }) => "agent-request-gone",
             Self::Agent(_) => "agent-error",
@@ -248,6 +253,7 @@ impl ApiError {
             Self::InstallUnavailable(_) => "Install not available",
             Self::Session(error) => session::kind(error).title,
             Self::Workspace(error) => workspace::kind(error).title,
+            Self::Process(error) => workspace::process_kind(error).title,
             Self::Agent(AgentError::TokenError { .. }) => "Agent credential rejected",
             Self::Agent(AgentError::RequestGone { .. }) => "Request no longer pending at the agent",
             Self::Agent(_) => "Agent error",

@@ -1,8 +1,10 @@
-//! The HTTP edge of the files API: each [`WorkspaceError`] as the problem it answers.
+//! The HTTP edge of the files and processes APIs: each [`WorkspaceError`] and
+//! [`ProcessError`] as the problem it answers.
 
 use axum::http::StatusCode;
 
 use super::session::Kind;
+use crate::processes::ProcessError;
 use crate::workspace::WorkspaceError;
 
 /// The one place a files API failure's status, `type` and title are fixed.
@@ -73,6 +75,37 @@ pub(super) fn kind(error: &WorkspaceError) -> Kind {
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
             "Internal error",
+        ),
+    };
+    Kind {
+        status,
+        slug,
+        title,
+    }
+}
+
+/// The one place a processes API failure's status, `type` and title are fixed.
+pub(super) fn process_kind(error: &ProcessError) -> Kind {
+    let (status, slug, title) = match error {
+        ProcessError::NotFound(_) => (
+            StatusCode::NOT_FOUND,
+            "process-not-found",
+            "No such process",
+        ),
+        ProcessError::TooMany(_) => (
+            StatusCode::CONFLICT,
+            "too-many-processes",
+            "The session runs as many processes as it may",
+        ),
+        ProcessError::Running(_) => (
+            StatusCode::CONFLICT,
+            "process-running",
+            "The process is still running",
+        ),
+        ProcessError::Spawn(_) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "process-not-started",
+            "The program could not be started",
         ),
     };
     Kind {

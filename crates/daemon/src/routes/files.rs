@@ -23,13 +23,6 @@ use crate::workspace::{
     Workspace, WorkspaceError, WorkspacePath, archive, content, listing, upload,
 };
 
-/// A workspace path as the schema states it: relative (no leading `/`), no `..` component,
-/// no NUL byte; empty and `.` components are taken. What the daemon checks
-/// (`WorkspacePath::parse`, 400 `invalid-path`). Written out in each `#[param]` (utoipa takes
-/// only literals); a test holds the document to this one.
-#[cfg(test)]
-const PATH_PATTERN: &str = r"^(?:(?:[^/.\x00][^/\x00]*|\.(?:[^/.\x00][^/\x00]*)?|\.\.[^/\x00]+)(?:/(?:[^/.\x00][^/\x00]*|\.(?:[^/.\x00][^/\x00]*)?|\.\.[^/\x00]+)?)*)?$";
-
 /// The most bytes a snapshot's limits may ask for (1 GiB): it is spooled to the data dir.
 pub const MAX_ARCHIVE_BYTES: u64 = 1 << 30;
 
@@ -672,9 +665,15 @@ mod tests {
         assert_eq!(byte_range("bytes=x-1", 100).unwrap(), None);
     }
 
+    /// The workspace path pattern the schema states (`constraints::WORKSPACE_PATH`), written
+    /// out in each `#[param]` (utoipa takes only literals): what `WorkspacePath::parse` takes.
+    fn path_pattern() -> &'static str {
+        sandbox_universal::constraints::WORKSPACE_PATH.pattern
+    }
+
     #[test]
     fn the_stated_path_pattern_takes_what_the_daemon_takes() {
-        let pattern = regex::Regex::new(PATH_PATTERN).unwrap();
+        let pattern = regex::Regex::new(path_pattern()).unwrap();
         for good in [
             "", "a", "a/b", "a//b/", ".", "./a", ".hidden", "...", "..a", "a/.b",
         ] {
@@ -692,7 +691,8 @@ mod tests {
                 for param in op["parameters"].as_array().into_iter().flatten() {
                     if param["name"] == "path" && param["in"] == "query" {
                         assert_eq!(
-                            param["schema"]["pattern"], PATH_PATTERN,
+                            param["schema"]["pattern"],
+                            path_pattern(),
                             "{}",
                             op["operationId"]
                         );

@@ -9,6 +9,7 @@ pub mod health;
 pub mod hitl;
 pub mod openapi;
 pub mod portable;
+pub mod processes;
 pub mod sessions;
 pub mod sse;
 pub mod tool_calls;
@@ -101,4 +102,10 @@ api_table! {
     [files::read_file, files::write_file]
     [files::upload_files]
     [files::archive_files]
+    [processes::run_process]
+    [processes::start_process, processes::list_processes]
+    [processes::get_process, processes::delete_process]
+    [processes::stop_process]
+    [processes::kill_process]
+    [processes::process_logs]
 }

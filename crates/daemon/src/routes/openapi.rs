@@ -32,6 +32,7 @@ use sandbox_universal::constraints::{SEQUENCE, SESSION_ID};
         (name = "events", description = "A session's event log"),
         (name = "hitl", description = "Human in the loop: permissions and questions"),
         (name = "files", description = "The session's workspace: list, read, write, delete, upload, snapshot"),
+        (name = "processes", description = "Processes beside the agent: run to the end, or long-running with a log"),
     ),
     components(schemas(sandbox_universal::InstallProgress, sandbox_universal::HostToolCall)),
     modifiers(&BearerAuth)
@@ -69,7 +70,7 @@ pub enum DocAuth {
 
 /// Operations that take no body: an empty body or `{}` is accepted; `--no-token` requires
 /// the JSON content type on them too.
-const EMPTY_BODY_OPERATIONS: &[&str] = &["cancelTurn", "endSession"];
+const EMPTY_BODY_OPERATIONS: &[&str] = &["cancelTurn", "endSession", "stopProcess", "killProcess"];
 
 /// Operations whose JSON body may be left out (an empty body means the defaults);
 /// `--no-token` requires the JSON content type, so a body, on them too.

@@ -384,10 +384,13 @@ impl SessionManager {
         let handle = self.open(id).await?;
         // Ending is idempotent: a session that has ended (before, or concurrently) is
         // simply answered as it is.
-        match handle.end().await {
+        let ended = match handle.end().await {
             Ok(()) | Err(SessionError::Ended(_)) => Ok(handle.info()),
             Err(error) => Err(error),
-        }
+        };
+        // Its processes end with it.
+        self.settings.processes.end_session(id);
+        ended
     }
 
     /// Removes a session and its events (ending it first if needed).
@@ -399,6 +402,7 @@ impl SessionManager {
             .await?
             .ok_or_else(|| SessionError::NotFound(id.to_string()))?;
         self.claim(id, row.sid).await?;
+        self.settings.processes.forget_session(id);
         let slot = self.loaded.lock().expect("sessions lock").remove(id);
         if let Some(handle) = slot.and_then(|s| s.get().cloned()) {
             if !handle.core.is_ended() {

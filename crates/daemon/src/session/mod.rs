@@ -63,6 +63,8 @@ pub struct SessionSettings {
     pub host_tools: std::sync::Arc<crate::host_tools::HostBroker>,
     /// The files API's limits.
     pub files: crate::workspace::FileLimits,
+    /// Every session's processes (the processes API), and their limits.
+    pub processes: std::sync::Arc<crate::processes::ProcessTable>,
 }
 
 impl SessionSettings {
@@ -78,6 +80,7 @@ impl SessionSettings {
             agent_user: None,
             host_tools: crate::host_tools::HostBroker::new(None),
             files: crate::workspace::FileLimits::default(),
+            processes: crate::processes::ProcessTable::new(Default::default()),
         }
     }
 }

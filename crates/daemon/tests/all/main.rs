@@ -32,6 +32,7 @@ mod opencode_e2e;
 mod pi_e2e;
 mod policy;
 mod portable_api;
+mod processes;
 mod refusals;
 mod restart;
 mod scenarios;

@@ -82,7 +82,10 @@ fn check_entries(field: &str, what: &str, count: usize) -> Option<String> {
         .then(|| format!("`{field}.{what}` may hold at most {MAX_ENTRIES} entries"))
 }
 
-fn check_env(field: &str, env: &std::collections::BTreeMap<String, String>) -> Option<String> {
+pub(super) fn check_env(
+    field: &str,
+    env: &std::collections::BTreeMap<String, String>,
+) -> Option<String> {
     if env.len() > MAX_ENTRIES {
         return Some(format!(
             "`{field}` may hold at most {MAX_ENTRIES} variables"

@@ -6,8 +6,10 @@ turns with permissions, questions and host tool calls answered by handlers, and
 :meth:`Client.install_agent_progress` to follow an agent's install. A session's workspace
 is read and written with :meth:`Client.read_file`, :meth:`Client.write_file`,
 :meth:`Client.upload_files` (tar archives), :meth:`Client.archive_files` (snapshots) and
-their kin. Messages are text or parts (:func:`text_part`, :func:`image_part`). Every model
-is in :mod:`sandbox_daemon.models`.
+their kin; programs run in it with :meth:`Client.run_process` (to their end) or
+:meth:`Client.start_process` (long-running, their log followed with
+:meth:`Client.follow_process_logs`). Messages are text or parts (:func:`text_part`,
+:func:`image_part`). Every model is in :mod:`sandbox_daemon.models`.
 """
 
 from . import models
@@ -55,6 +57,7 @@ from .install import AsyncInstallStream, InstallFrame, InstallStream, Unrecogniz
 from .local import LocalDaemon, find_binary
 from .options import SessionOptions
 from .portable import BundleSource, SessionExport
+from .processes import AsyncProcessLogStream, LogFrame, LogGap, ProcessLogStream
 from .retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
 from .session import Session, Turn
 from .sse import ServerSentEvent, SSEDecoder
@@ -70,6 +73,7 @@ __all__ = [
     "AsyncEventStream",
     "AsyncInstallStream",
     "AsyncPermissionHandler",
+    "AsyncProcessLogStream",
     "AsyncQuestionHandler",
     "AsyncSession",
     "AsyncToolCallHandler",
@@ -87,6 +91,8 @@ __all__ = [
     "InstallFrame",
     "InstallStream",
     "LocalDaemon",
+    "LogFrame",
+    "LogGap",
     "MessageInput",
     "MessagePart",
     "PermissionAnswer",
@@ -95,6 +101,7 @@ __all__ = [
     "PermissionReply",
     "PermissionRequest",
     "ProblemError",
+    "ProcessLogStream",
     "QuestionAnswer",
     "QuestionHandler",
     "QuestionRequest",

@@ -6,9 +6,10 @@ Nothing here does I/O; the clients do it, each in its own way (blocking or await
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import httpx
 
@@ -139,41 +140,44 @@ def transport_error(call: ops.Call[Any], attempts: int, error: Exception) -> Tra
 
 @dataclass(frozen=True)
 class Reconnect:
-    """What an event stream reports before it connects again (see ``on_reconnect``)."""
+    """What a resumable stream (a session's events, a process's log) reports before it
+    connects again (see ``on_reconnect``).
+    """
 
     attempt: int
-    """The try about to be made since the last event arrived (2 for the first retry)."""
+    """The try about to be made since the last frame arrived (2 for the first retry)."""
     delay: float
     """Seconds it waits first."""
     last_sequence: int
     """The sequence it resumes after (sent as ``Last-Event-ID``)."""
     error: BaseException | None
-    """Why the previous connection ended (``None``: it closed without ``sessionEnded``)."""
+    """Why the previous connection ended (``None``: it closed before the stream's last
+    frame, ``sessionEnded`` or a process's ``exit``)."""
 
 
 ReconnectHook = Callable[[Reconnect], None]
 
+T = TypeVar("T")
 
-class StreamCursor:
-    """Where an event stream stands: the last sequence delivered, whether the session has
-    ended, how many connections in a row failed. It checks the daemon's promises — each
-    event's ``id`` is its ``sequence`` and sequences follow each other with no gap — so
-    a resumed stream delivers every event once and in order, or fails loudly.
+
+class ResumeCursor(ABC, Generic[T]):
+    """Where a resumable SSE stream stands: the last sequence delivered, whether its last
+    frame came, how many connections in a row failed. Subclasses say what each connection
+    asks for and how a frame is read; this class decides when and how long to wait before
+    the next connection, and when to give up.
     """
 
+    what = "the stream"
+    """What the stream is, for messages (``the event stream of session s1``)."""
+    last_frame = "its end"
+    """What ends it, for messages (``sessionEnded``)."""
+
     def __init__(
-        self,
-        session_id: str,
-        offset: int,
-        include_raw: bool | None,
-        policy: RetryPolicy,
-        on_reconnect: ReconnectHook | None,
+        self, offset: int, policy: RetryPolicy, on_reconnect: ReconnectHook | None
     ) -> None:
         if offset < 0:
             raise ValueError("offset must be >= 0")
-        self.session_id = session_id
         self.offset = offset
-        self.include_raw = include_raw
         self.policy = policy
         self.on_reconnect = on_reconnect
         self.last_sequence = offset
@@ -188,7 +192,85 @@ class StreamCursor:
         """
         resume = self.last_sequence if self.connections > 0 else None
         self.connections += 1
-        return ops.stream_events(self.session_id, self.offset, self.include_raw, resume)
+        return self.request(resume)
+
+    @abstractmethod
+    def request(self, last_event_id: int | None) -> ops.Call[None]:
+        """The request of a connection (``last_event_id``: ``None`` for the first)."""
+
+    @abstractmethod
+    def accept(self, frame: ServerSentEvent) -> T | None:
+        """The item a frame carries, or ``None`` for one to skip (already delivered, or
+        not one this stream knows).
+        """
+
+    def delivered(self, sequence: int) -> None:
+        """A frame up to ``sequence`` was delivered: resume after it; tries start again."""
+        self.last_sequence = sequence
+        self.failures = 0
+
+    def finish(self) -> None:
+        """The stream's last frame was delivered: it is over."""
+        self._ended = True
+
+    def ended(self) -> bool:
+        """Whether the stream's last frame was delivered: the stream is over."""
+        return self._ended
+
+    def dropped(self, error: BaseException | None, retry_after: float | None = None) -> float:
+        """A connection failed or ended early: the seconds to wait before the next one.
+
+        Raises :class:`StreamError` once the policy's tries are used up, and
+        :class:`TransportError` at once for a connection error that no retry can mend (an
+        unsupported URL scheme, ...).
+        """
+        if isinstance(error, httpx.TransportError) and not self.policy.is_retryable_error(error):
+            raise TransportError(
+                f"{self.what} cannot connect: {type(error).__name__}: {error}",
+                attempts=self.failures + 1,
+            ) from error
+        self.failures += 1
+        attempt = self.failures + 1
+        if not self.policy.allows(attempt):
+            reason = f": {error}" if error is not None else f" (closed before {self.last_frame})"
+            raise StreamError(
+                f"{self.what} could not be resumed after sequence {self.last_sequence} in "
+                f"{self.failures} tries{reason}"
+            ) from error
+        delay = self.policy.delay(attempt, retry_after)
+        if self.on_reconnect is not None:
+            self.on_reconnect(Reconnect(attempt, delay, self.last_sequence, error))
+        return delay
+
+    def retryable_problem(self, problem: ProblemError) -> bool:
+        """Whether a refused connection is worth another try (e.g. ``503``)."""
+        return problem.status in self.policy.retry_statuses
+
+
+class StreamCursor(ResumeCursor[Event]):
+    """The cursor of a session's event stream. It checks the daemon's promises — each
+    event's ``id`` is its ``sequence`` and sequences follow each other with no gap — so
+    a resumed stream delivers every event once and in order, or fails loudly.
+    """
+
+    last_frame = "sessionEnded"
+
+    def __init__(
+        self,
+        session_id: str,
+        offset: int,
+        include_raw: bool | None,
+        policy: RetryPolicy,
+        on_reconnect: ReconnectHook | None,
+    ) -> None:
+        super().__init__(offset, policy, on_reconnect)
+        self.session_id = session_id
+        self.include_raw = include_raw
+        self.what = f"the event stream of session {session_id}"
+
+    def request(self, last_event_id: int | None) -> ops.Call[None]:
+        """``streamEvents`` from ``offset``, or after ``last_event_id``."""
+        return ops.stream_events(self.session_id, self.offset, self.include_raw, last_event_id)
 
     def accept(self, frame: ServerSentEvent) -> Event | None:
         """The event a frame carries, or ``None`` for one already delivered."""
@@ -210,42 +292,7 @@ class StreamCursor:
                 f"events of session {self.session_id} skipped from {self.last_sequence} to "
                 f"{event.sequence}: the stream lost events"
             )
-        self.last_sequence = event.sequence
-        self.failures = 0
+        self.delivered(event.sequence)
         if isinstance(event, SessionEndedEvent):
-            self._ended = True
+            self.finish()
         return event
-
-    def ended(self) -> bool:
-        """Whether ``sessionEnded`` was delivered: the stream is over."""
-        return self._ended
-
-    def dropped(self, error: BaseException | None, retry_after: float | None = None) -> float:
-        """A connection failed or ended early: the seconds to wait before the next one.
-
-        Raises :class:`StreamError` once the policy's tries are used up, and
-        :class:`TransportError` at once for a connection error that no retry can mend (an
-        unsupported URL scheme, ...).
-        """
-        if isinstance(error, httpx.TransportError) and not self.policy.is_retryable_error(error):
-            raise TransportError(
-                f"the event stream of session {self.session_id} cannot connect: "
-                f"{type(error).__name__}: {error}",
-                attempts=self.failures + 1,
-            ) from error
-        self.failures += 1
-        attempt = self.failures + 1
-        if not self.policy.allows(attempt):
-            reason = f": {error}" if error is not None else " (closed before sessionEnded)"
-            raise StreamError(
-                f"the event stream of session {self.session_id} could not be resumed after "
-                f"sequence {self.last_sequence} in {self.failures} tries{reason}"
-            ) from error
-        delay = self.policy.delay(attempt, retry_after)
-        if self.on_reconnect is not None:
-            self.on_reconnect(Reconnect(attempt, delay, self.last_sequence, error))
-        return delay
-
-    def retryable_problem(self, problem: ProblemError) -> bool:
-        """Whether a refused connection is worth another try (e.g. ``503``)."""
-        return problem.status in self.policy.retry_statuses

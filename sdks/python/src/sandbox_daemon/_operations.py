@@ -39,6 +39,11 @@ from ._generated.models import (
     PermissionMode,
     PermissionReply,
     PermissionReplyRequest,
+    ProcessInfo,
+    ProcessList,
+    ProcessLogs,
+    ProcessOutput,
+    ProcessRequest,
     PutCredentialRequest,
     QuestionReplyRequest,
     SendMessageRequest,
@@ -75,7 +80,10 @@ class Operation:
     (``putCredential`` stores the same login again, answering ``200`` instead of ``201``;
     ``writeFile`` writes the same bytes again), and the ``POST`` s whose contract makes a
     repeat harmless (``endSession``: "ending an ended session answers it as it is";
-    ``installAgent``: an installed agent "answers at once"). ``uploadFiles`` is not one.
+    ``installAgent``: an installed agent "answers at once"; ``stopProcess`` and
+    ``killProcess``: a signal to a process that has ended does "nothing", and a second
+    SIGTERM or SIGKILL to one still running asks what the first asked). ``uploadFiles``,
+    ``runProcess`` and ``startProcess`` are not: each try runs the program once more.
     """
 
     operation_id: str
@@ -123,6 +131,17 @@ OPERATIONS: Mapping[str, Operation] = {
             "/sessions/{sessionId}/permissions/{permissionId}/reply",
             False,
         ),
+        Operation("listProcesses", "GET", "/sessions/{sessionId}/processes", True),
+        # Each try starts (runs) the program again: never repeated.
+        Operation("startProcess", "POST", "/sessions/{sessionId}/processes", False),
+        Operation("runProcess", "POST", "/sessions/{sessionId}/processes/run", False),
+        Operation("deleteProcess", "DELETE", "/sessions/{sessionId}/processes/{processId}", True),
+        Operation("getProcess", "GET", "/sessions/{sessionId}/processes/{processId}", True),
+        # Signalling again is harmless by the contract: "nothing if it has ended", and a
+        # process still running gets the same request (stop, or die) once more.
+        Operation("killProcess", "POST", "/sessions/{sessionId}/processes/{processId}/kill", True),
+        Operation("processLogs", "GET", "/sessions/{sessionId}/processes/{processId}/logs", True),
+        Operation("stopProcess", "POST", "/sessions/{sessionId}/processes/{processId}/stop", True),
         Operation(
             "rejectQuestion", "POST", "/sessions/{sessionId}/questions/{questionId}/reject", False
         ),
@@ -670,4 +689,119 @@ def archive_files(
         path_params={"sessionId": session_id},
         params=_query(path=path, all=all, maxFileBytes=max_file_bytes, maxBytes=max_bytes),
         accept=GZIP,
+    )
+
+
+def run_process(
+    session_id: str,
+    command: str,
+    args: Sequence[str] | None,
+    cwd: str | None,
+    env: Mapping[str, str] | None,
+    timeout_ms: int | None,
+    max_output_bytes: int | None,
+) -> Call[ProcessOutput]:
+    """``POST /sessions/{sessionId}/processes/run``."""
+    return Call(
+        _op("runProcess"),
+        _model(ProcessOutput),
+        path_params={"sessionId": session_id},
+        body=wire_body(
+            ProcessRequest,
+            command=command,
+            args=_arguments(args),
+            cwd=cwd,
+            env=env,
+            timeout_ms=timeout_ms,
+            max_output_bytes=max_output_bytes,
+        ),
+    )
+
+
+def start_process(
+    session_id: str,
+    command: str,
+    args: Sequence[str] | None,
+    cwd: str | None,
+    env: Mapping[str, str] | None,
+) -> Call[ProcessInfo]:
+    """``POST /sessions/{sessionId}/processes`` (``timeoutMs`` and ``maxOutputBytes`` are
+    for runs only: the daemon ignores them here, so they are never sent).
+    """
+    return Call(
+        _op("startProcess"),
+        _model(ProcessInfo),
+        path_params={"sessionId": session_id},
+        body=wire_body(ProcessRequest, command=command, args=_arguments(args), cwd=cwd, env=env),
+    )
+
+
+def _arguments(args: Sequence[str] | None) -> list[str] | None:
+    """A program's arguments as a list, refusing the easy mistake of one string."""
+    if isinstance(args, str):
+        raise TypeError(f'args is a list of arguments, e.g. ["-c", {args!r}], not one string')
+    return None if args is None else list(args)
+
+
+def list_processes(session_id: str) -> Call[ProcessList]:
+    """``GET /sessions/{sessionId}/processes``."""
+    return Call(_op("listProcesses"), _model(ProcessList), path_params={"sessionId": session_id})
+
+
+def _process_path(session_id: str, process_id: str) -> dict[str, str]:
+    return {"sessionId": session_id, "processId": process_id}
+
+
+def get_process(session_id: str, process_id: str) -> Call[ProcessInfo]:
+    """``GET /sessions/{sessionId}/processes/{processId}``."""
+    return Call(
+        _op("getProcess"), _model(ProcessInfo), path_params=_process_path(session_id, process_id)
+    )
+
+
+def delete_process(session_id: str, process_id: str) -> Call[None]:
+    """``DELETE /sessions/{sessionId}/processes/{processId}``."""
+    return Call(
+        _op("deleteProcess"), _no_content, path_params=_process_path(session_id, process_id)
+    )
+
+
+def stop_process(session_id: str, process_id: str) -> Call[ProcessInfo]:
+    """``POST /sessions/{sessionId}/processes/{processId}/stop`` (no body)."""
+    return Call(
+        _op("stopProcess"), _model(ProcessInfo), path_params=_process_path(session_id, process_id)
+    )
+
+
+def kill_process(session_id: str, process_id: str) -> Call[ProcessInfo]:
+    """``POST /sessions/{sessionId}/processes/{processId}/kill`` (no body)."""
+    return Call(
+        _op("killProcess"), _model(ProcessInfo), path_params=_process_path(session_id, process_id)
+    )
+
+
+def process_logs(session_id: str, process_id: str, offset: int | None) -> Call[ProcessLogs]:
+    """``GET /sessions/{sessionId}/processes/{processId}/logs``: one page (JSON)."""
+    return Call(
+        _op("processLogs"),
+        _model(ProcessLogs),
+        path_params=_process_path(session_id, process_id),
+        params=_query(offset=offset),
+    )
+
+
+def follow_process_logs(
+    session_id: str, process_id: str, offset: int | None, last_event_id: int | None
+) -> Call[None]:
+    """``GET /sessions/{sessionId}/processes/{processId}/logs?follow=true`` (the body is read
+    as a stream; ``Last-Event-ID``, when given, wins over ``offset``).
+    """
+    headers = {} if last_event_id is None else {"Last-Event-ID": str(last_event_id)}
+    return Call(
+        _op("processLogs"),
+        _no_content,
+        path_params=_process_path(session_id, process_id),
+        params=_query(offset=offset, follow=True),
+        headers=headers,
+        accept=EVENT_STREAM,
     )

@@ -41,6 +41,10 @@ from ._generated.models import (
     ModesResponse,
     PermissionMode,
     PermissionReply,
+    ProcessInfo,
+    ProcessList,
+    ProcessLogs,
+    ProcessOutput,
     SendMessageResponse,
     SessionInfo,
     SessionListResponse,
@@ -65,6 +69,7 @@ from .files import (
 from .install import AsyncInstallStream
 from .options import SessionOptions
 from .portable import BundleSource, SessionExport, bundle_bytes
+from .processes import AsyncProcessLogStream, LogCursor, run_timeouts
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
 
@@ -566,6 +571,137 @@ class AsyncClient:
         ``max_bytes`` (default 12 MiB) are a ``409`` ``archive-too-large``.
         """
         return await self._send(ops.archive_files(session_id, path, all, max_file_bytes, max_bytes))
+
+    # --- processes ------------------------------------------------------------------------
+
+    async def run_process(
+        self,
+        session_id: str,
+        command: str,
+        args: Sequence[str] | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+        max_output_bytes: int | None = None,
+    ) -> ProcessOutput:
+        """``POST /sessions/{sessionId}/processes/run``: run a program in the session's
+        workspace to its end and answer how it ended (``exit_code``, or ``signal``) and what
+        it wrote (``stdout``, ``stderr``, as text). ``command`` is a name looked up on
+        ``PATH`` or a path relative to ``cwd``; ``args`` its arguments (a list: no shell is
+        involved, use ``["sh", "-c", ...]`` for one); ``cwd`` a directory relative to the
+        session's working directory (default: that one); ``env`` variables added to the
+        agents' allow-listed environment. The program gets a private ``HOME`` and runs as the
+        agent user, in a process group of its own.
+
+        Past ``timeout_ms`` (default 60,000) the whole group is killed and the answer says
+        ``timed_out``; output past ``max_output_bytes`` per stream (default 1 MiB) is read and
+        dropped (``stdout_truncated``). More than the daemon allows is cut to its limits
+        (``--process-timeout``, 1 h, and ``--process-output-bytes``, 16 MiB, unless set).
+        The call waits for the run: the client's read timeout plus the run's own. Never
+        retried (each try would run the program again); abandoning the call kills the run.
+
+        A protected variable in ``env`` (``HOME``, ``PATH``, ``LD_*``, credentials) is a
+        ``422`` ``invalid-body``, a program that cannot be started a ``422``
+        ``process-not-started``, ``--max-processes`` running already a ``409``
+        ``too-many-processes``, an ended session a ``409`` ``session-ended``. A ``cwd`` that
+        is absolute or names ``..`` is refused before anything runs, one leading out
+        through a symlink is a ``403`` ``outside-workspace``, a missing one a ``404``
+        ``file-not-found``, a file a ``409`` ``wrong-file-kind``.
+        """
+        call = ops.run_process(session_id, command, args, cwd, env, timeout_ms, max_output_bytes)
+        return await self._send(call, run_timeouts(self._settings.timeout, timeout_ms))
+
+    async def start_process(
+        self,
+        session_id: str,
+        command: str,
+        args: Sequence[str] | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ProcessInfo:
+        """``POST /sessions/{sessionId}/processes``: start a long-running program (a dev
+        server, a watcher, ...) as :meth:`run_process` runs one (same ``command``, ``args``,
+        ``cwd``, ``env`` and refusals), and answer at once with its ``ProcessInfo``
+        (``process_id``, ``pid``, ``status`` ``running``). Its output is logged: read it
+        with :meth:`process_logs`, follow it with :meth:`follow_process_logs`. It runs until
+        it exits, is stopped or killed, or the session ends. Never retried (each try would
+        start another).
+        """
+        return await self._send(ops.start_process(session_id, command, args, cwd, env))
+
+    async def list_processes(self, session_id: str) -> ProcessList:
+        """``GET /sessions/{sessionId}/processes``: the session's long-running processes,
+        oldest first, running and exited (until deleted).
+        """
+        return await self._send(ops.list_processes(session_id))
+
+    async def get_process(self, session_id: str, process_id: str) -> ProcessInfo:
+        """``GET /sessions/{sessionId}/processes/{processId}``: one process as it stands
+        (``status``, and once ``exited`` its ``exit_code`` or ``signal`` and ``ended_at``).
+        An unknown one is a ``404`` ``process-not-found``.
+        """
+        return await self._send(ops.get_process(session_id, process_id))
+
+    async def delete_process(self, session_id: str, process_id: str) -> None:
+        """``DELETE /sessions/{sessionId}/processes/{processId}``: forget an exited process
+        and its log. One still running is a ``409`` ``process-running`` (stop or kill it
+        first); an unknown one a ``404`` ``process-not-found``, as is a retry whose first try
+        went through.
+        """
+        await self._send(ops.delete_process(session_id, process_id))
+
+    async def stop_process(self, session_id: str, process_id: str) -> ProcessInfo:
+        """``POST /sessions/{sessionId}/processes/{processId}/stop``: ask a process to stop
+        (SIGTERM to its process group) and answer it as it stands, usually still
+        ``running``: its end shows in its log's ``exit`` and in :meth:`get_process`. Nothing
+        happens to one that has ended. Retried after a connection error: a repeat signals
+        the group again (harmless, unless a program takes a second SIGTERM as "hurry").
+        """
+        return await self._send(ops.stop_process(session_id, process_id))
+
+    async def kill_process(self, session_id: str, process_id: str) -> ProcessInfo:
+        """``POST /sessions/{sessionId}/processes/{processId}/kill``: kill a process
+        (SIGKILL to its process group) and answer it as it stands. Nothing happens to one
+        that has ended; retried after a connection error.
+        """
+        return await self._send(ops.kill_process(session_id, process_id))
+
+    async def process_logs(
+        self, session_id: str, process_id: str, *, offset: int | None = None
+    ) -> ProcessLogs:
+        """``GET /sessions/{sessionId}/processes/{processId}/logs``: one page of a
+        process's log, the chunks with ``sequence > offset`` still kept (at most 1,000),
+        ``first_kept`` (chunks before it were dropped to keep the log within the daemon's
+        ``--process-log-bytes``) and the ``process`` as it stands (``exited``: no chunk will
+        follow these). The next page starts at the last chunk's sequence.
+        """
+        return await self._send(ops.process_logs(session_id, process_id, offset))
+
+    def follow_process_logs(
+        self,
+        session_id: str,
+        process_id: str,
+        *,
+        offset: int = 0,
+        last_event_id: int | None = None,
+        retry: RetryPolicy | None = None,
+        on_reconnect: ReconnectHook | None = None,
+    ) -> AsyncProcessLogStream:
+        """``GET /sessions/{sessionId}/processes/{processId}/logs?follow=true``: the log
+        after ``offset`` (or after ``last_event_id``, which wins, as the header does), then
+        live, until the process ends: ``LogChunk`` s, a ``LogGap`` where chunks were dropped
+        before they could be sent, and last the ``ProcessInfo`` it ended with (also the
+        stream's ``exit``). Resumes by itself after a dropped connection, from the last
+        sequence delivered (see :class:`~sandbox_daemon.AsyncProcessLogStream`).
+
+        ``retry`` overrides the client's policy for reconnecting; ``on_reconnect`` is
+        called before each new connection (logging, tests).
+        """
+        start = offset if last_event_id is None else last_event_id
+        cursor = LogCursor(session_id, process_id, start, retry or self.retry, on_reconnect)
+        return AsyncProcessLogStream(self._open, cursor)
 
     # --- events ---------------------------------------------------------------------------
 

@@ -20,6 +20,10 @@ from ._generated.models import (
     MessagePart,
     PermissionAskedEvent,
     PermissionReply,
+    ProcessInfo,
+    ProcessList,
+    ProcessLogs,
+    ProcessOutput,
     QuestionAskedEvent,
     SendMessageResponse,
     SessionInfo,
@@ -43,6 +47,7 @@ from .errors import ProblemError, SandboxDaemonError
 from .events import Event, EventsPage
 from .files import ArchiveSource, FileArchive, FileContent, ReadRange
 from .portable import BundleSource, SessionExport
+from .processes import AsyncProcessLogStream
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
 
@@ -240,6 +245,85 @@ class AsyncSession:
         """A tar.gz snapshot of the workspace, with its counts (``archiveFiles``)."""
         return await self.client.archive_files(
             self.id, path, all=all, max_file_bytes=max_file_bytes, max_bytes=max_bytes
+        )
+
+    async def run_process(
+        self,
+        command: str,
+        args: Sequence[str] | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+        max_output_bytes: int | None = None,
+    ) -> ProcessOutput:
+        """Run a program in the workspace to its end; its exit and output (``runProcess``)."""
+        return await self.client.run_process(
+            self.id,
+            command,
+            args,
+            cwd=cwd,
+            env=env,
+            timeout_ms=timeout_ms,
+            max_output_bytes=max_output_bytes,
+        )
+
+    async def start_process(
+        self,
+        command: str,
+        args: Sequence[str] | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ProcessInfo:
+        """Start a long-running program in the workspace, its output logged
+        (``startProcess``).
+        """
+        return await self.client.start_process(self.id, command, args, cwd=cwd, env=env)
+
+    async def list_processes(self) -> ProcessList:
+        """The session's long-running processes, oldest first (``listProcesses``)."""
+        return await self.client.list_processes(self.id)
+
+    async def get_process(self, process_id: str) -> ProcessInfo:
+        """One process as it stands (``getProcess``)."""
+        return await self.client.get_process(self.id, process_id)
+
+    async def delete_process(self, process_id: str) -> None:
+        """Forget an exited process and its log (``deleteProcess``)."""
+        await self.client.delete_process(self.id, process_id)
+
+    async def stop_process(self, process_id: str) -> ProcessInfo:
+        """SIGTERM to a process's group (``stopProcess``)."""
+        return await self.client.stop_process(self.id, process_id)
+
+    async def kill_process(self, process_id: str) -> ProcessInfo:
+        """SIGKILL to a process's group (``killProcess``)."""
+        return await self.client.kill_process(self.id, process_id)
+
+    async def process_logs(self, process_id: str, *, offset: int | None = None) -> ProcessLogs:
+        """One page of a process's log after ``offset`` (``processLogs``)."""
+        return await self.client.process_logs(self.id, process_id, offset=offset)
+
+    def follow_process_logs(
+        self,
+        process_id: str,
+        *,
+        offset: int = 0,
+        last_event_id: int | None = None,
+        retry: RetryPolicy | None = None,
+        on_reconnect: ReconnectHook | None = None,
+    ) -> AsyncProcessLogStream:
+        """Follow a process's log after ``offset`` until it ends, resuming after a drop
+        (``processLogs`` with ``follow=true``).
+        """
+        return self.client.follow_process_logs(
+            self.id,
+            process_id,
+            offset=offset,
+            last_event_id=last_event_id,
+            retry=retry,
+            on_reconnect=on_reconnect,
         )
 
     async def cancel(self) -> CancelResponse:

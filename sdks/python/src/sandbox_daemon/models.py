@@ -1,5 +1,6 @@
 """Every model of the API: the generated ones (from ``spec/openapi.json``), the event
-union with its fallback, and the install stream's frames with theirs.
+union with its fallback, the install stream's frames with theirs, and a followed process
+log's frames.
 
 Response models keep members this SDK does not know (``model_extra``); field names are
 snake_case and the wire names are their aliases (``model_dump(by_alias=True)``).
@@ -11,6 +12,7 @@ from ._generated import *  # noqa: F403
 from ._generated import __all__ as _generated_all
 from .events import EVENT_TYPES, Event, EventsPage, UnrecognizedEvent, parse_event
 from .install import INSTALL_PHASES, InstallFrame, UnrecognizedInstallProgress
+from .processes import LogFrame, LogGap
 
 __all__ = [
     "EVENT_TYPES",
@@ -18,6 +20,8 @@ __all__ = [
     "Event",
     "EventsPage",
     "InstallFrame",
+    "LogFrame",
+    "LogGap",
     "UnrecognizedEvent",
     "UnrecognizedInstallProgress",
     "parse_event",

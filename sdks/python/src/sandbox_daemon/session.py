@@ -19,6 +19,10 @@ from ._generated.models import (
     MessagePart,
     PermissionAskedEvent,
     PermissionReply,
+    ProcessInfo,
+    ProcessList,
+    ProcessLogs,
+    ProcessOutput,
     QuestionAskedEvent,
     SendMessageResponse,
     SessionInfo,
@@ -42,6 +46,7 @@ from .errors import ProblemError, SandboxDaemonError
 from .events import Event, EventsPage
 from .files import ArchiveSource, FileArchive, FileContent, ReadRange
 from .portable import BundleSource, SessionExport
+from .processes import ProcessLogStream
 from .retry import RetryPolicy
 from .stream import EventStream
 
@@ -228,6 +233,85 @@ class Session:
         """A tar.gz snapshot of the workspace, with its counts (``archiveFiles``)."""
         return self.client.archive_files(
             self.id, path, all=all, max_file_bytes=max_file_bytes, max_bytes=max_bytes
+        )
+
+    def run_process(
+        self,
+        command: str,
+        args: Sequence[str] | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+        max_output_bytes: int | None = None,
+    ) -> ProcessOutput:
+        """Run a program in the workspace to its end; its exit and output (``runProcess``)."""
+        return self.client.run_process(
+            self.id,
+            command,
+            args,
+            cwd=cwd,
+            env=env,
+            timeout_ms=timeout_ms,
+            max_output_bytes=max_output_bytes,
+        )
+
+    def start_process(
+        self,
+        command: str,
+        args: Sequence[str] | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ProcessInfo:
+        """Start a long-running program in the workspace, its output logged
+        (``startProcess``).
+        """
+        return self.client.start_process(self.id, command, args, cwd=cwd, env=env)
+
+    def list_processes(self) -> ProcessList:
+        """The session's long-running processes, oldest first (``listProcesses``)."""
+        return self.client.list_processes(self.id)
+
+    def get_process(self, process_id: str) -> ProcessInfo:
+        """One process as it stands (``getProcess``)."""
+        return self.client.get_process(self.id, process_id)
+
+    def delete_process(self, process_id: str) -> None:
+        """Forget an exited process and its log (``deleteProcess``)."""
+        self.client.delete_process(self.id, process_id)
+
+    def stop_process(self, process_id: str) -> ProcessInfo:
+        """SIGTERM to a process's group (``stopProcess``)."""
+        return self.client.stop_process(self.id, process_id)
+
+    def kill_process(self, process_id: str) -> ProcessInfo:
+        """SIGKILL to a process's group (``killProcess``)."""
+        return self.client.kill_process(self.id, process_id)
+
+    def process_logs(self, process_id: str, *, offset: int | None = None) -> ProcessLogs:
+        """One page of a process's log after ``offset`` (``processLogs``)."""
+        return self.client.process_logs(self.id, process_id, offset=offset)
+
+    def follow_process_logs(
+        self,
+        process_id: str,
+        *,
+        offset: int = 0,
+        last_event_id: int | None = None,
+        retry: RetryPolicy | None = None,
+        on_reconnect: ReconnectHook | None = None,
+    ) -> ProcessLogStream:
+        """Follow a process's log after ``offset`` until it ends, resuming after a drop
+        (``processLogs`` with ``follow=true``).
+        """
+        return self.client.follow_process_logs(
+            self.id,
+            process_id,
+            offset=offset,
+            last_event_id=last_event_id,
+            retry=retry,
+            on_reconnect=on_reconnect,
         )
 
     def cancel(self) -> CancelResponse:

@@ -493,6 +493,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{sessionId}/processes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session's long-running processes, oldest first, running and exited (until deleted,
+         *     or the session is).
+         */
+        get: operations["listProcesses"];
+        put?: never;
+        /**
+         * Starts a long-running program in the session's workspace (as `run` does) and answers
+         *     at once; its output is logged (`GET .../logs`, or followed as SSE) until it ends. It
+         *     ends with the session and with the daemon.
+         */
+        post: operations["startProcess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/processes/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs a program in the session's workspace to its end and answers its exit and output:
+         *     the agents' allow-listed environment (plus `env`), a private HOME, the agent user; its
+         *     whole process group killed past `timeoutMs` or when the client goes away. Output past
+         *     `maxOutputBytes` per stream is read and dropped (`stdoutTruncated`).
+         */
+        post: operations["runProcess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/processes/{processId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One long-running process. */
+        get: operations["getProcess"];
+        put?: never;
+        post?: never;
+        /** Forgets an exited process and its log. */
+        delete: operations["deleteProcess"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/processes/{processId}/kill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Kills a process: SIGKILL to its process group (nothing if it has ended). */
+        post: operations["killProcess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/processes/{processId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A process's log after `offset` (up to 1,000 chunks a page), or with `follow=true` an
+         *     SSE stream: each chunk as `event: log` with its sequence as `id` (a reconnect with
+         *     `Last-Event-ID` resumes after it, with no gap or duplicate), `event: gap` when chunks
+         *     asked for were dropped to keep the log bounded (its `id` the last of them), and
+         *     `event: exit` (the process) last.
+         */
+        get: operations["processLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/processes/{processId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Asks a process to stop: SIGTERM to its process group (nothing if it has ended). */
+        post: operations["stopProcess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions/{sessionId}/questions/{questionId}/reject": {
         parameters: {
             query?: never;
@@ -1378,6 +1500,28 @@ export interface components {
          * @enum {string}
          */
         ItemStatus: "inProgress" | "completed" | "failed";
+        /** @description A piece of a process's output, as it was read. */
+        LogChunk: {
+            /** @description The text (UTF-8; invalid bytes replaced). */
+            data: string;
+            /**
+             * Format: int64
+             * @description Its place in the process's log: from 1, contiguous (the SSE frame's `id`).
+             */
+            sequence: number;
+            /** @description stdout or stderr. */
+            stream: components["schemas"]["LogStream"];
+            /**
+             * Format: date-time
+             * @description When it was read.
+             */
+            time: string;
+        };
+        /**
+         * @description Which output a log chunk came from.
+         * @enum {string}
+         */
+        LogStream: "stdout" | "stderr";
         /** @description One login inside a stored login file (OpenCode and Pi keep one per provider). */
         LoginEntry: {
             /** @description When its access token expires (RFC 3339), when the login says. */
@@ -1636,6 +1780,129 @@ export interface components {
             /** @description A URI naming the error kind; stable per kind. */
             type: string;
         };
+        /** @description A long-running process of a session. */
+        ProcessInfo: {
+            /** @description Its arguments. */
+            args: string[];
+            /** @description The program. */
+            command: string;
+            /** @description Its working directory, relative to the session's. */
+            cwd: string;
+            /**
+             * Format: date-time
+             * @description When it ended.
+             */
+            endedAt?: string | null;
+            /**
+             * Format: int32
+             * @description Its exit code, once it exited.
+             */
+            exitCode?: number | null;
+            /**
+             * Format: int64
+             * @description The sequence of its last log chunk (0: none yet).
+             */
+            lastSequence: number;
+            /**
+             * Format: int32
+             * @description Its operating-system process id (also its process group's).
+             */
+            pid: number;
+            /** @description Its id in the session (what the routes take). */
+            processId: string;
+            /**
+             * Format: int32
+             * @description The signal that ended it, if one did.
+             */
+            signal?: number | null;
+            /**
+             * Format: date-time
+             * @description When it started.
+             */
+            startedAt: string;
+            /** @description Running or exited. */
+            status: components["schemas"]["ProcessStatus"];
+        };
+        /** @description `GET /sessions/{id}/processes`. */
+        ProcessList: {
+            /** @description The session's processes, oldest first (running and exited, until deleted). */
+            processes: components["schemas"]["ProcessInfo"][];
+        };
+        /** @description `GET /sessions/{id}/processes/{processId}/logs`: the log after `offset`. */
+        ProcessLogs: {
+            /** @description The chunks with `sequence > offset` still kept, in order. */
+            chunks: components["schemas"]["LogChunk"][];
+            /**
+             * Format: int64
+             * @description The first sequence still kept; chunks before it were dropped to keep the log
+             *     within `--process-log-bytes` (a reader asking for them gets what follows).
+             */
+            firstKept: number;
+            /** @description The process as it stands (`status` `exited`: no chunk will follow these). */
+            process: components["schemas"]["ProcessInfo"];
+        };
+        /** @description `POST /sessions/{id}/processes/run`: how a process ended and what it wrote. */
+        ProcessOutput: {
+            /**
+             * Format: int64
+             * @description How long it ran, in milliseconds.
+             */
+            durationMs: number;
+            /**
+             * Format: int32
+             * @description Its exit code, when it exited.
+             */
+            exitCode?: number | null;
+            /**
+             * Format: int32
+             * @description The signal that ended it, when one did.
+             */
+            signal?: number | null;
+            /** @description What it wrote to stderr (as UTF-8; invalid bytes replaced). */
+            stderr: string;
+            /** @description Whether stderr went past `maxOutputBytes`. */
+            stderrTruncated: boolean;
+            /** @description What it wrote to stdout (as UTF-8; invalid bytes replaced). */
+            stdout: string;
+            /** @description Whether stdout went past `maxOutputBytes` (the rest was dropped). */
+            stdoutTruncated: boolean;
+            /** @description Whether it was killed for running past `timeoutMs`. */
+            timedOut: boolean;
+        };
+        /** @description `POST /sessions/{id}/processes/run` and `POST /sessions/{id}/processes`: what to run. */
+        ProcessRequest: {
+            /** @description Its arguments. */
+            args?: string[];
+            /** @description The program: a name looked up on `PATH`, or a path (relative to `cwd`). */
+            command: string;
+            /** @description Its working directory, relative to the session's (default: the session's). */
+            cwd?: string | null;
+            /**
+             * @description Variables added to the agents' allow-listed environment (protected names such as
+             *     `HOME`, `PATH`, `LD_*` and credentials are refused).
+             */
+            env?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: int64
+             * @description `run`: keep at most this many bytes of stdout and of stderr each (default 1 MiB; more
+             *     is cut to the daemon's `--process-output-bytes`, 16 MiB unless set); the rest is read
+             *     and dropped.
+             */
+            maxOutputBytes?: number | null;
+            /**
+             * Format: int64
+             * @description `run`: kill it (the whole process group) after this long (default 60,000; a longer
+             *     one is cut to the daemon's `--process-timeout`, 1 h unless set).
+             */
+            timeoutMs?: number | null;
+        };
+        /**
+         * @description Where a long-running process stands.
+         * @enum {string}
+         */
+        ProcessStatus: "running" | "exited";
         /** @description `PUT /credentials/{agent}`: a login to store. Exactly one of `login` and `token`. */
         PutCredentialRequest: {
             /**
@@ -2169,6 +2436,8 @@ export type ItemEvent = components['schemas']['ItemEvent'];
 export type ItemKind = components['schemas']['ItemKind'];
 export type ItemRole = components['schemas']['ItemRole'];
 export type ItemStatus = components['schemas']['ItemStatus'];
+export type LogChunk = components['schemas']['LogChunk'];
+export type LogStream = components['schemas']['LogStream'];
 export type LoginEntry = components['schemas']['LoginEntry'];
 export type LoginEntryKind = components['schemas']['LoginEntryKind'];
 export type McpServer = components['schemas']['McpServer'];
@@ -2191,6 +2460,12 @@ export type PlanEntry = components['schemas']['PlanEntry'];
 export type PlanEntryStatus = components['schemas']['PlanEntryStatus'];
 export type PolicySupport = components['schemas']['PolicySupport'];
 export type ProblemDetails = components['schemas']['ProblemDetails'];
+export type ProcessInfo = components['schemas']['ProcessInfo'];
+export type ProcessList = components['schemas']['ProcessList'];
+export type ProcessLogs = components['schemas']['ProcessLogs'];
+export type ProcessOutput = components['schemas']['ProcessOutput'];
+export type ProcessRequest = components['schemas']['ProcessRequest'];
+export type ProcessStatus = components['schemas']['ProcessStatus'];
 export type PutCredentialRequest = components['schemas']['PutCredentialRequest'];
 export type Question = components['schemas']['Question'];
 export type QuestionOption = components['schemas']['QuestionOption'];
@@ -5010,6 +5285,773 @@ export interface operations {
             };
             /** @description The store has no space left */
             507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listProcesses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its processes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessList"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    startProcess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessRequest"];
+            };
+        };
+        responses: {
+            /** @description Started */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInfo"];
+                };
+            };
+            /** @description A bad session id, malformed JSON, or a `cwd` holding a name over 255 bytes (`invalid-path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The `cwd` leads outside the workspace (`outside-workspace`) or the agent user may not enter it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session, or no such `cwd` (`file-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session has ended, `--max-processes` run already (`too-many-processes`), the `cwd` is not a directory, or another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body breaks its schema (a `cwd` that is absolute or names `..` among it) or sets a protected variable (`invalid-body`), or the program cannot be started (`process-not-started`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    runProcess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessRequest"];
+            };
+        };
+        responses: {
+            /** @description It ended (or was killed at its timeout: `timedOut`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessOutput"];
+                };
+            };
+            /** @description A bad session id, malformed JSON, or a `cwd` holding a name over 255 bytes (`invalid-path`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The `cwd` leads outside the workspace (`outside-workspace`) or the agent user may not enter it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session, or no such `cwd` (`file-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session has ended, `--max-processes` run already (`too-many-processes`), the `cwd` is not a directory, or another daemon sharing the store owns the session */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body breaks its schema (a `cwd` that is absolute or names `..` among it) or sets a protected variable (`invalid-body`), or the program cannot be started (`process-not-started`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session is being restored, or the store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getProcess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Process id */
+                processId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInfo"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or process (`process-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    deleteProcess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Process id */
+                processId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Forgotten */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or process (`process-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description It is still running (`process-running`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    killProcess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Process id */
+                processId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Nothing, or an empty JSON object */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Signalled; the process as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInfo"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or process (`process-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    processLogs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Chunks with a sequence above this (default 0: from the start; with `follow`, a
+                 *     `Last-Event-ID` header wins).
+                 */
+                offset?: number;
+                /** @description Stream the log as SSE: what is kept, then live, until the process ends. */
+                follow?: boolean;
+            };
+            header?: {
+                /** @description With `follow`: the last sequence seen */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Process id */
+                processId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log after `offset`; with `follow=true` an SSE stream of `log` (a LogChunk), `gap` (`{from, to}`) and `exit` (a ProcessInfo) frames */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessLogs"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A bad query or `Last-Event-ID`, or a follow from past the log's last sequence */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or process (`process-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    stopProcess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Process id */
+                processId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Nothing, or an empty JSON object */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Signalled; the process as it stands (its end shows in its log and info) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProcessInfo"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or process (`process-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;

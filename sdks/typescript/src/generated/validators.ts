@@ -1094,6 +1094,89 @@ export const ProblemDetailsSchema: z.ZodType<Schemas["ProblemDetails"]> = z.loos
   "type": z.string(),
 });
 
+/** Where a long-running process stands. */
+export const ProcessStatusSchema: z.ZodType<Schemas["ProcessStatus"]> = z.enum(["running","exited"]);
+
+/** A long-running process of a session. */
+export const ProcessInfoSchema: z.ZodType<Schemas["ProcessInfo"]> = z.looseObject({
+  /** Its arguments. */
+  "args": z.array(z.string()),
+  /** The program. */
+  "command": z.string(),
+  /** Its working directory, relative to the session's. */
+  "cwd": z.string(),
+  /** When it ended. */
+  "endedAt": z.iso.datetime({ offset: true }).nullable().optional(),
+  /** Its exit code, once it exited. */
+  "exitCode": z.number().int().nullable().optional(),
+  /** The sequence of its last log chunk (0: none yet). */
+  "lastSequence": z.number().int().min(0),
+  /** Its operating-system process id (also its process group's). */
+  "pid": z.number().int().min(0),
+  /** Its id in the session (what the routes take). */
+  "processId": z.string(),
+  /** The signal that ended it, if one did. */
+  "signal": z.number().int().nullable().optional(),
+  /** When it started. */
+  "startedAt": z.iso.datetime({ offset: true }),
+  /** Running or exited. */
+  "status": ProcessStatusSchema,
+});
+
+/** `GET /sessions/{id}/processes`. */
+export const ProcessListSchema: z.ZodType<Schemas["ProcessList"]> = z.looseObject({
+  /** The session's processes, oldest first (running and exited, until deleted). */
+  "processes": z.array(ProcessInfoSchema),
+});
+
+/** Which output a log chunk came from. */
+export const LogStreamSchema: z.ZodType<Schemas["LogStream"]> = z.enum(["stdout","stderr"]);
+
+/** A piece of a process's output, as it was read. */
+export const LogChunkSchema: z.ZodType<Schemas["LogChunk"]> = z.looseObject({
+  /** The text (UTF-8; invalid bytes replaced). */
+  "data": z.string(),
+  /** Its place in the process's log: from 1, contiguous (the SSE frame's `id`). */
+  "sequence": z.number().int().min(0),
+  /** stdout or stderr. */
+  "stream": LogStreamSchema,
+  /** When it was read. */
+  "time": z.iso.datetime({ offset: true }),
+});
+
+/** `GET /sessions/{id}/processes/{processId}/logs`: the log after `offset`. */
+export const ProcessLogsSchema: z.ZodType<Schemas["ProcessLogs"]> = z.looseObject({
+  /** The chunks with `sequence > offset` still kept, in order. */
+  "chunks": z.array(LogChunkSchema),
+  /**
+   * The first sequence still kept; chunks before it were dropped to keep the log
+   * within `--process-log-bytes` (a reader asking for them gets what follows).
+   */
+  "firstKept": z.number().int().min(0),
+  /** The process as it stands (`status` `exited`: no chunk will follow these). */
+  "process": ProcessInfoSchema,
+});
+
+/** `POST /sessions/{id}/processes/run`: how a process ended and what it wrote. */
+export const ProcessOutputSchema: z.ZodType<Schemas["ProcessOutput"]> = z.looseObject({
+  /** How long it ran, in milliseconds. */
+  "durationMs": z.number().int().min(0),
+  /** Its exit code, when it exited. */
+  "exitCode": z.number().int().nullable().optional(),
+  /** The signal that ended it, when one did. */
+  "signal": z.number().int().nullable().optional(),
+  /** What it wrote to stderr (as UTF-8; invalid bytes replaced). */
+  "stderr": z.string(),
+  /** Whether stderr went past `maxOutputBytes`. */
+  "stderrTruncated": z.boolean(),
+  /** What it wrote to stdout (as UTF-8; invalid bytes replaced). */
+  "stdout": z.string(),
+  /** Whether stdout went past `maxOutputBytes` (the rest was dropped). */
+  "stdoutTruncated": z.boolean(),
+  /** Whether it was killed for running past `timeoutMs`. */
+  "timedOut": z.boolean(),
+});
+
 /** Body answering `POST /sessions/{id}/messages` (202). */
 export const SendMessageResponseSchema: z.ZodType<Schemas["SendMessageResponse"]> = z.looseObject({
   /** The turn the message started. */
@@ -1360,6 +1443,13 @@ export const schemas: {
   readonly AgentModeInfo: typeof AgentModeInfoSchema;
   readonly ModesResponse: typeof ModesResponseSchema;
   readonly ProblemDetails: typeof ProblemDetailsSchema;
+  readonly ProcessStatus: typeof ProcessStatusSchema;
+  readonly ProcessInfo: typeof ProcessInfoSchema;
+  readonly ProcessList: typeof ProcessListSchema;
+  readonly LogStream: typeof LogStreamSchema;
+  readonly LogChunk: typeof LogChunkSchema;
+  readonly ProcessLogs: typeof ProcessLogsSchema;
+  readonly ProcessOutput: typeof ProcessOutputSchema;
   readonly SendMessageResponse: typeof SendMessageResponseSchema;
   readonly ExportedSession: typeof ExportedSessionSchema;
   readonly FileEncoding: typeof FileEncodingSchema;
@@ -1445,6 +1535,13 @@ export const schemas: {
   AgentModeInfo: AgentModeInfoSchema,
   ModesResponse: ModesResponseSchema,
   ProblemDetails: ProblemDetailsSchema,
+  ProcessStatus: ProcessStatusSchema,
+  ProcessInfo: ProcessInfoSchema,
+  ProcessList: ProcessListSchema,
+  LogStream: LogStreamSchema,
+  LogChunk: LogChunkSchema,
+  ProcessLogs: ProcessLogsSchema,
+  ProcessOutput: ProcessOutputSchema,
   SendMessageResponse: SendMessageResponseSchema,
   ExportedSession: ExportedSessionSchema,
   FileEncoding: FileEncodingSchema,
@@ -1493,6 +1590,14 @@ export const responseSchemas: {
   readonly importSession: typeof SessionInfoSchema;
   readonly sendMessage: typeof SendMessageResponseSchema;
   readonly replyPermission: null;
+  readonly listProcesses: typeof ProcessListSchema;
+  readonly startProcess: typeof ProcessInfoSchema;
+  readonly runProcess: typeof ProcessOutputSchema;
+  readonly getProcess: typeof ProcessInfoSchema;
+  readonly deleteProcess: null;
+  readonly killProcess: typeof ProcessInfoSchema;
+  readonly processLogs: typeof ProcessLogsSchema;
+  readonly stopProcess: typeof ProcessInfoSchema;
   readonly rejectQuestion: null;
   readonly replyQuestion: null;
   readonly toolCallReject: null;
@@ -1527,6 +1632,14 @@ export const responseSchemas: {
   importSession: SessionInfoSchema,
   sendMessage: SendMessageResponseSchema,
   replyPermission: null,
+  listProcesses: ProcessListSchema,
+  startProcess: ProcessInfoSchema,
+  runProcess: ProcessOutputSchema,
+  getProcess: ProcessInfoSchema,
+  deleteProcess: null,
+  killProcess: ProcessInfoSchema,
+  processLogs: ProcessLogsSchema,
+  stopProcess: ProcessInfoSchema,
   rejectQuestion: null,
   replyQuestion: null,
   toolCallReject: null,

@@ -783,6 +783,15 @@ class ItemStatus(str, Enum):
     failed = "failed"
 
 
+class LogStream(str, Enum):
+    """
+    Which output a log chunk came from.
+    """
+
+    stdout = "stdout"
+    stderr = "stderr"
+
+
 class LoginEntryKind(str, Enum):
     """
     What one stored login holds.
@@ -1109,6 +1118,9 @@ class PlanEntryStatus(str, Enum):
     completed = "completed"
 
 
+ProcessArg = TypeAliasType("ProcessArg", Annotated[str, Field(pattern="^[^\\x00]*$")])
+
+
 class ProcessExitedAgentError(BaseModel):
     """
     The agent process (or worker) exited unexpectedly.
@@ -1135,6 +1147,116 @@ class ProcessExitedAgentError(BaseModel):
     The last lines of its stderr.
     """
     type: Literal["processExited"]
+
+
+class ProcessOutput(BaseModel):
+    """
+    `POST /sessions/{id}/processes/run`: how a process ended and what it wrote.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    duration_ms: Annotated[int, Field(alias="durationMs", ge=0)]
+    """
+    How long it ran, in milliseconds.
+    """
+    exit_code: Annotated[int | None, Field(alias="exitCode")] = None
+    """
+    Its exit code, when it exited.
+    """
+    signal: int | None = None
+    """
+    The signal that ended it, when one did.
+    """
+    stderr: str
+    """
+    What it wrote to stderr (as UTF-8; invalid bytes replaced).
+    """
+    stderr_truncated: Annotated[bool, Field(alias="stderrTruncated")]
+    """
+    Whether stderr went past `maxOutputBytes`.
+    """
+    stdout: str
+    """
+    What it wrote to stdout (as UTF-8; invalid bytes replaced).
+    """
+    stdout_truncated: Annotated[bool, Field(alias="stdoutTruncated")]
+    """
+    Whether stdout went past `maxOutputBytes` (the rest was dropped).
+    """
+    timed_out: Annotated[bool, Field(alias="timedOut")]
+    """
+    Whether it was killed for running past `timeoutMs`.
+    """
+
+
+class ProcessRequest(BaseModel):
+    """
+    `POST /sessions/{id}/processes/run` and `POST /sessions/{id}/processes`: what to run.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    args: list[ProcessArg] | None = None
+    """
+    Its arguments.
+    """
+    command: Annotated[str, Field(max_length=4096, min_length=1, pattern="^[^\\x00]+$")]
+    """
+    The program: a name looked up on `PATH`, or a path (relative to `cwd`).
+    """
+    cwd: Annotated[
+        str | None,
+        Field(
+            max_length=4096,
+            min_length=0,
+            pattern="^(?:(?:[^/.\\x00][^/\\x00]*|\\.(?:[^/.\\x00][^/\\x00]*)?|\\.\\.[^/\\x00]+)(?:/(?:[^/.\\x00][^/\\x00]*|\\.(?:[^/.\\x00][^/\\x00]*)?|\\.\\.[^/\\x00]+)?)*)?$",
+        ),
+    ] = None
+    """
+    Its working directory, relative to the session's (default: the session's).
+    """
+    env: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", min_length=1, max_length=128
+                ),
+            ],
+            EnvAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=128),
+    ] = None
+    """
+    Variables added to the agents' allow-listed environment (protected names such as
+    `HOME`, `PATH`, `LD_*` and credentials are refused).
+    """
+    max_output_bytes: Annotated[int | None, Field(alias="maxOutputBytes", ge=0)] = None
+    """
+    `run`: keep at most this many bytes of stdout and of stderr each (default 1 MiB; more
+    is cut to the daemon's `--process-output-bytes`, 16 MiB unless set); the rest is read
+    and dropped.
+    """
+    timeout_ms: Annotated[int | None, Field(alias="timeoutMs", ge=1)] = None
+    """
+    `run`: kill it (the whole process group) after this long (default 60,000; a longer
+    one is cut to the daemon's `--process-timeout`, 1 h unless set).
+    """
+
+
+class ProcessStatus(str, Enum):
+    """
+    Where a long-running process stands.
+    """
+
+    running = "running"
+    exited = "exited"
 
 
 class ProtocolErrorAgentError(BaseModel):
@@ -2602,6 +2724,33 @@ when asked for `text/event-stream`.
 """
 
 
+class LogChunk(BaseModel):
+    """
+    A piece of a process's output, as it was read.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    data: str
+    """
+    The text (UTF-8; invalid bytes replaced).
+    """
+    sequence: Annotated[int, Field(ge=0)]
+    """
+    Its place in the process's log: from 1, contiguous (the SSE frame's `id`).
+    """
+    stream: LogStream
+    """
+    stdout or stderr.
+    """
+    time: AwareDatetime
+    """
+    When it was read.
+    """
+
+
 class LoginEntry(BaseModel):
     """
     One login inside a stored login file (OpenCode and Pi keep one per provider).
@@ -2831,6 +2980,100 @@ class ProblemDetails(BaseModel):
     type: str
     """
     A URI naming the error kind; stable per kind.
+    """
+
+
+class ProcessInfo(BaseModel):
+    """
+    A long-running process of a session.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    args: list[str]
+    """
+    Its arguments.
+    """
+    command: str
+    """
+    The program.
+    """
+    cwd: str
+    """
+    Its working directory, relative to the session's.
+    """
+    ended_at: Annotated[AwareDatetime | None, Field(alias="endedAt")] = None
+    """
+    When it ended.
+    """
+    exit_code: Annotated[int | None, Field(alias="exitCode")] = None
+    """
+    Its exit code, once it exited.
+    """
+    last_sequence: Annotated[int, Field(alias="lastSequence", ge=0)]
+    """
+    The sequence of its last log chunk (0: none yet).
+    """
+    pid: Annotated[int, Field(ge=0)]
+    """
+    Its operating-system process id (also its process group's).
+    """
+    process_id: Annotated[str, Field(alias="processId")]
+    """
+    Its id in the session (what the routes take).
+    """
+    signal: int | None = None
+    """
+    The signal that ended it, if one did.
+    """
+    started_at: Annotated[AwareDatetime, Field(alias="startedAt")]
+    """
+    When it started.
+    """
+    status: ProcessStatus
+    """
+    Running or exited.
+    """
+
+
+class ProcessList(BaseModel):
+    """
+    `GET /sessions/{id}/processes`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    processes: list[ProcessInfo]
+    """
+    The session's processes, oldest first (running and exited, until deleted).
+    """
+
+
+class ProcessLogs(BaseModel):
+    """
+    `GET /sessions/{id}/processes/{processId}/logs`: the log after `offset`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    chunks: list[LogChunk]
+    """
+    The chunks with `sequence > offset` still kept, in order.
+    """
+    first_kept: Annotated[int, Field(alias="firstKept", ge=0)]
+    """
+    The first sequence still kept; chunks before it were dropped to keep the log
+    within `--process-log-bytes` (a reader asking for them gets what follows).
+    """
+    process: ProcessInfo
+    """
+    The process as it stands (`status` `exited`: no chunk will follow these).
     """
 
 
