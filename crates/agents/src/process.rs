@@ -251,6 +251,18 @@ impl ExitInfo {
     }
 }
 
+/// Sends `signal` to process group `group`: the one place the daemon signals processes.
+/// The caller knows the group is one it created and has not seen end (a group id is not
+/// handed out again while any member of the group lives).
+pub fn signal_group(group: u32, signal: i32) {
+    if group != 0 {
+        // SAFETY: kill(2) with a negative pid signals a process group; no memory involved.
+        unsafe {
+            libc::kill(-(group as i32), signal);
+        }
+    }
+}
+
 /// Signals one agent process group (see [`AgentProcess::signaller`]); the only code that
 /// signals processes is here.
 #[derive(Clone)]
@@ -268,11 +280,8 @@ impl Signaller {
     /// Sends `signal` to the process group, unless the process has exited (its group id
     /// may then belong to someone else).
     pub fn send(&self, signal: i32) {
-        if self.pid != 0 && self.exit.borrow().is_none() {
-            // SAFETY: kill(2) with a negative pid signals the process group we created.
-            unsafe {
-                libc::kill(-(self.pid as i32), signal);
-            }
+        if self.exit.borrow().is_none() {
+            signal_group(self.pid, signal);
         }
     }
 
@@ -435,10 +444,7 @@ async fn wait_for_exit(
     // Whatever the agent left running in its process group (tool commands) dies with it.
     // The group id cannot have been reused yet: the group existed until this moment.
     if let Some(pid) = pid {
-        // SAFETY: kill(2) with a negative pid signals the process group we created.
-        unsafe {
-            libc::kill(-(pid as i32), libc::SIGKILL);
-        }
+        signal_group(pid, libc::SIGKILL);
     }
     // Give the stderr reader a moment to drain the last lines.
     tokio::time::sleep(std::time::Duration::from_millis(20)).await;

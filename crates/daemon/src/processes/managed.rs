@@ -131,14 +131,10 @@ impl Managed {
     /// another group once it ended).
     pub fn signal(&self, signal: i32) {
         let state = self.lock();
-        if state.info.status == ProcessStatus::Running && self.pid != 0 {
-            // SAFETY: kill(2) with a negative pid signals the group this process leads.
-            // It is reported exited only after it was reaped and its pipes drained; until
-            // then its group id is its own (Linux hands out no pid that is a live group's
-            // id), so a child it left behind is still reached.
-            unsafe {
-                libc::kill(-(self.pid as i32), signal);
-            }
+        // Reported exited only after it was reaped and its pipes drained; until then its
+        // group id is its own (a child it left behind is still reached).
+        if state.info.status == ProcessStatus::Running {
+            sandbox_agents::process::signal_group(self.pid, signal);
         }
     }
 

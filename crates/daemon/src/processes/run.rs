@@ -12,17 +12,21 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use super::decode::Utf8Pieces;
 use super::{Launch, ProcessError};
 
-/// Kills a process group when dropped, unless told it ended.
-struct GroupGuard(Option<i32>);
+/// Kills a process group when dropped (the request went away), unless told it ended.
+struct GroupGuard(Option<u32>);
+
+impl GroupGuard {
+    /// SIGKILL to the group while it is ours.
+    fn kill(&self) {
+        if let Some(group) = self.0 {
+            sandbox_agents::process::signal_group(group, libc::SIGKILL);
+        }
+    }
+}
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
-        if let Some(group) = self.0 {
-            // SAFETY: kill(2) on the group this run created and has not reaped yet.
-            unsafe {
-                libc::kill(-group, libc::SIGKILL);
-            }
-        }
+        self.kill();
     }
 }
 
@@ -45,7 +49,7 @@ pub async fn run(
     let mut child = command
         .spawn()
         .map_err(|e| ProcessError::Spawn(format!("starting `{}`: {e}", launch.command)))?;
-    let mut guard = GroupGuard(child.id().map(|pid| pid as i32));
+    let mut guard = GroupGuard(child.id());
     let out_kept = Arc::new(Mutex::new(Kept::default()));
     let err_kept = Arc::new(Mutex::new(Kept::default()));
     let stdout = tokio::spawn(keep(
@@ -61,12 +65,8 @@ pub async fn run(
     let (status, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => (status.ok(), false),
         Err(_) => {
-            if let Some(group) = guard.0 {
-                // SAFETY: kill(2) on the group this run created; not reaped yet.
-                unsafe {
-                    libc::kill(-group, libc::SIGKILL);
-                }
-            }
+            // Not reaped yet: the group is ours.
+            guard.kill();
             (child.wait().await.ok(), true)
         }
     };
@@ -80,13 +80,8 @@ pub async fn run(
         .await
         .is_err()
     {
-        if let Some(group) = guard.0 {
-            // SAFETY: the group still has members (they hold its pipes), so its id has
-            // not been handed to another process.
-            unsafe {
-                libc::kill(-group, libc::SIGKILL);
-            }
-        }
+        // The group still has members (they hold its pipes), so its id is still its own.
+        guard.kill();
         let _ = tokio::time::timeout(Duration::from_secs(1), &mut readers).await;
     }
     let taken = |kept: &Mutex<Kept>| {

@@ -23,6 +23,7 @@ mod queue;
 pub mod record;
 mod rows;
 mod sqlite;
+mod stopped;
 mod writer;
 
 use std::path::PathBuf;

@@ -20,6 +20,8 @@ use sandbox_universal::{SessionStatus, StoreStatus};
 use tokio::sync::oneshot;
 
 use super::queue::{SessionWrites, WriteQueue};
+use super::stopped::Closed;
+pub use super::stopped::Unwritten;
 use super::{EventRow, NativeRow, NewSession, StoreError, now_ms};
 
 /// Longest pause between retries of a failed commit.
@@ -152,7 +154,7 @@ pub(crate) trait WriteBackend: Send {
 /// What the writer is committing: sessions in the order they first appended.
 #[derive(Default)]
 pub(super) struct Batch {
-    sessions: Vec<SessionWrites>,
+    pub(super) sessions: Vec<SessionWrites>,
     index: HashMap<i64, usize>,
 }
 
@@ -181,49 +183,6 @@ impl Batch {
     fn take(&mut self) -> Vec<SessionWrites> {
         self.index.clear();
         std::mem::take(&mut self.sessions)
-    }
-}
-
-/// What a stopping writer could not write: events per session, in the order they were
-/// appended. Empty when everything was committed.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Unwritten {
-    /// `(session id, events)` for each session with events the store never took.
-    pub sessions: Vec<(String, usize)>,
-}
-
-impl Unwritten {
-    fn of(batch: &Batch) -> Self {
-        Self {
-            sessions: batch
-                .sessions
-                .iter()
-                .filter(|w| !w.events.is_empty())
-                .map(|w| (w.listener.session_id().to_string(), w.events.len()))
-                .collect(),
-        }
-    }
-
-    /// Whether every event was written.
-    pub fn is_empty(&self) -> bool {
-        self.sessions.is_empty()
-    }
-
-    /// How many events were not written.
-    pub fn events(&self) -> usize {
-        self.sessions.iter().map(|(_, n)| n).sum()
-    }
-}
-
-impl std::fmt::Display for Unwritten {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, (session, events)) in self.sessions.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{events} of session `{session}`")?;
-        }
-        Ok(())
     }
 }
 
@@ -362,51 +321,6 @@ fn run_until_closed(shared: &SharedWriter) -> Unwritten {
         if let Some(unwritten) = writer.work(&mut controls, closed) {
             return unwritten;
         }
-    }
-}
-
-/// The backend of a stopped writer: refuses everything.
-struct Closed;
-
-impl Closed {
-    fn refuse<T>() -> Result<T, StoreError> {
-        Err(StoreError::Unavailable("the store is closed".into()))
-    }
-}
-
-impl WriteBackend for Closed {
-    fn commit(&mut self, _: &[SessionWrites], _: &str) -> Result<Vec<i64>, StoreError> {
-        Self::refuse()
-    }
-    fn create(&mut self, _: &NewSession, _: &str) -> Result<i64, StoreError> {
-        Self::refuse()
-    }
-    fn claim(&mut self, _: i64, _: &str, _: i64) -> Result<(), StoreError> {
-        Self::refuse()
-    }
-    fn purge(&mut self, _: i64) -> Result<(), StoreError> {
-        Self::refuse()
-    }
-    fn reap(&mut self, _: usize) -> Result<usize, StoreError> {
-        Self::refuse()
-    }
-    fn heartbeat(&mut self, _: &str, _: i64) -> Result<(), StoreError> {
-        Self::refuse()
-    }
-    fn rewrite(&mut self, _: i64, _: &NewSession, _: &str) -> Result<(), StoreError> {
-        Self::refuse()
-    }
-    fn save_native(&mut self, _: i64, _: &NativeRow, _: &str) -> Result<(), StoreError> {
-        Self::refuse()
-    }
-    fn import(
-        &mut self,
-        _: &NewSession,
-        _: &str,
-        _: &mut dyn Iterator<Item = EventRow>,
-        _: Option<&StateSnapshot>,
-    ) -> Result<i64, StoreError> {
-        Self::refuse()
     }
 }
 

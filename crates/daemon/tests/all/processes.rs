@@ -9,24 +9,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use common::TestDaemon;
+use common::{TestDaemon, problem_slug as slug, session_in};
 use futures::StreamExt;
 use sandbox_client::{Client, LogFrame};
-use sandbox_universal::{CreateSessionRequest, ProcessRequest, ProcessStatus};
-
-async fn session_in(client: &Client, id: &str, cwd: &Path) {
-    client
-        .create_session(
-            id,
-            &CreateSessionRequest {
-                agent: "mock".into(),
-                cwd: Some(cwd.display().to_string()),
-                ..CreateSessionRequest::default()
-            },
-        )
-        .await
-        .unwrap();
-}
+use sandbox_universal::{ProcessRequest, ProcessStatus};
 
 fn sh(script: &str) -> ProcessRequest {
     ProcessRequest {
@@ -34,17 +20,6 @@ fn sh(script: &str) -> ProcessRequest {
         args: vec!["-c".into(), script.into()],
         ..ProcessRequest::default()
     }
-}
-
-fn slug(error: sandbox_client::ClientError) -> (u16, String) {
-    let problem = error.problem().expect("problem details").clone();
-    (
-        problem.status,
-        problem
-            .type_uri
-            .trim_start_matches("urn:sandbox-daemon:problem:")
-            .to_string(),
-    )
 }
 
 /// Whether a process with this pid is alive (a zombie counts as gone).
