@@ -86,7 +86,9 @@ pub(super) fn default_rules() -> Vec<Rule> {
             ]),
         ),
         rule("THINK", Effect::Think(THINKING_TEXT.to_owned())),
-        rule("SLOW", Effect::Pace(Duration::from_secs(3))),
+        // Long enough that a loaded machine still cancels it mid-stream: a cancelled reply
+        // is cut short, so the length costs nothing when the cancel works.
+        rule("SLOW", Effect::Pace(Duration::from_secs(10))),
         // HTTP 500 that agents give up on quickly: the Anthropic SDK (Claude Code) obeys
         // `x-should-retry: false`; OpenCode still retries five times but `retry-after-ms: 0`
         // removes its back-off; Codex and Pi need retries off in their config (see `offline`).

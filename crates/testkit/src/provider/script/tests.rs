@@ -141,7 +141,7 @@ fn unoffered_tool_falls_back_to_text_and_modifiers_combine() {
     assert!(plan.tool.is_none());
     assert_eq!(plan.thinking.as_deref(), Some(THINKING_TEXT));
     assert_eq!(plan.text.as_deref(), Some(SLOW_TEXT));
-    assert_eq!(plan.pace, Some(Duration::from_secs(3)));
+    assert_eq!(plan.pace, Some(Duration::from_secs(10)));
 }
 
 #[test]
