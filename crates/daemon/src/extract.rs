@@ -39,6 +39,15 @@ fn constrained<T: Constrained>(value: T) -> Result<T, ApiError> {
     }
 }
 
+/// Whether a request announces a body (`Transfer-Encoding`, or a `Content-Length` other
+/// than 0).
+pub fn has_body(headers: &axum::http::HeaderMap) -> bool {
+    headers.contains_key(axum::http::header::TRANSFER_ENCODING)
+        || headers
+            .get(axum::http::header::CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0")
+}
+
 /// The configured body size and time limits, stored in request extensions so extractors
 /// can apply them and rejections can name them.
 #[derive(Debug, Clone, Copy)]

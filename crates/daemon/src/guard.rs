@@ -131,21 +131,7 @@ impl BrowserGuard {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok());
         let upload = request.uri().path().ends_with("/files/upload");
-        let archive = |v: &str| {
-            let v = v
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            matches!(
-                v.as_str(),
-                "application/x-tar"
-                    | "application/gzip"
-                    | "application/x-gzip"
-                    | "application/octet-stream"
-            )
-        };
+        let archive = crate::routes::files::is_archive_type;
         if content_type.is_some_and(|v| is_json(v) || (upload && archive(v))) {
             Ok(())
         } else {

@@ -17,11 +17,7 @@ const MAX_PROBLEM_BYTES: usize = 64 * 1024;
 /// body on the connection, which hyper then closes, and a client must not reuse it.
 pub async fn add_instance(request: Request, next: Next) -> Response {
     let path = request.uri().path().to_string();
-    let has_body = request.headers().contains_key(header::TRANSFER_ENCODING)
-        || request
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .is_some_and(|v| v.as_bytes() != b"0");
+    let has_body = crate::extract::has_body(request.headers());
     let response = next.run(request).await;
     let is_problem = response
         .headers()

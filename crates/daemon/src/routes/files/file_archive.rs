@@ -29,6 +29,15 @@ const ARCHIVE_TYPES: [&str; 4] = [
     "application/octet-stream",
 ];
 
+/// Whether a `Content-Type` value declares an archive an upload takes (parameters and
+/// case aside).
+pub fn is_archive_type(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    ARCHIVE_TYPES
+        .iter()
+        .any(|t| t.eq_ignore_ascii_case(essence))
+}
+
 /// Unpacks a tar or tar.gz archive (told apart by its first bytes) into a directory of
 /// the workspace. Every entry is checked before anything is written: entries that are
 /// absolute or name `..`, device nodes, FIFOs, hard links and symlinks pointing outside
@@ -71,19 +80,9 @@ pub async fn upload_files(
 ) -> Result<(StatusCode, Json<UploadSummary>), ApiError> {
     let headers = request.headers();
     let archive_type = match headers.get(header::CONTENT_TYPE) {
-        Some(value) => value
-            .to_str()
-            .ok()
-            .and_then(|v| v.split(';').next())
-            .map(|v| v.trim().to_ascii_lowercase())
-            .is_some_and(|v| ARCHIVE_TYPES.contains(&v.as_str())),
+        Some(value) => value.to_str().is_ok_and(is_archive_type),
         // No body at all needs no type: it unpacks nothing.
-        None => {
-            !headers.contains_key(header::TRANSFER_ENCODING)
-                && headers
-                    .get(header::CONTENT_LENGTH)
-                    .is_none_or(|v| v.as_bytes() == b"0")
-        }
+        None => !crate::extract::has_body(headers),
     };
     if !archive_type {
         return Err(ApiError::NotAnArchiveType);
