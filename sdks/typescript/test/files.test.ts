@@ -15,27 +15,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { ProblemError, SandboxDaemon, type Session } from 'sandbox-daemon';
 import { SandboxDaemon as InlineSandboxDaemon } from 'sandbox-daemon/inline';
 import type { LocalSandboxDaemon } from 'sandbox-daemon/local';
-import { daemonBinary, offlineEnv, startDaemon, uniqueId } from './helpers.js';
+import { daemonBinary, type Exchange, isProblem, offlineEnv, recordingFetch, startDaemon, uniqueId } from './helpers.js';
 import { tar, untar } from './tar.js';
-
-/** Asserts a rejection with a `ProblemError` of `status` and `kind`. */
-function isProblem(status: number, kind: string): (error: unknown) => boolean {
-  return (error: unknown) => {
-    assert.ok(error instanceof ProblemError, `a ProblemError, not ${String(error)}`);
-    assert.equal(error.status, status, error.message);
-    assert.equal(error.kind, kind, error.message);
-    return true;
-  };
-}
-
-/** What the recording client saw of one exchange. */
-interface Exchange {
-  readonly method: string;
-  readonly path: string;
-  readonly search: URLSearchParams;
-  readonly requestHeaders: Headers;
-  readonly status: number;
-}
 
 /** Bytes 0..255, `times` over. */
 function allBytes(times = 1): Uint8Array<ArrayBuffer> {
@@ -63,18 +44,7 @@ describe('workspace files against the daemon', () => {
       baseUrl: daemon.baseUrl,
       token: daemon.token,
       validate: true,
-      fetch: async (input, init) => {
-        const response = await fetch(input, init);
-        const url = new URL(input instanceof Request ? input.url : String(input));
-        exchanges.push({
-          method: init?.method ?? 'GET',
-          path: url.pathname,
-          search: url.searchParams,
-          requestHeaders: new Headers(init?.headers),
-          status: response.status,
-        });
-        return response;
-      },
+      fetch: recordingFetch(exchanges),
     });
   });
   after(async () => {

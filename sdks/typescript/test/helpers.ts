@@ -1,8 +1,10 @@
 // Shared by the tests: the daemon under test, paths, small collectors.
 
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ProblemError } from 'sandbox-daemon';
 import { startLocal, type LocalSandboxDaemon, type StartOptions } from 'sandbox-daemon/local';
 
 /** The package root (sdks/typescript). Tests run from .test-build/ (or test/ when type-checked). */
@@ -64,4 +66,39 @@ export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 /** `[from, from+1, ..., to]`. */
 export function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+}
+
+/** Asserts a rejection with a `ProblemError` of `status` and `kind`. */
+export function isProblem(status: number, kind: string): (error: unknown) => boolean {
+  return (error: unknown) => {
+    assert.ok(error instanceof ProblemError, `a ProblemError, not ${String(error)}`);
+    assert.equal(error.status, status, error.message);
+    assert.equal(error.kind, kind, error.message);
+    return true;
+  };
+}
+
+/** What a recording client saw of one exchange. */
+export interface Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly search: URLSearchParams;
+  readonly requestHeaders: Headers;
+  readonly status: number;
+}
+
+/** A `fetch` that records every exchange it makes in `exchanges`. */
+export function recordingFetch(exchanges: Exchange[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    exchanges.push({
+      method: init?.method ?? 'GET',
+      path: url.pathname,
+      search: url.searchParams,
+      requestHeaders: new Headers(init?.headers),
+      status: response.status,
+    });
+    return response;
+  };
 }

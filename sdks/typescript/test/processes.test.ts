@@ -24,23 +24,13 @@ import {
 import { SandboxDaemon as InlineSandboxDaemon } from 'sandbox-daemon/inline';
 import type { LocalSandboxDaemon } from 'sandbox-daemon/local';
 import { droppingFetch } from './faults.js';
-import { collect, range, startDaemon, uniqueId } from './helpers.js';
+import { collect, type Exchange, isProblem, range, recordingFetch, startDaemon, uniqueId } from './helpers.js';
 
 /** The daemon's limits in these tests: 3 processes a session, 4 KiB of log a process, runs of 3 s. */
 const MAX_PROCESSES = 3;
 const LOG_BYTES = 4096;
 const MAX_RUN_MS = 3000;
 const FAST_RECONNECT = { retries: 5, initialDelayMs: 1, maxDelayMs: 20 };
-
-/** Asserts a rejection with a `ProblemError` of `status` and `kind`. */
-function isProblem(status: number, kind: string): (error: unknown) => boolean {
-  return (error: unknown) => {
-    assert.ok(error instanceof ProblemError, `a ProblemError, not ${String(error)}`);
-    assert.equal(error.status, status, error.message);
-    assert.equal(error.kind, kind, error.message);
-    return true;
-  };
-}
 
 const isAbort = (error: unknown): boolean => error instanceof DOMException && error.name === 'AbortError';
 
@@ -83,15 +73,6 @@ function procState(pid: number): string {
   }
 }
 
-/** What the recording client saw of one exchange. */
-interface Exchange {
-  readonly method: string;
-  readonly path: string;
-  readonly search: URLSearchParams;
-  readonly requestHeaders: Headers;
-  readonly status: number;
-}
-
 describe('processes against the daemon', () => {
   let daemon: LocalSandboxDaemon;
   /** A validating client of the same daemon that records every exchange. */
@@ -113,18 +94,7 @@ describe('processes against the daemon', () => {
       token: daemon.token,
       validate: true,
       reconnect: FAST_RECONNECT,
-      fetch: async (input, init) => {
-        const response = await fetch(input, init);
-        const url = new URL(input instanceof Request ? input.url : String(input));
-        exchanges.push({
-          method: init?.method ?? 'GET',
-          path: url.pathname,
-          search: url.searchParams,
-          requestHeaders: new Headers(init?.headers),
-          status: response.status,
-        });
-        return response;
-      },
+      fetch: recordingFetch(exchanges),
     });
   });
   after(async () => {
