@@ -69,12 +69,40 @@ export SANDBOX_DAEMON_BIN="$PWD/target/debug/sandbox-daemon"
 step "spec drift (spec/ must match the code)" \
   "$SANDBOX_DAEMON_BIN" spec --out spec --check
 
+# Every run below selects the whole workspace and picks its test targets by name: `-p X`
+# would resolve the dependencies' features for X alone and build another copy of much of
+# the workspace (cargo keeps one per feature set), on top of the one built above.
+# `test_targets <package>...` prints `--test <name>` for each integration test of those
+# packages (from cargo's metadata, so a new test file is never left out).
+test_targets() {
+  cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+wanted = set(sys.argv[1:])
+for package in json.load(sys.stdin)["packages"]:
+    if package["name"] in wanted:
+        for target in package["targets"]:
+            if "test" in target["kind"]:
+                print("--test", target["name"])
+' "$@"
+}
+# shellcheck disable=SC2046 # one flag and one name per word
+daemon_targets=($(test_targets sandbox-daemon))
+# shellcheck disable=SC2046
+crate_targets=($(test_targets sandbox-universal sandbox-agents sandbox-client sandbox-install))
+# shellcheck disable=SC2046
+testkit_targets=($(test_targets sandbox-testkit))
+
 # Its end-to-end tests mostly wait on agents: four at a time. The scenario table notes
 # each agent's rows and time in a summary, printed below.
 SANDBOX_E2E_SUMMARY="$(mktemp)"
 export SANDBOX_E2E_SUMMARY
-daemon_tests() { cargo test -p sandbox-daemon -- --test-threads=4; }
-crate_tests() { cargo test --workspace --exclude sandbox-testkit --exclude sandbox-daemon; }
+daemon_tests() { cargo test --workspace "${daemon_targets[@]}" -- --test-threads=4; }
+# Every crate's unit tests (the daemon's and the test kit's too), the other crates'
+# integration tests, and the doc tests.
+crate_tests() {
+  cargo test --workspace --lib --bins "${crate_targets[@]}"
+  cargo test --workspace --doc
+}
 clippy() {
   # The test runs above take cargo's build lock only to see their binaries are fresh;
   # clippy holds it while it checks, so it starts once they run.
@@ -105,17 +133,17 @@ postgres_tests() {
       return 0
     fi
   fi
-  SANDBOX_TEST_STORE=postgres cargo test -p sandbox-daemon --test all -- \
+  SANDBOX_TEST_STORE=postgres cargo test --workspace --test all -- \
     mock_sessions:: mock_hitl:: sse:: restart:: concurrency:: api_errors:: store:: faults:: \
     connections:: portable_api:: claude_e2e::shared_store::
 }
-testkit_tests() { cargo test -p sandbox-testkit; }
+testkit_tests() { cargo test --workspace "${testkit_targets[@]}"; }
 conformance() { scripts/conformance.sh "$SANDBOX_DAEMON_BIN"; }
 typescript_sdk() { sdks/typescript/ci.sh; }
 python_sdk() { sdks/python/ci.sh; }
 # The side-by-side bench against the peer's published binary, a few rounds of each phase
 # on the debug build: it must run, its figures mean nothing here (no timing is asserted).
-versus_smoke() { cargo test -q -p sandbox-daemon --bench versus -- --bench --smoke; }
+versus_smoke() { cargo test -q --workspace --bench versus -- --bench --smoke; }
 
 # What follows mostly waits (on agents, Schemathesis, Node, pytest, PostgreSQL): at once.
 concurrently \
