@@ -10,21 +10,24 @@ use sandbox_agents::user::AgentUser;
 
 use super::WorkspaceError;
 
-/// Runs `job` on a new thread acting as `user` (`None`: as the daemon), and answers what it
-/// returns.
+/// Runs `job` on a new thread acting as `user` (`None`: on tokio's blocking pool, as the
+/// daemon), and answers what it returns.
 pub async fn run<T, F>(user: Option<AgentUser>, job: F) -> Result<T, WorkspaceError>
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
+    let Some(user) = user else {
+        // The daemon's own user: any blocking thread will do.
+        return tokio::task::spawn_blocking(job)
+            .await
+            .map_err(|_| WorkspaceError::Internal("a workspace operation panicked".into()));
+    };
     let (done, answer) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("workspace".into())
         .spawn(move || {
-            let outcome = match user.as_ref().map(become_user).transpose() {
-                Ok(_) => Ok(job()),
-                Err(e) => Err(e),
-            };
+            let outcome = become_user(&user).map(|()| job());
             let _ = done.send(outcome);
         })
         .map_err(|e| WorkspaceError::Internal(format!("starting a workspace thread: {e}")))?;
