@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python SDK's checks, as CI runs them: a virtual environment with the pinned dev
-# dependencies (requirements-dev.txt), the package, then the generated-models drift check,
+# dependencies (requirements-dev.txt, which include websockets, the package's `terminal`
+# extra), the package, then the generated-models drift check,
 # ruff (lint and format), mypy --strict, and pytest against the real daemon binary.
 #
 # Usage: SANDBOX_DAEMON_BIN=<path to sandbox-daemon> sdks/python/ci.sh

@@ -5,6 +5,7 @@
 mod files;
 mod processes;
 mod sse;
+mod terminal;
 
 use reqwest::{Method, RequestBuilder, StatusCode, Url};
 use sandbox_universal::{
@@ -19,6 +20,7 @@ use serde::de::DeserializeOwned;
 pub use files::{ArchiveQuery, FileArchive};
 pub use processes::{LogFrame, LogFrames};
 pub use sse::{EventStream, InstallFrame, InstallStream, SseStream};
+pub use terminal::{Terminal, TerminalEvent};
 
 /// The default daemon address.
 pub const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:2468";
@@ -321,6 +323,15 @@ impl Client {
     /// `POST /sessions/{id}/cancel`.
     pub async fn cancel(&self, id: &str) -> Result<CancelResponse, ClientError> {
         Self::send(self.request(Method::POST, &["sessions", id, "cancel"])).await
+    }
+
+    /// `GET /sessions/{id}/turns/{turnId}/changes`: what the turn changed in the workspace.
+    pub async fn turn_changes(
+        &self,
+        id: &str,
+        turn: &str,
+    ) -> Result<sandbox_universal::TurnChanges, ClientError> {
+        Self::send(self.request(Method::GET, &["sessions", id, "turns", turn, "changes"])).await
     }
 
     /// `GET /sessions/{id}/events`.

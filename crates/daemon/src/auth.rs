@@ -1,4 +1,5 @@
-//! Bearer-token authentication for every route but `/health`.
+//! Bearer-token authentication for every route but `/health` (and a terminal's WebSocket
+//! opened with a ticket, which its route checks).
 
 use std::sync::Arc;
 
@@ -61,13 +62,30 @@ impl std::fmt::Debug for AuthConfig {
 /// Paths that never need a token.
 const PUBLIC_PATHS: &[&str] = &["/health"];
 
+/// Whether the request opens a terminal's WebSocket with a ticket instead of the token
+/// (`GET /sessions/{id}/processes/{processId}/terminal?ticket=`): the route redeems the
+/// ticket itself, before anything else.
+fn carries_terminal_ticket(request: &Request) -> bool {
+    let segments: Vec<&str> = request.uri().path().split('/').collect();
+    let terminal = matches!(
+        segments.as_slice(),
+        ["", "sessions", _, "processes", _, "terminal"]
+    );
+    terminal
+        && request.method() == axum::http::Method::GET
+        && request
+            .uri()
+            .query()
+            .is_some_and(|q| q.split('&').any(|pair| pair.starts_with("ticket=")))
+}
+
 /// Middleware rejecting requests without the right bearer token (401 problem).
 pub async fn require_token(
     State(auth): State<AuthConfig>,
     request: Request,
     next: Next,
 ) -> Response {
-    if PUBLIC_PATHS.contains(&request.uri().path()) {
+    if PUBLIC_PATHS.contains(&request.uri().path()) || carries_terminal_ticket(&request) {
         return next.run(request).await;
     }
     let authorization = request

@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod auth;
+pub mod changes;
 pub mod cli;
 pub mod credentials;
 pub mod error;

@@ -305,6 +305,12 @@ pub struct TurnEnded {
     /// Token usage, when the agent reports it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// How many files the turn added, modified and deleted in the workspace (the files
+    /// and diffs: `GET /sessions/{id}/turns/{turnId}/changes`); absent when the daemon
+    /// does not track changes (`--no-turn-changes`) or could not look at the workspace as
+    /// the turn ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<crate::ChangeCounts>,
 }
 
 /// Payload of `itemStarted` and `itemCompleted`.

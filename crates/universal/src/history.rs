@@ -499,6 +499,7 @@ mod tests {
                     turn_id: "t1".into(),
                     stop_reason: StopReason::Completed,
                     usage: None,
+                    changes: None,
                 }),
             ),
             event(

@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod api;
+pub mod changes;
 pub mod constraints;
 pub mod credentials;
 pub mod error;
@@ -22,6 +23,7 @@ pub mod processes;
 
 pub use agent::*;
 pub use api::*;
+pub use changes::*;
 pub use constraints::Constrained;
 pub use credentials::*;
 pub use error::*;

@@ -44,6 +44,47 @@ pub struct ProcessRequest {
     )]
     #[schema(minimum = 0)]
     pub max_output_bytes: Option<u64>,
+    /// Long-running only: run it on a pseudo-terminal (stdin, stdout and stderr; its output
+    /// logged as `stdout`), reachable as a WebSocket (`GET .../terminal`); `TERM` is
+    /// `xterm-256color` unless `env` names one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tty: bool,
+    /// With `tty`: the terminal's first size (default 80 columns by 24 rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<TerminalSize>,
+}
+
+/// A terminal's size in character cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TerminalSize {
+    /// Columns, 1 to 1,000.
+    #[serde(deserialize_with = "cells")]
+    #[schema(minimum = 1, maximum = 1000)]
+    #[schemars(range(min = 1, max = 1000))]
+    pub cols: u16,
+    /// Rows, 1 to 1,000.
+    #[serde(deserialize_with = "cells")]
+    #[schema(minimum = 1, maximum = 1000)]
+    #[schemars(range(min = 1, max = 1000))]
+    pub rows: u16,
+}
+
+impl Default for TerminalSize {
+    fn default() -> Self {
+        Self { cols: 80, rows: 24 }
+    }
+}
+
+/// A terminal dimension: a whole number from 1 to 1,000.
+fn cells<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u16, D::Error> {
+    use serde::de::Error;
+    match whole_number(deserializer)? {
+        Some(n @ 1..=1000) => Ok(n as u16),
+        _ => Err(D::Error::custom(
+            "a terminal dimension is a whole number from 1 to 1000",
+        )),
+    }
 }
 
 /// A count JSON may write as `5` or `5.0` (JSON Schema's integers include both).
@@ -130,6 +171,58 @@ pub struct ProcessInfo {
     pub ended_at: Option<DateTime<Utc>>,
     /// The sequence of its last log chunk (0: none yet).
     pub last_sequence: u64,
+    /// Whether it runs on a pseudo-terminal (`GET .../terminal` reaches it).
+    pub tty: bool,
+}
+
+/// `POST /sessions/{id}/processes/{processId}/terminal-ticket`: what opens the terminal's
+/// WebSocket without the daemon's token in a URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TerminalTicket {
+    /// The ticket: the `ticket` query parameter of `GET .../terminal`, good for one
+    /// connection to this process until `expiresAt`.
+    pub ticket: String,
+    /// When it stops being accepted.
+    pub expires_at: DateTime<Utc>,
+    /// The WebSocket's path with the ticket, relative to the daemon's address.
+    pub path: String,
+}
+
+/// A text frame of a terminal's WebSocket (binary frames carry the terminal's bytes: its
+/// output from the daemon, input to it from the client).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema, JsonSchema)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum TerminalMessage {
+    /// Client to daemon: text typed into the terminal (as a binary frame would be).
+    Input {
+        /// The text.
+        data: String,
+    },
+    /// Client to daemon: the terminal's new size (the process gets SIGWINCH).
+    Resize {
+        /// Columns, 1 to 1,000.
+        #[schema(minimum = 1, maximum = 1000)]
+        cols: u32,
+        /// Rows, 1 to 1,000.
+        #[schema(minimum = 1, maximum = 1000)]
+        rows: u32,
+    },
+    /// Daemon to client: the process ended; the daemon closes the socket after it.
+    #[serde(rename_all = "camelCase")]
+    Exit {
+        /// Its exit code, when it exited.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i32>,
+        /// The signal that ended it, when one did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signal: Option<i32>,
+    },
+    /// Daemon to client: a text frame it could not act on (the socket stays open).
+    Error {
+        /// What was wrong.
+        message: String,
+    },
 }
 
 /// `GET /sessions/{id}/processes`.

@@ -35,6 +35,13 @@ def operation_of(request: httpx.Request) -> str:
     raise AssertionError(f"no operation for {request.method} {request.url.path}")
 
 
+def websocket_operation(url: str) -> str:
+    """The operationId of a WebSocket opened at ``url`` (a terminal's): its handshake is a
+    ``GET`` that no httpx transport sees.
+    """
+    return operation_of(httpx.Request("GET", url.replace("ws", "http", 1)))
+
+
 @dataclass(frozen=True)
 class Exchange:
     """One request sent and its answer: the status, and the body unless it is a stream."""
@@ -71,6 +78,12 @@ class RecordingTransport(httpx.BaseTransport):
         """The status of each answer to ``operation``, in order."""
         return [e.status for e in self.exchanges if e.operation == operation]
 
+    def opened_websocket(self, url: str) -> None:
+        """Note a WebSocket opened at ``url`` (it went past this transport), answered 101."""
+        operation = websocket_operation(url)
+        self.operations.add(operation)
+        self.exchanges.append(Exchange(operation, 101, None))
+
     def close(self) -> None:
         self.inner.close()
 
@@ -94,6 +107,12 @@ class AsyncRecordingTransport(httpx.AsyncBaseTransport):
     def statuses(self, operation: str) -> list[int]:
         """The status of each answer to ``operation``, in order."""
         return [e.status for e in self.exchanges if e.operation == operation]
+
+    def opened_websocket(self, url: str) -> None:
+        """Note a WebSocket opened at ``url`` (it went past this transport), answered 101."""
+        operation = websocket_operation(url)
+        self.operations.add(operation)
+        self.exchanges.append(Exchange(operation, 101, None))
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -11,6 +11,7 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from sandbox_daemon import (
@@ -19,6 +20,7 @@ from sandbox_daemon import (
     LocalDaemon,
     PermissionMode,
     ProblemError,
+    TerminalExit,
     __version__,
 )
 from sandbox_daemon.models import (
@@ -40,6 +42,7 @@ from sandbox_daemon.models import (
 
 from .conftest import FAST_RETRY
 from .recording import AsyncRecordingTransport, Exchange, RecordingTransport
+from .terminals import PATIENCE, aread_until, read_until
 
 # The turns each test plays, in order: what to send, and how the turn must stop.
 SCRIPT = [
@@ -182,6 +185,18 @@ def test_every_operation_sync(
         assert c.process_logs(session_id, pid, offset=1).chunks == []
         c.delete_process(session_id, pid)
         assert c.list_processes(session_id).processes == []
+        # A process on a terminal: a ticket, its WebSocket, typed input, its exit.
+        shell = c.start_process(session_id, "sh", tty=True, size={"cols": 90, "rows": 20})
+        assert shell.tty
+        ticket = c.create_terminal_ticket(session_id, shell.process_id)
+        url = c.terminal_url(session_id, shell.process_id, ticket.ticket)
+        assert url == daemon.base_url.replace("http://", "ws://", 1) + ticket.path
+        with c.open_terminal(session_id, shell.process_id, ticket=ticket.ticket) as terminal:
+            recorder.opened_websocket(url)
+            terminal.send("stty size; exit 4\r")
+            assert "20 90" in read_until(terminal, "20 90")
+            assert terminal.wait(timeout=PATIENCE) == TerminalExit(exit_code=4)
+        c.delete_process(session_id, shell.process_id)
         listed = [s.session_id for s in c.iter_sessions(page_size=1)]
         assert session_id in listed
         assert session_id in {s.session_id for s in c.list_sessions(status="idle").sessions}
@@ -219,6 +234,10 @@ def test_every_operation_sync(
                     cancelled = True
                 elif isinstance(event, TurnEndedEvent):
                     assert (event.data.turn_id, event.data.stop_reason) == (turn_id, expected)
+                    # What the turn changed in the workspace: nothing, as its end says.
+                    changes = c.turn_changes(session_id, turn_id)
+                    assert (changes.turn_id, changes.files) == (turn_id, [])
+                    assert changes.counts == event.data.changes
                     step = next(turns, None)
                     if step is None:
                         ended = c.end_session(session_id)
@@ -356,6 +375,21 @@ async def test_every_operation_async(
         assert [chunk.data for chunk in log.chunks] == ["ready\n"]
         await c.delete_process(session_id, pid)
         assert (await c.list_processes(session_id)).processes == []
+        # A process on a terminal: a ticket, its WebSocket, typed input, its exit.
+        shell = await c.start_process(session_id, "sh", tty=True)
+        assert shell.tty
+        ticket = await c.create_terminal_ticket(session_id, shell.process_id)
+        url = c.terminal_url(session_id, shell.process_id, ticket.ticket)
+        assert url == daemon.base_url.replace("http://", "ws://", 1) + ticket.path
+        async with await c.open_terminal(
+            session_id, shell.process_id, ticket=ticket.ticket
+        ) as terminal:
+            recorder.opened_websocket(url)
+            await terminal.send("stty size; exit 4\r")
+            assert "24 80" in await aread_until(terminal, "24 80")  # the default size
+            with anyio.fail_after(PATIENCE):
+                assert await terminal.wait() == TerminalExit(exit_code=4)
+        await c.delete_process(session_id, shell.process_id)
         listed = [s.session_id async for s in c.iter_sessions(page_size=1)]
         assert session_id in listed
         page = await c.list_sessions(status=SessionStatus.idle, limit=1000)
@@ -392,6 +426,10 @@ async def test_every_operation_async(
                     cancelled = True
                 elif isinstance(event, TurnEndedEvent):
                     assert (event.data.turn_id, event.data.stop_reason) == (turn_id, expected)
+                    # What the turn changed in the workspace: nothing, as its end says.
+                    changes = await c.turn_changes(session_id, turn_id)
+                    assert (changes.turn_id, changes.files) == (turn_id, [])
+                    assert changes.counts == event.data.changes
                     step = next(turns, None)
                     if step is None:
                         ended = await c.end_session(session_id)

@@ -617,6 +617,7 @@ def exit_frame(last_sequence: int) -> ServerSentEvent:
         "startedAt": "2026-01-01T00:00:00Z",
         "endedAt": "2026-01-01T00:00:01Z",
         "lastSequence": last_sequence,
+        "tty": False,
     }
     return ServerSentEvent("exit", json.dumps(info), None, None)
 

@@ -48,6 +48,15 @@ def use(client: Client) -> None:
     client.write_file("s", "a.txt", 42)  # error: not bytes, text or a binary file
     client.read_file("s", "a.txt", range=(0, "9"))  # error: offsets are ints
     client.upload_files("s", "site.tar")  # error: a str is neither bytes nor a path
+    shell = client.start_process("s", "bash", tty=True, size={"cols": 80, "rows": 24})
+    client.start_process("s", "bash", tty="yes")  # error: not a bool
+    with client.open_terminal("s", shell.process_id) as terminal:
+        terminal.send(b"q")
+        terminal.resize("80", 24)  # error: columns are an int
+        for output in terminal:
+            reveal_type(output)
+        reveal_type(terminal.wait(timeout=5).exit_code)
+    reveal_type(client.turn_changes("s", "turn_1").files[0].diff)
 
 
 async def use_async(client: AsyncClient) -> None:
@@ -62,6 +71,10 @@ async def use_async(client: AsyncClient) -> None:
     reveal_type(install.result)
     reveal_type((await client.upload_files("s", b"...", path="dir")).files)
     client.get_session("s").status  # error: a coroutine has no status
+    async with await client.open_terminal("s", "p1") as aterminal:
+        await aterminal.send("exit")
+        reveal_type(aterminal.exit)
+    reveal_type(client.terminal_url("s", "p1"))
 """
 
 
@@ -110,3 +123,10 @@ def test_mypy_strict_types_the_public_api(tmp_path: Path) -> None:
     assert notes[
         'reveal_type((await client.upload_files("s", b"...", path="dir")).files)'
     ].endswith('"int"')
+    assert notes["reveal_type(output)"].endswith('"bytes"')
+    assert notes["reveal_type(terminal.wait(timeout=5).exit_code)"].endswith('"int | None"')
+    assert notes['reveal_type(client.turn_changes("s", "turn_1").files[0].diff)'].endswith(
+        '"str | None"'
+    )
+    assert notes["reveal_type(aterminal.exit)"].endswith('.TerminalExit | None"')
+    assert notes['reveal_type(client.terminal_url("s", "p1"))'].endswith('"str"')

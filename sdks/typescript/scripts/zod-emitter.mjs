@@ -17,6 +17,10 @@
 // and a validator of the decoded frame `{ event, data }` (`streamFrameSchemas`). A stream the
 // document describes only as text (`schema: { type: string }`, no `itemSchema`: a process's
 // followed log) yields neither: its frames are typed and checked by the client's own code.
+//
+// An operation that answers only `101 Switching Protocols` (a process's terminal, a
+// WebSocket) has no success body: its validator is `null` (its messages are read by the
+// client's own code).
 
 /** Keywords that only document a schema. */
 const ANNOTATIONS = new Set([
@@ -263,13 +267,18 @@ export function operations(spec) {
 
 /**
  * What an operation answers on success: `json` is a component, any JSON, or nothing (no
- * body, or bytes: see `isBytes`); `stream` (when it offers `text/event-stream`) is one
- * frame shape whose `data` is a component, or frames tagged by `event`. Several success
- * statuses (`201` stored, `200` replaced) must answer the same content: the client returns
- * the body, not the status.
+ * body, or bytes: see `isBytes`; or a switch to the WebSocket protocol, `101` alone, which
+ * has no body); `stream` (when it offers `text/event-stream`) is one frame shape whose
+ * `data` is a component, or frames tagged by `event`. Several success statuses (`201`
+ * stored, `200` replaced) must answer the same content: the client returns the body, not
+ * the status.
  */
 function successSchema(op) {
   const codes = Object.keys(op.responses ?? {}).filter((c) => SUCCESS.includes(c));
+  if (codes.length === 0 && op.responses?.['101']) {
+    if (op.responses['101'].content) throw new Error(`${op.operationId}: a 101 (Switching Protocols) with content`);
+    return { json: { kind: 'none' }, stream: undefined };
+  }
   if (codes.length === 0) throw new Error(`${op.operationId}: no success status`);
   const contents = codes.map((c) => JSON.stringify(op.responses[c].content ?? {}));
   if (new Set(contents).size !== 1) {

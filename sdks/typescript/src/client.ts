@@ -22,6 +22,7 @@ import { routes } from './generated/routes.js';
 import { installFrames } from './install-stream.js';
 import { ProcessLogStream, type ProcessLogStreamOptions } from './processes.js';
 import { Session } from './session.js';
+import { openTerminal, type Terminal, type TerminalOptions } from './terminal.js';
 import { Transport, type Call, type RequestOptions, type Validators } from './transport.js';
 import type { InstallFrame, OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from './types.js';
 
@@ -389,6 +390,22 @@ export class SandboxDaemon {
     return this.#json('handoverSession', { params: { sessionId }, body }, options);
   }
 
+  // ---- what a turn changed ------------------------------------------------------------
+
+  /**
+   * `GET /sessions/{sessionId}/turns/{turnId}/changes`: the files a turn added, modified and
+   * deleted in the workspace, whichever agent made the changes: `counts` (the ones its
+   * `turnEnded` carries as `changes`) and `files`, each with its `path`, `change` (`add`,
+   * `update`, `delete`), sizes, and a unified `diff` of text or why there is none
+   * (`diffOmitted`: `binary`, `tooLarge`, `turnLimit`, `modeOnly`, `unreadable`). `.git`,
+   * `node_modules` and `.gitignore`d paths are left out. A turn whose changes are not known
+   * (no such turn, a daemon that does not track them) rejects with `ProblemError` 404
+   * `changes-not-found`, a turn still running with 409 `turn-in-progress`.
+   */
+  turnChanges(sessionId: string, turnId: string, options?: RequestOptions): Promise<ResponseBody<'turnChanges'>> {
+    return this.#json('turnChanges', { params: { sessionId, turnId } }, options);
+  }
+
   // ---- workspace files ----------------------------------------------------------------
   //
   // Paths are relative to the session's working directory; one that is absolute or names
@@ -570,8 +587,9 @@ export class SandboxDaemon {
 
   /**
    * `POST /sessions/{sessionId}/processes/{processId}/stop`: sends SIGTERM to the process's
-   * group (nothing if it has ended) and answers the process as it stands: its end shows
-   * later, in `getProcess` and as the `exit` frame of its log.
+   * group (nothing if it has ended; a terminal's process is hung up first, SIGHUP, and every
+   * process group on its terminal is signalled) and answers the process as it stands: its
+   * end shows later, in `getProcess` and as the `exit` frame of its log.
    */
   stopProcess(sessionId: string, processId: string, options?: RequestOptions): Promise<ResponseBody<'stopProcess'>> {
     return this.#json('stopProcess', { params: { sessionId, processId }, body: {} }, options);
@@ -608,6 +626,58 @@ export class SandboxDaemon {
    */
   followProcessLogs(sessionId: string, processId: string, options?: ProcessLogStreamOptions): ProcessLogStream {
     return new ProcessLogStream(this.transport, sessionId, processId, options, this.#reconnect);
+  }
+
+  // ---- terminals ----------------------------------------------------------------------
+  //
+  // A process started with `tty: true` (and `size: { cols, rows }`, default 80 by 24) runs
+  // on a pseudo-terminal, reachable as a WebSocket; its output is logged as `stdout` too.
+
+  /**
+   * `POST /sessions/{sessionId}/processes/{processId}/terminal-ticket`: mints a ticket that
+   * opens the process's terminal once, within 30 s (`expiresAt`): a browser's WebSocket
+   * cannot send the token, which never goes in a URL. `path` is the WebSocket's path with
+   * the ticket (see `terminalUrl`). An unknown process rejects with `ProblemError` 404
+   * `process-not-found`, one without a terminal 409 `not-a-terminal`.
+   */
+  createTerminalTicket(
+    sessionId: string,
+    processId: string,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'createTerminalTicket'>> {
+    return this.#json('createTerminalTicket', { params: { sessionId, processId }, body: {} }, options);
+  }
+
+  /**
+   * The WebSocket URL (`ws:`, or `wss:` for an `https:` daemon) of a process's terminal,
+   * with `ticket` (from `createTerminalTicket`; not needed by a `--no-token` daemon): for
+   * a WebSocket of your own, such as a browser's behind xterm.js.
+   */
+  terminalUrl(sessionId: string, processId: string, ticket?: string): string {
+    const url = this.transport.url(routes.openTerminal, { sessionId, processId }, { ticket });
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    return url.href;
+  }
+
+  /**
+   * `GET /sessions/{sessionId}/processes/{processId}/terminal` (a WebSocket): mints a ticket
+   * (or uses `options.ticket`), connects with the global `WebSocket` or `options.WebSocket`
+   * (Node 20 has none: pass the `ws` package's), and answers the open `Terminal`: its
+   * output as bytes (what the log still keeps, then live), `write`, `resize`, `exit`,
+   * `close`. A refused connection rejects with `ProblemError`: 401
+   * `terminal-ticket-refused` (a ticket used, expired or minted for another process), 404
+   * `process-not-found`, 409 `not-a-terminal`; an unreachable one with `ConnectionError`.
+   * Closing it leaves the process running.
+   */
+  async openTerminal(sessionId: string, processId: string, options: TerminalOptions = {}): Promise<Terminal> {
+    const Socket = options.WebSocket ?? globalThis.WebSocket;
+    if (typeof Socket !== 'function') {
+      throw new TypeError('this runtime has no global WebSocket: pass `WebSocket` in the options (on Node 20, from the `ws` package)');
+    }
+    const { ticket = await this.createTerminalTicket(sessionId, processId, options) } = options;
+    const query = { ticket: typeof ticket === 'string' ? ticket : ticket.ticket };
+    const call = this.#call('openTerminal', { params: { sessionId, processId }, query }, options);
+    return await openTerminal(this.transport, call, this.terminalUrl(sessionId, processId, query.ticket), Socket, options);
   }
 
   // ---- events -------------------------------------------------------------------------

@@ -2,8 +2,8 @@
  * `sandbox-daemon/inline`: the typed client and the wire types, with no runtime
  * dependency at all (not even a Node builtin): only web-platform globals (`fetch`,
  * `Headers`, `URL`, `ReadableStream`, `AbortController`, `TextDecoder`, `DOMException`,
- * timers). For browsers, Bun, Deno, workers and
- * bundles where size matters. Validation needs validators passed in (`validate:
+ * timers; `WebSocket` for terminals, unless one is passed). For browsers, Bun, Deno,
+ * workers and bundles where size matters. Validation needs validators passed in (`validate:
  * { ... }`); the main entry `sandbox-daemon` brings the generated ones.
  *
  * @module
@@ -28,6 +28,14 @@ export {
 } from './client.js';
 export type { ArchiveInput, ByteRange, FileContent, WorkspaceArchive } from './files.js';
 export { ProcessLogStream, type LogGap, type ProcessLogFrame, type ProcessLogStreamOptions } from './processes.js';
+export {
+  Terminal,
+  type SocketEvent,
+  type TerminalExit,
+  type TerminalOptions,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from './terminal.js';
 export {
   Session,
   Turn,

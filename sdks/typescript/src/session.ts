@@ -27,6 +27,7 @@ import { ProblemError, ProtocolError, SandboxDaemonError } from './errors.js';
 import type { EventStream, EventStreamOptions } from './event-stream.js';
 import type { ArchiveInput, FileContent, WorkspaceArchive } from './files.js';
 import type { ProcessLogStream, ProcessLogStreamOptions } from './processes.js';
+import type { Terminal, TerminalOptions } from './terminal.js';
 import type {
   PermissionReply,
   PermissionRequest,
@@ -434,6 +435,26 @@ export class Session {
   /** A process's log from `offset`, then live until its `exit` frame; resumes by itself (`followProcessLogs`). */
   followProcessLogs(processId: string, options?: ProcessLogStreamOptions): ProcessLogStream {
     return this.client.followProcessLogs(this.id, processId, options);
+  }
+
+  /** Mints a ticket that opens a process's terminal once, within 30 s (`createTerminalTicket`). */
+  createTerminalTicket(processId: string, options?: RequestOptions): Promise<ResponseBody<'createTerminalTicket'>> {
+    return this.client.createTerminalTicket(this.id, processId, options);
+  }
+
+  /** The WebSocket URL of a process's terminal, with a ticket (`terminalUrl`). */
+  terminalUrl(processId: string, ticket?: string): string {
+    return this.client.terminalUrl(this.id, processId, ticket);
+  }
+
+  /** Opens a process's terminal: output, `write`, `resize`, `exit`, `close` (`openTerminal`). */
+  openTerminal(processId: string, options?: TerminalOptions): Promise<Terminal> {
+    return this.client.openTerminal(this.id, processId, options);
+  }
+
+  /** The files a turn added, modified and deleted, with diffs (`turnChanges`). */
+  turnChanges(turnId: string, options?: RequestOptions): Promise<ResponseBody<'turnChanges'>> {
+    return this.client.turnChanges(this.id, turnId, options);
   }
 
   /** Cancels the running turn (`cancelTurn`). */

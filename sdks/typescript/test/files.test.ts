@@ -4,18 +4,15 @@
 // the client puts on the wire and makes of odd answers, through a fake fetch.
 
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ProblemError, SandboxDaemon, type Session } from 'sandbox-daemon';
 import { SandboxDaemon as InlineSandboxDaemon } from 'sandbox-daemon/inline';
 import type { LocalSandboxDaemon } from 'sandbox-daemon/local';
-import { daemonBinary, type Exchange, isProblem, offlineEnv, recordingFetch, startDaemon, uniqueId } from './helpers.js';
+import { type Exchange, isProblem, type NoTokenDaemon, recordingFetch, startDaemon, startNoTokenDaemon, uniqueId } from './helpers.js';
 import { tar, untar } from './tar.js';
 
 /** Bytes 0..255, `times` over. */
@@ -349,51 +346,17 @@ describe('workspace files against the daemon', () => {
 });
 
 describe('uploadFiles on a --no-token daemon', () => {
-  let child: ChildProcess;
-  let dataDir: string;
+  let daemon: NoTokenDaemon;
   let cwd: string;
   let client: SandboxDaemon;
 
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'sandbox-sdk-notoken-'));
+    daemon = await startNoTokenDaemon();
     cwd = await realpath(await mkdtemp(join(tmpdir(), 'sandbox-sdk-notoken-ws-')));
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ ...process.env, ...offlineEnv() })) {
-      if (value !== undefined && key !== 'SANDBOX_DAEMON_TOKEN' && key !== 'SANDBOX_DAEMON_TOKEN_FILE') env[key] = value;
-    }
-    child = spawn(daemonBinary(), ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--no-token'], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const lines: string[] = [];
-    const baseUrl = await new Promise<string>((resolve, reject) => {
-      for (const stream of [child.stdout, child.stderr]) {
-        if (!stream) continue;
-        createInterface({ input: stream }).on('line', (line) => {
-          lines.push(line);
-          const match = /listening on (https?:\/\/\S+)/.exec(line);
-          if (match?.[1]) resolve(match[1]);
-        });
-      }
-      child.once('exit', (code) => reject(new Error(`the daemon exited (${code}): ${lines.join('\n')}`)));
-    });
-    client = new SandboxDaemon({ baseUrl, validate: true });
-    for (let delay = 10; ; delay *= 2) {
-      try {
-        await client.health();
-        break;
-      } catch (error) {
-        if (delay > 2000) throw error;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
+    client = new SandboxDaemon({ baseUrl: daemon.baseUrl, validate: true });
   });
   after(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-    await rm(dataDir, { recursive: true, force: true });
+    await daemon.close();
     await rm(cwd, { recursive: true, force: true });
   });
 

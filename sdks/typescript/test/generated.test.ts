@@ -133,6 +133,19 @@ describe('generated files', () => {
     assert.match(output, /processLogs: text\/event-stream itemSchema is missing/);
   });
 
+  it('an operation that only switches protocols (openTerminal, a WebSocket) gets no validator; no success status at all stops generation', () => {
+    const validators = readFileSync(join(packageRoot, 'src', 'generated', 'validators.ts'), 'utf8');
+    assert.match(validators, /\n {2}openTerminal: null,\n/);
+    assert.match(validators, /\n {2}createTerminalTicket: TerminalTicketSchema,\n/);
+    const { status, output } = generate(['--out', join(temp, 'out')], (spec) => {
+      const responses = terminalResponses(spec);
+      assert.ok(responses['101']);
+      delete responses['101'];
+    });
+    assert.notEqual(status, 0);
+    assert.match(output, /openTerminal: no success status/);
+  });
+
   it('the emitter refuses a stream frame whose event is not a constant, with its location', () => {
     const { status, output } = generate(['--out', join(temp, 'out')], (spec) => {
       const frames = installFrames(spec);
@@ -150,6 +163,14 @@ function processLogsStream(spec: Spec): { schema?: unknown } {
   const media = paths['/sessions/{sessionId}/processes/{processId}/logs']?.get.responses['200']?.content['text/event-stream'];
   assert.ok(media);
   return media;
+}
+
+/** The responses of openTerminal (the terminal's WebSocket) in a copy of the spec. */
+function terminalResponses(spec: Spec): Record<string, unknown> {
+  const paths = spec.paths as Record<string, { get: { responses: Record<string, unknown> } }>;
+  const responses = paths['/sessions/{sessionId}/processes/{processId}/terminal']?.get.responses;
+  assert.ok(responses);
+  return responses;
 }
 
 /** The frames (`oneOf`) of installAgent's event stream in a copy of the spec. */

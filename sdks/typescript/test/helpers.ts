@@ -1,10 +1,15 @@
 // Shared by the tests: the daemon under test, paths, small collectors.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { ProblemError } from 'sandbox-daemon';
+import { ProblemError, SandboxDaemon } from 'sandbox-daemon';
 import { startLocal, type LocalSandboxDaemon, type StartOptions } from 'sandbox-daemon/local';
 
 /** The package root (sdks/typescript). Tests run from .test-build/ (or test/ when type-checked). */
@@ -47,6 +52,64 @@ export function offlineEnv(): Record<string, string | undefined> {
 /** Starts a private daemon of the binary under test (through the SDK's local mode), offline. */
 export function startDaemon(options: StartOptions = {}): Promise<LocalSandboxDaemon> {
   return startLocal({ binary: daemonBinary(), ...options, env: { ...offlineEnv(), ...options.env } });
+}
+
+/** A daemon started with `--no-token`: its address, and how to stop it. */
+export interface NoTokenDaemon {
+  /** Its base URL. */
+  readonly baseUrl: string;
+  /** Stops it (SIGTERM) and removes its data dir. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a daemon of the binary under test with `--no-token` (local mode always sets a
+ * token), offline, on a free port; resolves once `/health` answers.
+ */
+export async function startNoTokenDaemon(): Promise<NoTokenDaemon> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sandbox-sdk-notoken-'));
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries({ ...process.env, ...offlineEnv() })) {
+    if (value !== undefined && key !== 'SANDBOX_DAEMON_TOKEN' && key !== 'SANDBOX_DAEMON_TOKEN_FILE') env[key] = value;
+  }
+  const child = spawn(daemonBinary(), ['--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, '--no-token'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const close = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const lines: string[] = [];
+    const baseUrl = await new Promise<string>((resolve, reject) => {
+      for (const stream of [child.stdout, child.stderr]) {
+        createInterface({ input: stream }).on('line', (line) => {
+          lines.push(line);
+          const match = /listening on (https?:\/\/\S+)/.exec(line);
+          if (match?.[1]) resolve(match[1]);
+        });
+      }
+      child.once('exit', (code) => reject(new Error(`the daemon exited (${code}): ${lines.join('\n')}`)));
+    });
+    const client = new SandboxDaemon({ baseUrl });
+    for (let delay = 10; ; delay *= 2) {
+      try {
+        await client.health();
+        break;
+      } catch (error) {
+        if (delay > 2000) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+    return { baseUrl, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }
 
 let counter = 0;

@@ -509,6 +509,7 @@ describe('processes on the wire (fake fetch)', () => {
     startedAt: '2026-01-01T00:00:00Z',
     endedAt: '2026-01-01T00:00:01Z',
     lastSequence: 6,
+    tty: false,
   };
 
   /** A client whose fetch answers each request with the next of `answers`, and records the requests. */

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type {
+  ChangeCounts,
   EventData,
   EventOf,
   EventType,
@@ -21,6 +22,12 @@ import type {
   SessionBundle,
   SessionExport,
   StoredLoginInfo,
+  Terminal,
+  TerminalExit,
+  TerminalMessage,
+  TerminalTicket,
+  TurnChanges,
+  TurnEnded,
   UniversalEvent,
 } from 'sandbox-daemon';
 import { SandboxDaemon } from 'sandbox-daemon';
@@ -125,6 +132,33 @@ const pageFollow = (daemon: SandboxDaemon): unknown => daemon.processLogs('s', '
 // @ts-expect-error ProcessRequest has no `argv`
 const startTypo = (daemon: SandboxDaemon): unknown => daemon.startProcess('s', { command: 'ls', argv: ['-l'] });
 
+/** Compile-time: a terminal is minted a TerminalTicket and opens as a Terminal; a turn's changes are TurnChanges. */
+const ticketType: Equal<Awaited<ReturnType<SandboxDaemon['createTerminalTicket']>>, TerminalTicket> = true;
+const terminalType: Equal<Awaited<ReturnType<SandboxDaemon['openTerminal']>>, Terminal> = true;
+const terminalOutput: Equal<Terminal extends AsyncIterable<infer B> ? B : never, Uint8Array> = true;
+const terminalExit: Equal<Awaited<Terminal['exit']>, TerminalExit> = true;
+const changesType: Equal<Awaited<ReturnType<SandboxDaemon['turnChanges']>>, TurnChanges> = true;
+const endedChanges: Equal<TurnEnded['changes'], ChangeCounts | null | undefined> = true;
+const startTty = (daemon: SandboxDaemon): unknown => daemon.startProcess('s', { command: 'bash', tty: true, size: { cols: 80, rows: 24 } });
+// @ts-expect-error a size has `cols` and `rows`
+const sizeTypo = (daemon: SandboxDaemon): unknown => daemon.startProcess('s', { command: 'bash', tty: true, size: { columns: 80, rows: 24 } });
+// @ts-expect-error a terminal's size is two numbers
+const resizeTypo = (terminal: Terminal): unknown => terminal.resize({ cols: 80, rows: 24 });
+
+/** A line per terminal message, reading fields only the narrowed message has. */
+function terminalLine(message: TerminalMessage): string {
+  switch (message.type) {
+    case 'input':
+      return `input ${message.data}`;
+    case 'resize':
+      return `resize ${message.cols}x${message.rows}`;
+    case 'exit':
+      return `exit ${message.exitCode ?? `by signal ${message.signal ?? '?'}`}`;
+    case 'error':
+      return `error ${message.message}`;
+  }
+}
+
 /** A line per log frame, reading fields only the narrowed frame has. */
 function logLine(frame: ProcessLogFrame): string {
   switch (frame.event) {
@@ -178,6 +212,19 @@ describe('types', () => {
     assert.equal(typeof installUnknown, 'function');
     assert.equal(runType && startBody && stopType && deleteProcessType && followType, true);
     assert.equal([pageFollow, startTypo].every((f) => typeof f === 'function'), true);
+    assert.equal(ticketType && terminalType && terminalOutput && terminalExit && changesType && endedChanges, true);
+    assert.equal([startTty, sizeTypo, resizeTypo].every((f) => typeof f === 'function'), true);
+  });
+
+  it('narrow terminal messages on type', () => {
+    const messages: TerminalMessage[] = [
+      { type: 'input', data: 'ls\r' },
+      { type: 'resize', cols: 80, rows: 24 },
+      { type: 'exit', exitCode: 3 },
+      { type: 'exit', signal: 9 },
+      { type: 'error', message: 'bad' },
+    ];
+    assert.deepEqual(messages.map(terminalLine), ['input ls\r', 'resize 80x24', 'exit 3', 'exit by signal 9', 'error bad']);
   });
 
   it('narrow process log frames on event', () => {
@@ -191,6 +238,7 @@ describe('types', () => {
       signal: 15,
       startedAt: '2026-01-01T00:00:00Z',
       lastSequence: 2,
+      tty: false,
     };
     const frames: ProcessLogFrame[] = [
       { event: 'log', data: { sequence: 1, stream: 'stderr', data: 'oops', time: '2026-01-01T00:00:00Z' } },

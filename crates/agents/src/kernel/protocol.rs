@@ -132,6 +132,7 @@ pub fn gone_facts(turn: Option<String>, cancelling: bool, error: AgentError) -> 
                 StopReason::Error
             },
             usage: None,
+            changes: None,
         })));
     }
     events

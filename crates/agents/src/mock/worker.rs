@@ -100,6 +100,7 @@ pub async fn run_worker(
                 output_tokens: turn.deltas,
                 ..Usage::default()
             }),
+            changes: None,
         }));
     }
     WorkerExit::Closed

@@ -9,53 +9,6 @@ use sandbox_client::{Client, ClientError, DEFAULT_ENDPOINT, EventsQuery, Session
 use sandbox_universal::{CreateSessionRequest, PermissionMode, PermissionReply, SessionStatus};
 use serde::Serialize;
 
-/// Every HTTP operation (OpenAPI `operationId`) and the subcommand that calls it. A test
-/// checks this table against the OpenAPI document and the clap command tree, so a route
-/// without a subcommand fails the build.
-pub const OPERATIONS: &[(&str, &[&str])] = &[
-    ("health", &["health"]),
-    ("openapi", &["openapi"]),
-    ("listAgents", &["agents", "list"]),
-    ("agentModels", &["agents", "models"]),
-    ("agentModes", &["agents", "modes"]),
-    ("installAgent", &["agents", "install"]),
-    ("listCredentials", &["credentials", "list"]),
-    ("getCredential", &["credentials", "get"]),
-    ("putCredential", &["credentials", "put"]),
-    ("deleteCredential", &["credentials", "remove"]),
-    ("listSessions", &["sessions", "list"]),
-    ("createSession", &["sessions", "create"]),
-    ("getSession", &["sessions", "get"]),
-    ("endSession", &["sessions", "end"]),
-    ("deleteSession", &["sessions", "delete"]),
-    ("sendMessage", &["sessions", "send-message"]),
-    ("cancelTurn", &["sessions", "cancel"]),
-    ("getEvents", &["sessions", "get-messages"]),
-    ("streamEvents", &["sessions", "events"]),
-    ("replyPermission", &["sessions", "permissions", "reply"]),
-    ("replyQuestion", &["sessions", "questions", "reply"]),
-    ("rejectQuestion", &["sessions", "questions", "reject"]),
-    ("toolCallResult", &["sessions", "tool-calls", "result"]),
-    ("toolCallReject", &["sessions", "tool-calls", "reject"]),
-    ("exportSession", &["sessions", "export"]),
-    ("importSession", &["sessions", "import"]),
-    ("handoverSession", &["sessions", "handover"]),
-    ("listFiles", &["sessions", "files", "list"]),
-    ("readFile", &["sessions", "files", "read"]),
-    ("writeFile", &["sessions", "files", "write"]),
-    ("deleteFile", &["sessions", "files", "delete"]),
-    ("uploadFiles", &["sessions", "files", "upload"]),
-    ("archiveFiles", &["sessions", "files", "archive"]),
-    ("runProcess", &["sessions", "processes", "run"]),
-    ("startProcess", &["sessions", "processes", "start"]),
-    ("listProcesses", &["sessions", "processes", "list"]),
-    ("getProcess", &["sessions", "processes", "get"]),
-    ("deleteProcess", &["sessions", "processes", "delete"]),
-    ("stopProcess", &["sessions", "processes", "stop"]),
-    ("killProcess", &["sessions", "processes", "kill"]),
-    ("processLogs", &["sessions", "processes", "logs"]),
-];
-
 fn parse_status(value: &str) -> Result<SessionStatus, String> {
     serde_json::from_value(serde_json::Value::String(value.to_string()))
         .map_err(|_| format!("`{value}` is not a status: idle, running or ended"))
@@ -181,6 +134,16 @@ pub enum SessionsCommand {
         /// Include native JSON.
         #[arg(long)]
         include_raw: bool,
+        #[command(flatten)]
+        client: ClientArgs,
+    },
+    /// GET /sessions/{id}/turns/{turnId}/changes: the files a turn added, modified and
+    /// deleted, with diffs (JSON).
+    Changes {
+        /// Session id.
+        id: String,
+        /// Turn id (`turn_1`, ...).
+        turn: String,
         #[command(flatten)]
         client: ClientArgs,
     },
@@ -420,7 +383,8 @@ fn sessions_client_args(command: &SessionsCommand) -> &ClientArgs {
         | SessionsCommand::SendMessage { client, .. }
         | SessionsCommand::Cancel { client, .. }
         | SessionsCommand::GetMessages { client, .. }
-        | SessionsCommand::Events { client, .. } => client,
+        | SessionsCommand::Events { client, .. }
+        | SessionsCommand::Changes { client, .. } => client,
         SessionsCommand::Permissions(PermissionsCommand::Reply { client, .. }) => client,
         SessionsCommand::Questions(
             QuestionsCommand::Reply { client, .. } | QuestionsCommand::Reject { client, .. },
@@ -501,6 +465,7 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             Err(e) => fail_usage(&e),
         },
         SessionsCommand::Cancel { id, .. } => finish(client.cancel(&id).await),
+        SessionsCommand::Changes { id, turn, .. } => finish(client.turn_changes(&id, &turn).await),
         SessionsCommand::GetMessages { id, page, .. } => {
             let query = EventsQuery {
                 offset: page.offset,

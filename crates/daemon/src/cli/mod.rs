@@ -6,10 +6,12 @@ mod credentials;
 mod demo;
 mod files;
 mod install;
+mod operations;
 mod policy;
 mod portable;
 mod processes;
 mod server;
+mod terminal;
 mod tool_calls;
 
 use std::path::PathBuf;
@@ -17,7 +19,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use client::{AgentsCommand, ClientArgs, OPERATIONS, SessionsCommand};
+pub use client::{AgentsCommand, ClientArgs, SessionsCommand};
+pub use operations::OPERATIONS;
 pub use server::ServerArgs;
 
 /// Run coding agents inside a sandbox and drive them over HTTP.

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use futures::StreamExt;
 use sandbox_client::{Client, LogFrame};
-use sandbox_universal::{LogStream, ProcessRequest};
+use sandbox_universal::{LogStream, ProcessRequest, TerminalSize};
 
 use super::client::{ClientArgs, fail, finish};
 
@@ -66,6 +66,15 @@ pub enum ProcessesCommand {
     Start {
         #[command(flatten)]
         program: ProgramArgs,
+        /// Run it on a terminal (open it with `sessions processes terminal`).
+        #[arg(long)]
+        tty: bool,
+        /// The terminal's columns (with `--tty`; default 80).
+        #[arg(long, requires = "tty")]
+        cols: Option<u16>,
+        /// The terminal's rows (with `--tty`; default 24).
+        #[arg(long, requires = "tty")]
+        rows: Option<u16>,
         #[command(flatten)]
         client: ClientArgs,
     },
@@ -128,6 +137,28 @@ pub enum ProcessesCommand {
         #[command(flatten)]
         client: ClientArgs,
     },
+    /// POST /sessions/{id}/processes/{processId}/terminal-ticket: a single-use ticket for
+    /// the terminal's WebSocket (JSON; for programs that open it themselves).
+    TerminalTicket {
+        /// Session id.
+        id: String,
+        /// Process id.
+        process: String,
+        #[command(flatten)]
+        client: ClientArgs,
+    },
+    /// GET /sessions/{id}/processes/{processId}/terminal: attaches this terminal to the
+    /// process's (raw mode when stdin is a terminal; piped input is typed in as it comes).
+    /// Ends when the process does, with its exit code; Ctrl-] detaches and leaves it
+    /// running.
+    Terminal {
+        /// Session id.
+        id: String,
+        /// Process id.
+        process: String,
+        #[command(flatten)]
+        client: ClientArgs,
+    },
 }
 
 impl ProcessesCommand {
@@ -141,7 +172,9 @@ impl ProcessesCommand {
             | Self::Delete { client, .. }
             | Self::Stop { client, .. }
             | Self::Kill { client, .. }
-            | Self::Logs { client, .. } => client,
+            | Self::Logs { client, .. }
+            | Self::TerminalTicket { client, .. }
+            | Self::Terminal { client, .. } => client,
         }
     }
 
@@ -161,8 +194,29 @@ impl ProcessesCommand {
                 };
                 finish(client.run_process(&program.id, &request).await)
             }
-            Self::Start { program, .. } => {
-                finish(client.start_process(&program.id, &program.request()).await)
+            Self::Start {
+                program,
+                tty,
+                cols,
+                rows,
+                ..
+            } => {
+                let default = TerminalSize::default();
+                let request = ProcessRequest {
+                    tty,
+                    size: (cols.is_some() || rows.is_some()).then(|| TerminalSize {
+                        cols: cols.unwrap_or(default.cols),
+                        rows: rows.unwrap_or(default.rows),
+                    }),
+                    ..program.request()
+                };
+                finish(client.start_process(&program.id, &request).await)
+            }
+            Self::TerminalTicket { id, process, .. } => {
+                finish(client.terminal_ticket(&id, &process).await)
+            }
+            Self::Terminal { id, process, .. } => {
+                super::terminal::attach(client, &id, &process).await
             }
             Self::List { id, .. } => finish(client.list_processes(&id).await),
             Self::Get { id, process, .. } => finish(client.get_process(&id, &process).await),

@@ -172,6 +172,14 @@ pub struct ServerArgs {
     /// The processes API's limits.
     #[command(flatten)]
     pub processes: ProcessLimitArgs,
+    /// Do not look at the workspace as each turn starts and ends: `turnEnded` carries no
+    /// change counts and `GET .../turns/{turnId}/changes` answers 404.
+    #[arg(long)]
+    pub no_turn_changes: bool,
+    /// Workspaces with more files than this (outside `.git`, `node_modules` and
+    /// `.gitignore`d paths) are not tracked.
+    #[arg(long, default_value_t = crate::changes::ChangeLimits::default().max_files)]
+    pub turn_changes_max_files: usize,
     /// How long stopping (Ctrl-C, SIGTERM) may take: agents stopped, connections closed,
     /// and a store that cannot write (full disk, database gone) retried. Events still
     /// unwritten then are reported by session and the daemon exits with an error.
@@ -268,6 +276,10 @@ impl ServerArgs {
                 host_tools: crate::host_tools::HostBroker::new(host_tool_secret),
                 files: self.files.limits(),
                 processes: crate::processes::ProcessTable::new(self.processes.limits()),
+                turn_changes: (!self.no_turn_changes).then(|| crate::changes::ChangeLimits {
+                    max_files: self.turn_changes_max_files,
+                    ..crate::changes::ChangeLimits::default()
+                }),
                 ..SessionSettings::new(data_dir, default_cwd)
             },
             store: self.store.as_deref().map(StoreConfig::parse).transpose()?,

@@ -104,6 +104,9 @@ pub enum ApiError {
     /// No login is stored for the agent.
     #[error("{0}")]
     CredentialNotFound(String),
+    /// What a turn changed is not known.
+    #[error("{0}")]
+    ChangesNotFound(String),
     /// What was given is not a login of the agent.
     #[error("{0}")]
     InvalidCredential(String),
@@ -168,9 +171,10 @@ impl ApiError {
             Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             Self::HttpVersionNotSupported => StatusCode::HTTP_VERSION_NOT_SUPPORTED,
             Self::ForbiddenHost(_) | Self::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
-            Self::UnknownAgent(_) | Self::RouteNotFound(_) | Self::CredentialNotFound(_) => {
-                StatusCode::NOT_FOUND
-            }
+            Self::UnknownAgent(_)
+            | Self::RouteNotFound(_)
+            | Self::CredentialNotFound(_)
+            | Self::ChangesNotFound(_) => StatusCode::NOT_FOUND,
             // The daemon works; the agent is missing or out of this build's reach.
             Self::AgentUnsupported(_)
             | Self::AgentNotInstalled(_)
@@ -221,6 +225,7 @@ impl ApiError {
             Self::Unauthorized => "unauthorized",
             Self::HostToolUnauthorized => "host-tool-unauthorized",
             Self::RouteNotFound(_) => "not-found",
+            Self::ChangesNotFound(_) => "changes-not-found",
             Self::MethodNotAllowed => "method-not-allowed",
             Self::Internal(_) => "internal",
         }
@@ -260,6 +265,7 @@ impl ApiError {
             Self::Unauthorized => "Unauthorized",
             Self::HostToolUnauthorized => "Host tool token required",
             Self::RouteNotFound(_) => "Not found",
+            Self::ChangesNotFound(_) => "What the turn changed is not known",
             Self::MethodNotAllowed => "Method not allowed",
             Self::Internal(_) => "Internal error",
         }

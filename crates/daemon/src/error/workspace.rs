@@ -107,6 +107,21 @@ pub(super) fn process_kind(error: &ProcessError) -> Kind {
             "process-not-started",
             "The program could not be started",
         ),
+        ProcessError::NotATerminal(_) => (
+            StatusCode::CONFLICT,
+            "not-a-terminal",
+            "The process has no terminal",
+        ),
+        ProcessError::TicketRefused => (
+            StatusCode::UNAUTHORIZED,
+            "terminal-ticket-refused",
+            "The terminal ticket is not accepted",
+        ),
+        ProcessError::NotWebSocket(_) => (
+            StatusCode::BAD_REQUEST,
+            "websocket-required",
+            "This route takes a WebSocket handshake",
+        ),
     };
     Kind {
         status,

@@ -11,6 +11,8 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::watch;
 
 use super::decode::Utf8Pieces;
+use super::groups;
+use super::pty::{self, Pty};
 use super::{Launch, ProcessError};
 
 /// How long output may still arrive after the process exited (a child it left holding
@@ -22,6 +24,8 @@ const DRAIN_AFTER_EXIT: std::time::Duration = std::time::Duration::from_secs(1);
 pub struct Managed {
     id: String,
     pid: u32,
+    /// Its terminal (`tty: true`).
+    pty: Option<Arc<Pty>>,
     state: Mutex<State>,
     /// The last sequence, bumped (also without a new chunk) when the process ends.
     changed: watch::Sender<u64>,
@@ -47,24 +51,51 @@ pub struct LogPage {
 }
 
 impl Managed {
-    /// Starts `launch` in a process group of its own, its output logged.
+    /// Starts `launch` in a process group of its own (on a terminal of its own when it
+    /// asks for one), its output logged.
     pub fn spawn(id: String, launch: Launch, log_bytes: usize) -> Result<Arc<Self>, ProcessError> {
-        let mut command = sandbox_agents::process::beside_agent(&launch.spec)
-            .map_err(|e| ProcessError::Spawn(format!("preparing `{}`: {e}", launch.command)))?;
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+        let preparing =
+            |e: std::io::Error| ProcessError::Spawn(format!("preparing `{}`: {e}", launch.command));
+        let mut command = sandbox_agents::process::beside_agent(&launch.spec).map_err(preparing)?;
+        command.kill_on_drop(true);
+        let pty = match launch.tty {
+            None => {
+                command
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .process_group(0);
+                None
+            }
+            Some(size) => {
+                let (pty, slave) = pty::open(size).map_err(preparing)?;
+                if let Some(user) = sandbox_agents::user::agent_user() {
+                    slave.give_to(user.uid, user.gid).map_err(preparing)?;
+                }
+                command
+                    .stdin(slave.stdio().map_err(preparing)?)
+                    .stdout(slave.stdio().map_err(preparing)?)
+                    .stderr(slave.stdio().map_err(preparing)?);
+                // SAFETY: the closure makes only async-signal-safe system calls (setsid,
+                // ioctl) and allocates nothing. setsid also makes its process group.
+                unsafe {
+                    command.pre_exec(pty::become_terminal_leader);
+                }
+                Some(pty)
+            }
+        };
         let mut child = command
             .spawn()
             .map_err(|e| ProcessError::Spawn(format!("starting `{}`: {e}", launch.command)))?;
+        // The daemon's copies of the terminal's slave side go with the command: the
+        // master's reads end once the process and its children let go of it.
+        drop(command);
         let pid = child.id().unwrap_or_default();
         let (changed, _) = watch::channel(0);
         let process = Arc::new(Self {
             id: id.clone(),
             pid,
+            pty: pty.map(Arc::new),
             state: Mutex::new(State {
                 info: ProcessInfo {
                     process_id: id,
@@ -78,6 +109,7 @@ impl Managed {
                     started_at: Utc::now(),
                     ended_at: None,
                     last_sequence: 0,
+                    tty: launch.tty.is_some(),
                 },
                 chunks: VecDeque::new(),
                 bytes: 0,
@@ -85,19 +117,41 @@ impl Managed {
             }),
             changed,
         });
-        let stdout = child.stdout.take().expect("piped stdout");
-        let stderr = child.stderr.take().expect("piped stderr");
-        let out = tokio::spawn(process.clone().read(stdout, LogStream::Stdout));
-        let err = tokio::spawn(process.clone().read(stderr, LogStream::Stderr));
+        let readers = match &process.pty {
+            Some(pty) => vec![tokio::spawn(
+                process
+                    .clone()
+                    .read(PtyReader(pty.clone()), LogStream::Stdout),
+            )],
+            None => {
+                let stdout = child.stdout.take().expect("piped stdout");
+                let stderr = child.stderr.take().expect("piped stderr");
+                vec![
+                    tokio::spawn(process.clone().read(stdout, LogStream::Stdout)),
+                    tokio::spawn(process.clone().read(stderr, LogStream::Stderr)),
+                ]
+            }
+        };
         let watcher = process.clone();
+        let on_terminal = process.pty.is_some();
         tokio::spawn(async move {
             let status = child.wait().await;
+            if on_terminal {
+                // The terminal goes with its process: what it left running on it (a
+                // shell's background jobs) is hung up, and killed if it stays.
+                groups::signal_session(pid, libc::SIGHUP);
+            }
             // What it wrote before it ended is logged before it is reported ended.
-            let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, async {
-                let _ = out.await;
-                let _ = err.await;
-            })
-            .await;
+            let readers = futures::future::join_all(readers);
+            tokio::pin!(readers);
+            if tokio::time::timeout(DRAIN_AFTER_EXIT, &mut readers)
+                .await
+                .is_err()
+                && on_terminal
+            {
+                groups::signal_session(pid, libc::SIGKILL);
+                let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, &mut readers).await;
+            }
             use std::os::unix::process::ExitStatusExt;
             let (code, signal) = match status {
                 Ok(status) => (status.code(), status.signal()),
@@ -106,6 +160,11 @@ impl Managed {
             watcher.ended(code, signal);
         });
         Ok(process)
+    }
+
+    /// Its terminal, when it runs on one.
+    pub fn terminal(&self) -> Option<&Arc<Pty>> {
+        self.pty.as_ref()
     }
 
     /// Its id in the session.
@@ -134,13 +193,38 @@ impl Managed {
         // Reported exited only after it was reaped and its pipes drained; until then its
         // group id is its own (a child it left behind is still reached).
         if state.info.status == ProcessStatus::Running {
-            sandbox_agents::process::signal_group(self.pid, signal);
+            match self.pty {
+                // Every group on its terminal (a shell's jobs have groups of their own).
+                Some(_) => groups::signal_session(self.pid, signal),
+                None => sandbox_agents::process::signal_group(self.pid, signal),
+            }
         }
+    }
+
+    /// Asks it to stop: SIGTERM; a terminal is hung up first (SIGHUP, which an interactive
+    /// shell, ignoring SIGTERM, takes as the end and passes on to its jobs).
+    pub fn stop(&self) {
+        if self.pty.is_some() {
+            self.signal(libc::SIGHUP);
+        }
+        self.signal(libc::SIGTERM);
     }
 
     /// SIGKILL to its group.
     pub fn kill(&self) {
         self.signal(libc::SIGKILL);
+    }
+
+    /// SIGKILL to its group — or every group on its terminal — also once it has exited:
+    /// what it left behind (a background job, a `nohup`) ends with its session.
+    pub fn kill_all(&self) {
+        if self.is_running() {
+            self.kill();
+        } else if self.pty.is_some() {
+            groups::signal_session(self.pid, libc::SIGKILL);
+        } else {
+            groups::signal_group_if_alive(self.pid, libc::SIGKILL);
+        }
     }
 
     /// Notified whenever a chunk is logged or the process ends.
@@ -170,11 +254,11 @@ impl Managed {
         }
     }
 
-    async fn read(self: Arc<Self>, mut from: impl AsyncRead + Unpin, stream: LogStream) {
+    async fn read(self: Arc<Self>, mut from: impl ReadSome, stream: LogStream) {
         let mut buffer = vec![0u8; 16 << 10];
         let mut text = Utf8Pieces::default();
         loop {
-            let read = match from.read(&mut buffer).await {
+            let read = match from.read_some(&mut buffer).await {
                 Ok(0) | Err(_) => break,
                 Ok(read) => read,
             };
@@ -215,5 +299,29 @@ impl Managed {
         let last = state.info.last_sequence;
         drop(state);
         self.changed.send_modify(|seen| *seen = last);
+    }
+}
+
+/// What a process's output is read from: a pipe or its terminal.
+trait ReadSome: Send + 'static {
+    /// Reads some bytes; `Ok(0)` at the end.
+    fn read_some(
+        &mut self,
+        buffer: &mut [u8],
+    ) -> impl std::future::Future<Output = std::io::Result<usize>> + Send;
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> ReadSome for R {
+    async fn read_some(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        self.read(buffer).await
+    }
+}
+
+/// A terminal's output side.
+struct PtyReader(Arc<Pty>);
+
+impl ReadSome for PtyReader {
+    async fn read_some(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buffer).await
     }
 }

@@ -10,8 +10,11 @@
 //! at most `--max-processes` running at once.
 
 mod decode;
+pub mod groups;
 pub mod managed;
+pub mod pty;
 pub mod run;
+pub mod tickets;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -68,6 +71,17 @@ pub enum ProcessError {
     /// The program could not be started: not found, not executable (422).
     #[error("{0}")]
     Spawn(String),
+    /// The process has no terminal (409).
+    #[error("process `{0}` runs without a terminal; start it with `tty: true` to open one")]
+    NotATerminal(String),
+    /// A terminal ticket that is unknown, used, expired or for another process (401).
+    #[error(
+        "the ticket is unknown, used up, expired or minted for another process; mint one with POST .../terminal-ticket (each opens one connection within 30 s)"
+    )]
+    TicketRefused,
+    /// A plain request to the terminal's WebSocket route (400).
+    #[error("this route is a WebSocket: {0}")]
+    NotWebSocket(String),
 }
 
 /// One process to start: what runs, and how the API shows it.
@@ -81,6 +95,8 @@ pub struct Launch {
     pub args: Vec<String>,
     /// The working directory relative to the session's.
     pub cwd: String,
+    /// Its terminal's first size, when it runs on one (`tty: true`).
+    pub tty: Option<sandbox_universal::TerminalSize>,
 }
 
 /// Every session's processes.
@@ -88,6 +104,7 @@ pub struct Launch {
 pub struct ProcessTable {
     limits: ProcessLimits,
     sessions: Mutex<HashMap<String, SessionProcesses>>,
+    tickets: tickets::Tickets,
 }
 
 #[derive(Debug, Default)]
@@ -110,6 +127,7 @@ impl ProcessTable {
         Arc::new(Self {
             limits,
             sessions: Mutex::new(HashMap::new()),
+            tickets: tickets::Tickets::default(),
         })
     }
 
@@ -167,6 +185,19 @@ impl ProcessTable {
             .ok_or_else(|| ProcessError::NotFound(id.to_string()))
     }
 
+    /// A single-use ticket for the terminal of `id` (which must run on one).
+    pub fn mint_ticket(&self, session: &str, id: &str) -> Result<String, ProcessError> {
+        if self.get(session, id)?.terminal().is_none() {
+            return Err(ProcessError::NotATerminal(id.to_string()));
+        }
+        Ok(self.tickets.mint(session, id))
+    }
+
+    /// Uses up a terminal ticket: whether it opens `id`'s terminal.
+    pub fn redeem_ticket(&self, ticket: &str, session: &str, id: &str) -> bool {
+        self.tickets.redeem(ticket, session, id)
+    }
+
     /// Forgets an exited process and its log.
     pub fn remove(&self, session: &str, id: &str) -> Result<(), ProcessError> {
         let mut sessions = self.lock();
@@ -185,29 +216,31 @@ impl ProcessTable {
         Ok(())
     }
 
-    /// Kills every process of the session (it ended); they stay listed, exited.
+    /// Kills every process of the session (it ended), and what exited ones left behind;
+    /// they stay listed, exited.
     pub fn end_session(&self, session: &str) {
         if let Some(entry) = self.lock().get(session) {
             for process in &entry.managed {
-                process.kill();
+                process.kill_all();
             }
         }
     }
 
-    /// Kills every process of the session and forgets them (it is deleted).
+    /// Kills every process of the session and what they left behind, and forgets them
+    /// (it is deleted).
     pub fn forget_session(&self, session: &str) {
         if let Some(entry) = self.lock().remove(session) {
             for process in entry.managed {
-                process.kill();
+                process.kill_all();
             }
         }
     }
 
-    /// Kills every process (the daemon stops).
+    /// Kills every process and what they left behind (the daemon stops).
     pub fn kill_all(&self) {
         for (_, entry) in self.lock().drain() {
             for process in entry.managed {
-                process.kill();
+                process.kill_all();
             }
         }
     }

@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod body;
+pub mod changes;
 pub mod credentials;
 pub mod events;
 pub mod files;
@@ -12,6 +13,7 @@ pub mod portable;
 pub mod processes;
 pub mod sessions;
 pub mod sse;
+pub mod terminal;
 pub mod tool_calls;
 
 use std::sync::Arc;
@@ -108,4 +110,7 @@ api_table! {
     [processes::stop_process]
     [processes::kill_process]
     [processes::process_logs]
+    [terminal::create_terminal_ticket]
+    [terminal::open_terminal]
+    [changes::turn_changes]
 }

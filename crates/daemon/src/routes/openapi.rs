@@ -34,7 +34,11 @@ use sandbox_universal::constraints::{SEQUENCE, SESSION_ID};
         (name = "files", description = "The session's workspace: list, read, write, delete, upload, snapshot"),
         (name = "processes", description = "Processes beside the agent: run to the end, or long-running with a log"),
     ),
-    components(schemas(sandbox_universal::InstallProgress, sandbox_universal::HostToolCall)),
+    components(schemas(
+        sandbox_universal::InstallProgress,
+        sandbox_universal::HostToolCall,
+        sandbox_universal::TerminalMessage
+    )),
     modifiers(&BearerAuth)
 )]
 struct BaseDocument;
@@ -70,7 +74,13 @@ pub enum DocAuth {
 
 /// Operations that take no body: an empty body or `{}` is accepted; `--no-token` requires
 /// the JSON content type on them too.
-const EMPTY_BODY_OPERATIONS: &[&str] = &["cancelTurn", "endSession", "stopProcess", "killProcess"];
+const EMPTY_BODY_OPERATIONS: &[&str] = &[
+    "cancelTurn",
+    "endSession",
+    "stopProcess",
+    "killProcess",
+    "createTerminalTicket",
+];
 
 /// Operations whose JSON body may be left out (an empty body means the defaults);
 /// `--no-token` requires the JSON content type, so a body, on them too.
@@ -314,6 +324,8 @@ fn complete_operation(method: &str, operation: &mut Value, auth: DocAuth) {
         }
     }
     if auth == DocAuth::NoToken {
+        // Nothing is refused for its credentials (a terminal's ticket is not checked).
+        responses.remove("401");
         operation
             .as_object_mut()
             .expect("operation")

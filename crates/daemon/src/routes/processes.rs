@@ -97,6 +97,10 @@ async fn launch(state: &AppState, id: &str, request: ProcessRequest) -> Result<L
             .map_err(|e| ApiError::Internal(format!("making the processes' HOME: {e}")))?;
     }
     let mut env: BTreeMap<String, String> = base_env(&home);
+    if request.tty {
+        // What a terminal emulator (a browser's xterm.js, the CLI's own) understands.
+        env.insert("TERM".into(), "xterm-256color".into());
+    }
     env.extend(request.env);
     Ok(Launch {
         spec: ProcessSpec {
@@ -108,6 +112,7 @@ async fn launch(state: &AppState, id: &str, request: ProcessRequest) -> Result<L
         command: request.command,
         args: request.args,
         cwd: relative.display(),
+        tty: request.tty.then(|| request.size.unwrap_or_default()),
     })
 }
 
@@ -150,6 +155,11 @@ pub async fn run_process(
         .max_output_bytes
         .unwrap_or(DEFAULT_OUTPUT_BYTES)
         .min(limits.max_output_bytes);
+    if request.tty || request.size.is_some() {
+        return Err(ApiError::InvalidBody(
+            "`tty` and `size` are for long-running processes (POST .../processes); a run has no terminal".into(),
+        ));
+    }
     let launch = launch(&state, &session_id, request).await?;
     let _slot = table.begin_run(&session_id)?;
     Ok(Json(run::run(&launch, timeout, max_output).await?))
@@ -181,6 +191,11 @@ pub async fn start_process(
     ApiPath(session_id): ApiPath<SessionId>,
     ApiJson(request): ApiJson<ProcessRequest>,
 ) -> Result<(StatusCode, Json<ProcessInfo>), ApiError> {
+    if request.size.is_some() && !request.tty {
+        return Err(ApiError::InvalidBody(
+            "`size` is the terminal's: it needs `tty: true`".into(),
+        ));
+    }
     let launch = launch(&state, &session_id, request).await?;
     let table = &state.sessions.settings().processes;
     Ok((StatusCode::CREATED, Json(table.start(&session_id, launch)?)))
@@ -210,7 +225,8 @@ pub async fn list_processes(
     Ok(Json(ProcessList { processes }))
 }
 
-async fn process(
+/// The process a route names, once its session is known.
+pub(super) async fn process(
     state: &AppState,
     path: &ProcessPath,
 ) -> Result<std::sync::Arc<Managed>, ApiError> {
@@ -277,7 +293,9 @@ pub async fn delete_process(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Asks a process to stop: SIGTERM to its process group (nothing if it has ended).
+/// Asks a process to stop: SIGTERM to its process group (nothing if it has ended); a
+/// terminal's process is hung up first (SIGHUP), and every process group on its terminal
+/// is signalled.
 #[utoipa::path(
     post,
     path = "/sessions/{sessionId}/processes/{processId}/stop",
@@ -300,11 +318,12 @@ pub async fn stop_process(
     _body: ApiEmpty,
 ) -> Result<Json<ProcessInfo>, ApiError> {
     let process = process(&state, &path).await?;
-    process.signal(libc::SIGTERM);
+    process.stop();
     Ok(Json(process.info()))
 }
 
-/// Kills a process: SIGKILL to its process group (nothing if it has ended).
+/// Kills a process: SIGKILL to its process group (nothing if it has ended); for a
+/// terminal's process, to every process group on its terminal.
 #[utoipa::path(
     post,
     path = "/sessions/{sessionId}/processes/{processId}/kill",

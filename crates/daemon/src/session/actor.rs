@@ -99,6 +99,8 @@ pub struct AfterTurn {
     pub saver: Option<super::travel::NativeSaver>,
     /// Gives back what the agent refreshed of the stored login it was seeded with.
     pub login: Option<LoginKeeper>,
+    /// Looks at the workspace as each turn starts and ends (what the turn changed).
+    pub changes: Option<Arc<crate::changes::ChangeTracker>>,
 }
 
 impl AfterTurn {
@@ -163,6 +165,19 @@ async fn run_until_stopped(
                     core.interrupt();
                     agent.shutdown().await;
                     return;
+                }
+                CoreSignal::TurnEnding(turn) => {
+                    let counts = match &after_turn.changes {
+                        Some(tracker) => tracker
+                            .end(&turn)
+                            .await
+                            .inspect_err(|error| {
+                                tracing::warn!(session = %core.session_id(), turn, %error, "what the turn changed is not known");
+                            })
+                            .ok(),
+                        None => None,
+                    };
+                    core.finish_turn(&turn, counts);
                 }
                 CoreSignal::TurnEnded => {
                     if let Some(saver) = &after_turn.saver {
@@ -241,6 +256,12 @@ async fn handle(
                 if let Err(error) = core.log().flush().await {
                     core.fail_turn(&turn_id);
                     return Err(SessionError::from(error));
+                }
+                // The workspace as the turn starts, before the agent can change it.
+                if let Some(tracker) = &after_turn.changes
+                    && let Err(error) = tracker.begin(&turn_id).await
+                {
+                    tracing::warn!(session = %core.session_id(), turn = turn_id, %error, "what the turn changes will not be known");
                 }
                 if let Err(error) = agent.send_message(&turn_id, &message.message).await {
                     core.record_error(error.clone());

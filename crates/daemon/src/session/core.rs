@@ -45,6 +45,8 @@ pub enum CoreSignal {
     Stop,
     /// A turn ended (the agent's native state may be saved for other daemons).
     TurnEnded,
+    /// The agent ended this turn: look at the workspace, then `finish_turn`.
+    TurnEnding(String),
 }
 
 /// A snapshot of the session's state.
@@ -92,6 +94,8 @@ pub(super) struct Live {
     since_snapshot: u64,
     /// When the last event was logged (or the core was made).
     last_event: tokio::time::Instant,
+    /// The agent's end of the running turn, held while the workspace is looked at.
+    pub(super) ending: Option<(TurnEnded, EventMeta)>,
 }
 
 /// One session's log plus the state derived from it.
@@ -112,6 +116,8 @@ pub struct SessionCore {
     refused: Mutex<Vec<ToolName>>,
     /// The requests the daemon asked itself (host tools) and waits for.
     pub(super) waiters: super::host_calls::Waiters,
+    /// Whether the agent's turn ends wait for a look at the workspace (changes tracked).
+    pub(super) defer_turn_ends: AtomicBool,
 }
 
 impl SessionCore {
@@ -128,10 +134,12 @@ impl SessionCore {
                 force_closed: HashSet::new(),
                 since_snapshot: 0,
                 last_event: tokio::time::Instant::now(),
+                ending: None,
             }),
             signals: Mutex::new(None),
             refused: Mutex::new(Vec::new()),
             waiters: Default::default(),
+            defer_turn_ends: AtomicBool::new(false),
         });
         let hooks: Arc<dyn crate::log::LogHooks> = core.clone();
         core.log.set_hooks(Arc::downgrade(&hooks));
@@ -307,9 +315,11 @@ impl SessionCore {
         if live.state.status() == SessionStatus::Ended {
             return Err(SessionError::Ended(self.session_id.clone()));
         }
+        // A turn the agent has ended (its end awaits the look at the workspace) is over.
         live.state
             .current_turn
             .clone()
+            .filter(|_| live.ending.is_none())
             .ok_or_else(|| SessionError::NotRunning(self.session_id.clone()))
     }
 
@@ -560,7 +570,7 @@ impl SessionCore {
                         );
                     }
                     let stop_reason = self.take_tool_stop(&turn_id, ended.stop_reason);
-                    self.close_turn(
+                    self.agent_ended_turn(
                         &mut live,
                         TurnEnded {
                             turn_id,

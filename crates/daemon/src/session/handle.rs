@@ -135,6 +135,19 @@ impl SessionHandle {
             login,
             credentials: self.credentials.clone(),
         });
+        let changes = self.settings.turn_changes.map(|limits| {
+            let workspace = crate::workspace::Workspace::new(
+                self.record.cwd.clone(),
+                self.settings.agent_user.clone(),
+            );
+            Arc::new(crate::changes::ChangeTracker::new(
+                &self.dir,
+                &self.settings.data_dir,
+                workspace,
+                limits,
+            ))
+        });
+        self.core.defer_turn_ends(changes.is_some());
         tokio::spawn(run_actor(
             self.core.clone(),
             agent,
@@ -142,7 +155,11 @@ impl SessionHandle {
             signal_rx,
             self.actor.clone(),
             self.settings.idle_timeout,
-            super::actor::AfterTurn { saver, login },
+            super::actor::AfterTurn {
+                saver,
+                login,
+                changes,
+            },
         ));
         commands
     }

@@ -8,8 +8,11 @@
 //! `itemCompleted`; every permission or question is resolved exactly once; `sessionEnded`
 //! is the last event.
 
+use std::sync::atomic::Ordering;
+
 use sandbox_universal::{
-    AgentError, EventPayload, SessionEndReason, SessionEnded, SessionStatus, StopReason, TurnEnded,
+    AgentError, ChangeCounts, EventPayload, SessionEndReason, SessionEnded, SessionStatus,
+    StopReason, TurnEnded,
 };
 
 use super::core::{CoreSignal, EventMeta, Live, SessionCore};
@@ -19,6 +22,7 @@ use crate::store::StoreError;
 impl SessionCore {
     /// Resolves pending requests as cancelled, fails open items, then logs `turnEnded`.
     pub(super) fn close_turn(&self, live: &mut Live, ended: TurnEnded, meta: EventMeta) {
+        live.ending = None;
         self.close_open_work(live);
         self.append(live, EventPayload::TurnEnded(ended), meta);
         self.signal(CoreSignal::TurnEnded);
@@ -50,11 +54,62 @@ impl SessionCore {
         self.cancel_waiters(cancelled);
     }
 
+    /// The agent ended the running turn: it is closed now or, when the workspace's
+    /// changes are tracked, once the actor has looked at the workspace
+    /// ([`SessionCore::finish_turn`]), so that `turnEnded` carries the counts. Until then
+    /// the turn takes no cancel, and a daemon-side end logs the agent's end as it was.
+    pub(super) fn agent_ended_turn(&self, live: &mut Live, ended: TurnEnded, meta: EventMeta) {
+        if self.defer_turn_ends.load(Ordering::SeqCst) {
+            let turn_id = ended.turn_id.clone();
+            live.ending = Some((ended, meta));
+            self.signal(CoreSignal::TurnEnding(turn_id));
+        } else {
+            self.close_turn(live, ended, meta);
+        }
+    }
+
+    /// Makes the agent's turn ends wait for a look at the workspace (see
+    /// [`SessionCore::agent_ended_turn`]).
+    pub fn defer_turn_ends(&self, defer: bool) {
+        self.defer_turn_ends.store(defer, Ordering::SeqCst);
+    }
+
+    /// Closes the turn the agent ended, with what it changed in the workspace (when
+    /// known). Nothing when the turn was closed meanwhile.
+    pub fn finish_turn(&self, turn_id: &str, changes: Option<ChangeCounts>) {
+        let mut live = self.lock();
+        let ending = live.ending.take();
+        match ending {
+            Some((ended, meta))
+                if ended.turn_id == turn_id
+                    && live.state.current_turn.as_deref() == Some(turn_id) =>
+            {
+                self.close_turn(&mut live, TurnEnded { changes, ..ended }, meta);
+            }
+            other => live.ending = other,
+        }
+    }
+
+    /// How the daemon ends `turn_id` itself: as the agent ended it, when it did and its
+    /// end awaits the look at the workspace; else with `stop`.
+    fn ending_or(
+        &self,
+        live: &mut Live,
+        turn_id: &str,
+        stop: StopReason,
+    ) -> (TurnEnded, EventMeta) {
+        match live.ending.take() {
+            Some((ended, meta)) if ended.turn_id == turn_id => (ended, meta),
+            _ => (turn_ended(turn_id, stop), daemon()),
+        }
+    }
+
     /// Ends the running turn with an error when the agent could not take the message.
     pub fn fail_turn(&self, turn_id: &str) {
         let mut live = self.lock();
         if live.state.current_turn.as_deref() == Some(turn_id) {
-            self.close_turn(&mut live, turn_ended(turn_id, StopReason::Error), daemon());
+            let (ended, meta) = self.ending_or(&mut live, turn_id, StopReason::Error);
+            self.close_turn(&mut live, ended, meta);
         }
     }
 
@@ -65,7 +120,8 @@ impl SessionCore {
         let Some(turn_id) = live.state.current_turn.clone() else {
             return false;
         };
-        self.close_turn(&mut live, turn_ended(&turn_id, StopReason::Error), daemon());
+        let (ended, meta) = self.ending_or(&mut live, &turn_id, StopReason::Error);
+        self.close_turn(&mut live, ended, meta);
         true
     }
 
@@ -113,7 +169,8 @@ impl SessionCore {
                     SessionEndReason::Terminated => StopReason::Cancelled,
                     _ => StopReason::Error,
                 };
-                self.close_turn(live, turn_ended(&turn_id, stop), daemon());
+                let (turn_end, turn_meta) = self.ending_or(live, &turn_id, stop);
+                self.close_turn(live, turn_end, turn_meta);
             }
             None => self.close_open_work(live),
         }
@@ -133,6 +190,7 @@ fn turn_ended(turn_id: &str, stop_reason: StopReason) -> TurnEnded {
         turn_id: turn_id.to_string(),
         stop_reason,
         usage: None,
+        changes: None,
     }
 }
 

@@ -65,6 +65,9 @@ pub struct SessionSettings {
     pub files: crate::workspace::FileLimits,
     /// Every session's processes (the processes API), and their limits.
     pub processes: std::sync::Arc<crate::processes::ProcessTable>,
+    /// What each turn changed in the workspace is tracked within these bounds; `None`
+    /// (`--no-turn-changes`): not tracked.
+    pub turn_changes: Option<crate::changes::ChangeLimits>,
 }
 
 impl SessionSettings {
@@ -81,6 +84,7 @@ impl SessionSettings {
             host_tools: crate::host_tools::HostBroker::new(None),
             files: crate::workspace::FileLimits::default(),
             processes: crate::processes::ProcessTable::new(Default::default()),
+            turn_changes: Some(crate::changes::ChangeLimits::default()),
         }
     }
 }

@@ -341,6 +341,7 @@ mod tests {
                 turn_id: "turn_3".into(),
                 stop_reason: sandbox_universal::StopReason::Completed,
                 usage: None,
+                changes: None,
             }),
         ));
         assert!(!state.has_open_work());

@@ -9,7 +9,7 @@ use common::TestDaemon;
 use sandbox_daemon::cli::{Cli, OPERATIONS};
 use sandbox_universal::{EventPayload, UniversalEvent};
 
-fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"))
 }
 

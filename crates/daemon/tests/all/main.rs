@@ -40,3 +40,4 @@ mod security;
 mod spec;
 mod sse;
 mod store;
+mod terminal;

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use common::{TestDaemon, problem_slug as slug, session_in};
+use common::{TestDaemon, alive, problem_slug as slug, session_in};
 use futures::StreamExt;
 use sandbox_client::{Client, LogFrame};
 use sandbox_universal::{ProcessRequest, ProcessStatus};
@@ -20,13 +20,6 @@ fn sh(script: &str) -> ProcessRequest {
         args: vec!["-c".into(), script.into()],
         ..ProcessRequest::default()
     }
-}
-
-/// Whether a process with this pid is alive (a zombie counts as gone).
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| !stat.contains(") Z "))
-        .unwrap_or(false)
 }
 
 #[tokio::test]
@@ -417,4 +410,44 @@ async fn the_cli_runs_starts_and_follows_processes() {
     }
     let deleted = crate::cli::run(&daemon, &["sessions", "processes", "delete", "c", &id]).await;
     assert!(deleted.status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_an_exited_process_left_behind_ends_with_the_session() {
+    let daemon = TestDaemon::start().await;
+    let work = tempfile::tempdir().unwrap();
+    session_in(&daemon.client, "left", work.path()).await;
+    let api = &daemon.client;
+    let started = api
+        .start_process(
+            "left",
+            &sh("nohup sleep 1000 >/dev/null 2>&1 & echo $! > job.pid"),
+        )
+        .await
+        .unwrap();
+    let pid_file = work.path().join("job.pid");
+    let job: u32 = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let info = api.get_process("left", &started.process_id).await.unwrap();
+            if info.status == ProcessStatus::Exited
+                && let Some(pid) = std::fs::read_to_string(&pid_file)
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok())
+            {
+                break pid;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .unwrap();
+    assert!(alive(job), "the job outlives its process");
+    api.end_session("left").await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while alive(job) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the session's end took the job its process left behind");
 }

@@ -8,7 +8,9 @@ is read and written with :meth:`Client.read_file`, :meth:`Client.write_file`,
 :meth:`Client.upload_files` (tar archives), :meth:`Client.archive_files` (snapshots) and
 their kin; programs run in it with :meth:`Client.run_process` (to their end) or
 :meth:`Client.start_process` (long-running, their log followed with
-:meth:`Client.follow_process_logs`). Messages are text or parts (:func:`text_part`,
+:meth:`Client.follow_process_logs`; with ``tty=True`` on a terminal, opened with
+:meth:`Client.open_terminal`). What a turn changed in it, with diffs, is
+:meth:`Client.turn_changes`. Messages are text or parts (:func:`text_part`,
 :func:`image_part`). Every model is in :mod:`sandbox_daemon.models`.
 """
 
@@ -62,6 +64,7 @@ from .retry import DEFAULT_RETRY, NO_RETRY, RetryPolicy
 from .session import Session, Turn
 from .sse import ServerSentEvent, SSEDecoder
 from .stream import AsyncEventStream, EventStream
+from .terminal import AsyncTerminal, Terminal, TerminalExit
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -76,6 +79,7 @@ __all__ = [
     "AsyncProcessLogStream",
     "AsyncQuestionHandler",
     "AsyncSession",
+    "AsyncTerminal",
     "AsyncToolCallHandler",
     "AsyncToolCallHandlers",
     "AsyncTurn",
@@ -117,6 +121,8 @@ __all__ = [
     "SessionOptions",
     "SessionStatus",
     "StreamError",
+    "Terminal",
+    "TerminalExit",
     "ToolCallAnswer",
     "ToolCallHandler",
     "ToolCallHandlers",

@@ -52,12 +52,22 @@ class Settings:
     retry: RetryPolicy
     headers: dict[str, str]
 
-    def client_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``httpx.Client`` / ``httpx.AsyncClient``."""
+    def request_headers(self) -> dict[str, str]:
+        """The headers every request carries: ``User-Agent``, the client's own headers, and
+        ``Authorization`` when there is a token (also a terminal's WebSocket handshake).
+        """
         headers = {"User-Agent": f"sandbox-daemon-python/{__version__}", **self.headers}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
-        return {"base_url": self.base_url, "headers": headers, "timeout": self.timeout}
+        return headers
+
+    def client_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``httpx.Client`` / ``httpx.AsyncClient``."""
+        return {
+            "base_url": self.base_url,
+            "headers": self.request_headers(),
+            "timeout": self.timeout,
+        }
 
 
 def resolve_settings(

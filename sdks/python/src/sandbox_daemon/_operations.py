@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Generic, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -53,9 +53,12 @@ from ._generated.models import (
     SessionStatus,
     StoredLoginInfo,
     SystemPromptMode,
+    TerminalSize,
+    TerminalTicket,
     ToolCallRejectRequest,
     ToolCallResultRequest,
     ToolPolicy,
+    TurnChanges,
     UploadSummary,
 )
 from .content import MessageInput, message_fields
@@ -82,8 +85,11 @@ class Operation:
     repeat harmless (``endSession``: "ending an ended session answers it as it is";
     ``installAgent``: an installed agent "answers at once"; ``stopProcess`` and
     ``killProcess``: a signal to a process that has ended does "nothing", and a second
-    SIGTERM or SIGKILL to one still running asks what the first asked). ``uploadFiles``,
-    ``runProcess`` and ``startProcess`` are not: each try runs the program once more.
+    SIGTERM or SIGKILL to one still running asks what the first asked;
+    ``createTerminalTicket``: a ticket minted again leaves the first unused, and an unused
+    ticket expires after 30 s). ``uploadFiles``, ``runProcess`` and ``startProcess`` are
+    not: each try runs the program once more. ``openTerminal`` is a ``GET`` but a
+    WebSocket: the clients connect once (a ticket opens one connection) and never retry it.
     """
 
     operation_id: str
@@ -143,6 +149,16 @@ OPERATIONS: Mapping[str, Operation] = {
         Operation("processLogs", "GET", "/sessions/{sessionId}/processes/{processId}/logs", True),
         Operation("stopProcess", "POST", "/sessions/{sessionId}/processes/{processId}/stop", True),
         Operation(
+            "openTerminal", "GET", "/sessions/{sessionId}/processes/{processId}/terminal", True
+        ),
+        # Another ticket for a lost answer: the unused first one expires after 30 s.
+        Operation(
+            "createTerminalTicket",
+            "POST",
+            "/sessions/{sessionId}/processes/{processId}/terminal-ticket",
+            True,
+        ),
+        Operation(
             "rejectQuestion", "POST", "/sessions/{sessionId}/questions/{questionId}/reject", False
         ),
         Operation(
@@ -154,6 +170,7 @@ OPERATIONS: Mapping[str, Operation] = {
         Operation(
             "toolCallResult", "POST", "/sessions/{sessionId}/tool-calls/{callId}/result", False
         ),
+        Operation("turnChanges", "GET", "/sessions/{sessionId}/turns/{turnId}/changes", True),
     )
 }
 
@@ -724,15 +741,27 @@ def start_process(
     args: Sequence[str] | None,
     cwd: str | None,
     env: Mapping[str, str] | None,
+    tty: bool | None = None,
+    size: TerminalSize | Mapping[str, int] | None = None,
 ) -> Call[ProcessInfo]:
     """``POST /sessions/{sessionId}/processes`` (``timeoutMs`` and ``maxOutputBytes`` are
-    for runs only: the daemon ignores them here, so they are never sent).
+    for runs only: the daemon ignores them here, so they are never sent; ``tty`` and
+    ``size`` for long-running processes only, so :func:`run_process` never sends them).
     """
+    body = wire_body(
+        ProcessRequest,
+        command=command,
+        args=_arguments(args),
+        cwd=cwd,
+        env=env,
+        tty=tty,
+        size=size,
+    )
     return Call(
         _op("startProcess"),
         _model(ProcessInfo),
         path_params={"sessionId": session_id},
-        body=wire_body(ProcessRequest, command=command, args=_arguments(args), cwd=cwd, env=env),
+        body=body,
     )
 
 
@@ -804,4 +833,30 @@ def follow_process_logs(
         params=_query(offset=offset, follow=True),
         headers=headers,
         accept=EVENT_STREAM,
+    )
+
+
+def create_terminal_ticket(session_id: str, process_id: str) -> Call[TerminalTicket]:
+    """``POST /sessions/{sessionId}/processes/{processId}/terminal-ticket`` (no body)."""
+    return Call(
+        _op("createTerminalTicket"),
+        _model(TerminalTicket),
+        path_params=_process_path(session_id, process_id),
+    )
+
+
+def terminal_path(session_id: str, process_id: str, ticket: str | None) -> str:
+    """The path of ``GET /sessions/{sessionId}/processes/{processId}/terminal`` (the
+    WebSocket), with ``?ticket=`` when one is given, every part percent-encoded.
+    """
+    path = Call(_op("openTerminal"), _no_content, _process_path(session_id, process_id)).path
+    return path if ticket is None else f"{path}?{urlencode({'ticket': ticket})}"
+
+
+def turn_changes(session_id: str, turn_id: str) -> Call[TurnChanges]:
+    """``GET /sessions/{sessionId}/turns/{turnId}/changes``."""
+    return Call(
+        _op("turnChanges"),
+        _model(TurnChanges),
+        path_params={"sessionId": session_id, "turnId": turn_id},
     )

@@ -51,7 +51,10 @@ from ._generated.models import (
     SessionStatus,
     StoredLoginInfo,
     SystemPromptMode,
+    TerminalSize,
+    TerminalTicket,
     ToolPolicy,
+    TurnChanges,
     UploadSummary,
 )
 from .async_session import AsyncSession
@@ -72,6 +75,7 @@ from .portable import BundleSource, SessionExport, bundle_bytes
 from .processes import AsyncProcessLogStream, LogCursor, run_timeouts
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
+from .terminal import AsyncTerminal, require_websockets, websocket_url
 
 __all__ = ["AsyncClient"]
 
@@ -409,6 +413,22 @@ class AsyncClient:
         """``POST /sessions/{sessionId}/cancel``: interrupt the running turn."""
         return await self._send(ops.cancel_turn(session_id))
 
+    async def turn_changes(self, session_id: str, turn_id: str) -> TurnChanges:
+        """``GET /sessions/{sessionId}/turns/{turnId}/changes``: the files a turn added,
+        modified and deleted in the session's workspace, whichever agent (or program) made
+        the changes, by path: ``change`` (``add``, ``update``, ``delete``), sizes before and
+        after, and a unified ``diff`` of text (or ``diff_omitted`` saying why not:
+        ``binary``, ``tooLarge``, ``turnLimit``, ``modeOnly``, ``unreadable``); ``counts``
+        are those its ``turnEnded`` event carries (``changes``). The workspace as the turn
+        started against it as the turn ended; ``.git``, ``node_modules`` and what
+        ``.gitignore`` ignores are left out.
+
+        A turn still running is a ``409`` ``turn-running``; a ``404`` ``changes-not-found``
+        when they are not known (no such turn, the daemon did not see it start or end,
+        changes not tracked, or a workspace of more files than it tracks).
+        """
+        return await self._send(ops.turn_changes(session_id, turn_id))
+
     async def send_message(
         self,
         session_id: str,
@@ -620,6 +640,8 @@ class AsyncClient:
         *,
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
+        tty: bool | None = None,
+        size: TerminalSize | Mapping[str, int] | None = None,
     ) -> ProcessInfo:
         """``POST /sessions/{sessionId}/processes``: start a long-running program (a dev
         server, a watcher, ...) as :meth:`run_process` runs one (same ``command``, ``args``,
@@ -628,8 +650,16 @@ class AsyncClient:
         with :meth:`process_logs`, follow it with :meth:`follow_process_logs`. It runs until
         it exits, is stopped or killed, or the session ends. Never retried (each try would
         start another).
+
+        ``tty=True`` runs it on a pseudo-terminal (its stdin, stdout and stderr; ``TERM``
+        is ``xterm-256color`` unless ``env`` names one) of ``size`` (``{"cols": ...,
+        "rows": ...}``, 1 to 1,000 each, or the model ``TerminalSize``; default 80 by 24),
+        reachable with :meth:`open_terminal`; its output is logged as ``stdout``. A
+        ``size`` without ``tty`` is a ``422`` ``invalid-body``.
         """
-        return await self._send(ops.start_process(session_id, command, args, cwd, env))
+        return await self._send(
+            ops.start_process(session_id, command, args, cwd, env, tty=tty, size=size)
+        )
 
     async def list_processes(self, session_id: str) -> ProcessList:
         """``GET /sessions/{sessionId}/processes``: the session's long-running processes,
@@ -702,6 +732,55 @@ class AsyncClient:
         start = offset if last_event_id is None else last_event_id
         cursor = LogCursor(session_id, process_id, start, retry or self.retry, on_reconnect)
         return AsyncProcessLogStream(self._open, cursor)
+
+    # --- terminals ------------------------------------------------------------------------
+
+    async def create_terminal_ticket(self, session_id: str, process_id: str) -> TerminalTicket:
+        """``POST /sessions/{sessionId}/processes/{processId}/terminal-ticket``: a ticket
+        that opens the terminal of a process started with ``tty=True`` once, within 30 s
+        (``ticket``, ``expires_at``, and ``path``: the WebSocket's path with it, relative to
+        the daemon's address). For a client that cannot send the ``Authorization`` header
+        on a WebSocket (a browser): hand it :meth:`terminal_url`, never the token. A process
+        without a terminal is a ``409`` ``not-a-terminal``, an unknown one a ``404``
+        ``process-not-found``.
+        """
+        return await self._send(ops.create_terminal_ticket(session_id, process_id))
+
+    def terminal_url(self, session_id: str, process_id: str, ticket: str | None = None) -> str:
+        """The WebSocket URL of a process's terminal (``GET
+        /sessions/{sessionId}/processes/{processId}/terminal``): the client's address as
+        ``ws://`` (``wss://`` for ``https://``), with ``?ticket=`` when ``ticket`` is given
+        (a daemon with a token wants one, or the ``Authorization`` header). No request is
+        made.
+        """
+        return websocket_url(self.base_url, ops.terminal_path(session_id, process_id, ticket))
+
+    async def open_terminal(
+        self, session_id: str, process_id: str, *, ticket: str | None = None
+    ) -> AsyncTerminal:
+        """``GET /sessions/{sessionId}/processes/{processId}/terminal``: open the terminal
+        of a process started with ``tty=True``, a WebSocket (see
+        :class:`~sandbox_daemon.AsyncTerminal`): output as bytes, first what the log still keeps
+        (the screen is redrawn), then live, until the process ends; input, resizes, and
+        how it ended. Closing it leaves the process running. Needs the ``websockets``
+        package (the SDK's ``terminal`` extra), and asyncio (not trio).
+
+        A fresh ticket is minted for the connection (:meth:`create_terminal_ticket`)
+        unless ``ticket`` is given; the connection is tried once. A refused handshake
+        raises :class:`~sandbox_daemon.ProblemError`: a ``401``
+        ``terminal-ticket-refused`` (a ticket used, expired or for another process), a
+        ``404`` ``process-not-found``, a ``409`` ``not-a-terminal``.
+        """
+        require_websockets()
+        if ticket is None:
+            ticket = (await self.create_terminal_ticket(session_id, process_id)).ticket
+        return await AsyncTerminal.connect(
+            self.terminal_url(session_id, process_id, ticket),
+            session_id,
+            process_id,
+            headers=self._settings.request_headers(),
+            open_timeout=self._settings.timeout.connect,
+        )
 
     # --- events ---------------------------------------------------------------------------
 

@@ -27,7 +27,10 @@ from ._generated.models import (
     QuestionAskedEvent,
     SendMessageResponse,
     SessionInfo,
+    TerminalSize,
+    TerminalTicket,
     ToolCallRequestedEvent,
+    TurnChanges,
     TurnEndedEvent,
     UploadSummary,
 )
@@ -50,6 +53,7 @@ from .portable import BundleSource, SessionExport
 from .processes import AsyncProcessLogStream
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
+from .terminal import AsyncTerminal
 
 if TYPE_CHECKING:
     from .async_client import AsyncClient
@@ -275,11 +279,15 @@ class AsyncSession:
         *,
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
+        tty: bool | None = None,
+        size: TerminalSize | Mapping[str, int] | None = None,
     ) -> ProcessInfo:
-        """Start a long-running program in the workspace, its output logged
-        (``startProcess``).
+        """Start a long-running program in the workspace, its output logged; on a
+        terminal of ``size`` with ``tty=True`` (``startProcess``).
         """
-        return await self.client.start_process(self.id, command, args, cwd=cwd, env=env)
+        return await self.client.start_process(
+            self.id, command, args, cwd=cwd, env=env, tty=tty, size=size
+        )
 
     async def list_processes(self) -> ProcessList:
         """The session's long-running processes, oldest first (``listProcesses``)."""
@@ -325,6 +333,26 @@ class AsyncSession:
             retry=retry,
             on_reconnect=on_reconnect,
         )
+
+    async def create_terminal_ticket(self, process_id: str) -> TerminalTicket:
+        """A ticket that opens a process's terminal once, within 30 s
+        (``createTerminalTicket``).
+        """
+        return await self.client.create_terminal_ticket(self.id, process_id)
+
+    def terminal_url(self, process_id: str, ticket: str | None = None) -> str:
+        """The WebSocket URL of a process's terminal, with ``ticket`` (no request)."""
+        return self.client.terminal_url(self.id, process_id, ticket)
+
+    async def open_terminal(self, process_id: str, *, ticket: str | None = None) -> AsyncTerminal:
+        """Open a process's terminal with a fresh ticket unless given one
+        (``openTerminal``, a WebSocket).
+        """
+        return await self.client.open_terminal(self.id, process_id, ticket=ticket)
+
+    async def turn_changes(self, turn_id: str) -> TurnChanges:
+        """The files a turn added, modified and deleted, with diffs (``turnChanges``)."""
+        return await self.client.turn_changes(self.id, turn_id)
 
     async def cancel(self) -> CancelResponse:
         """Interrupt the running turn (``cancelTurn``)."""

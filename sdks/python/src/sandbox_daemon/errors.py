@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import httpx
@@ -97,28 +97,46 @@ class ProblemError(SandboxDaemonError):
     @classmethod
     def from_response(cls, response: httpx.Response, body: bytes | None = None) -> ProblemError:
         """Build the error from a non-2xx response (its body must have been read)."""
-        content = response.content if body is None else body
-        request = response.request
-        headers = {k.lower(): v for k, v in response.headers.items()}
+        return cls.from_answer(
+            status=response.status_code,
+            reason=response.reason_phrase,
+            headers=response.headers.items(),
+            body=response.content if body is None else body,
+            method=response.request.method,
+            url=str(response.request.url),
+        )
+
+    @classmethod
+    def from_answer(
+        cls,
+        *,
+        status: int,
+        reason: str,
+        headers: Iterable[tuple[str, str]],
+        body: bytes,
+        method: str,
+        url: str,
+    ) -> ProblemError:
+        """Build the error from the parts of a non-2xx answer, whichever library read it
+        (httpx, or the WebSocket handshake of a terminal).
+        """
         common: dict[str, Any] = {
-            "method": request.method,
-            "url": str(request.url),
-            "headers": headers,
+            "method": method,
+            "url": url,
+            "headers": {k.lower(): v for k, v in headers},
         }
         try:
-            document = json.loads(content) if content else None
+            document = json.loads(body) if body else None
         except ValueError:
             document = None
-        problem = cls.from_document(
-            document, status=response.status_code, title=response.reason_phrase or "", **common
-        )
+        problem = cls.from_document(document, status=status, title=reason or "", **common)
         if problem is not None:
             return problem
         return cls(
             type="about:blank",
-            status=response.status_code,
-            title=response.reason_phrase or "HTTP error",
-            detail=content.decode("utf-8", "replace").strip(),
+            status=status,
+            title=reason or "HTTP error",
+            detail=body.decode("utf-8", "replace").strip(),
             **common,
         )
 

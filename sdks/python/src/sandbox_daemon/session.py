@@ -26,7 +26,10 @@ from ._generated.models import (
     QuestionAskedEvent,
     SendMessageResponse,
     SessionInfo,
+    TerminalSize,
+    TerminalTicket,
     ToolCallRequestedEvent,
+    TurnChanges,
     TurnEndedEvent,
     UploadSummary,
 )
@@ -49,6 +52,7 @@ from .portable import BundleSource, SessionExport
 from .processes import ProcessLogStream
 from .retry import RetryPolicy
 from .stream import EventStream
+from .terminal import Terminal
 
 if TYPE_CHECKING:
     from .client import Client
@@ -263,11 +267,15 @@ class Session:
         *,
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
+        tty: bool | None = None,
+        size: TerminalSize | Mapping[str, int] | None = None,
     ) -> ProcessInfo:
-        """Start a long-running program in the workspace, its output logged
-        (``startProcess``).
+        """Start a long-running program in the workspace, its output logged; on a
+        terminal of ``size`` with ``tty=True`` (``startProcess``).
         """
-        return self.client.start_process(self.id, command, args, cwd=cwd, env=env)
+        return self.client.start_process(
+            self.id, command, args, cwd=cwd, env=env, tty=tty, size=size
+        )
 
     def list_processes(self) -> ProcessList:
         """The session's long-running processes, oldest first (``listProcesses``)."""
@@ -313,6 +321,26 @@ class Session:
             retry=retry,
             on_reconnect=on_reconnect,
         )
+
+    def create_terminal_ticket(self, process_id: str) -> TerminalTicket:
+        """A ticket that opens a process's terminal once, within 30 s
+        (``createTerminalTicket``).
+        """
+        return self.client.create_terminal_ticket(self.id, process_id)
+
+    def terminal_url(self, process_id: str, ticket: str | None = None) -> str:
+        """The WebSocket URL of a process's terminal, with ``ticket`` (no request)."""
+        return self.client.terminal_url(self.id, process_id, ticket)
+
+    def open_terminal(self, process_id: str, *, ticket: str | None = None) -> Terminal:
+        """Open a process's terminal with a fresh ticket unless given one
+        (``openTerminal``, a WebSocket).
+        """
+        return self.client.open_terminal(self.id, process_id, ticket=ticket)
+
+    def turn_changes(self, turn_id: str) -> TurnChanges:
+        """The files a turn added, modified and deleted, with diffs (``turnChanges``)."""
+        return self.client.turn_changes(self.id, turn_id)
 
     def cancel(self) -> CancelResponse:
         """Interrupt the running turn (``cancelTurn``)."""

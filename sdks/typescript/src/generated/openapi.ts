@@ -567,7 +567,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Kills a process: SIGKILL to its process group (nothing if it has ended). */
+        /**
+         * Kills a process: SIGKILL to its process group (nothing if it has ended); for a
+         *     terminal's process, to every process group on its terminal.
+         */
         post: operations["killProcess"];
         delete?: never;
         options?: never;
@@ -607,8 +610,56 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Asks a process to stop: SIGTERM to its process group (nothing if it has ended). */
+        /**
+         * Asks a process to stop: SIGTERM to its process group (nothing if it has ended); a
+         *     terminal's process is hung up first (SIGHUP), and every process group on its terminal
+         *     is signalled.
+         */
         post: operations["stopProcess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/processes/{processId}/terminal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The process's terminal as a WebSocket. Binary frames carry bytes: the terminal's
+         *     output from the daemon (first what its log still keeps, then live), input to it from
+         *     the client. Text frames carry JSON (`TerminalMessage`): `input` and `resize` from the
+         *     client, `exit` from the daemon when the process ends (it then closes the socket), and
+         *     `error` for a frame it could not act on. Closing the socket leaves the process running.
+         */
+        get: operations["openTerminal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/processes/{processId}/terminal-ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mints a ticket that opens the process's terminal once, within 30 seconds: a browser's
+         *     WebSocket cannot send the `Authorization` header, and the daemon's token never goes in
+         *     a URL.
+         */
+        post: operations["createTerminalTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -683,6 +734,28 @@ export interface paths {
          *     once it is durable.
          */
         post: operations["toolCallResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}/turns/{turnId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The files a turn added, modified and deleted in the session's workspace, whichever
+         *     agent made the changes, with unified diffs of text: the workspace as the turn started
+         *     against the workspace as it ended (`.git`, `node_modules` and `.gitignore`d paths left
+         *     out). Its `counts` are the ones its `turnEnded` carries.
+         */
+        get: operations["turnChanges"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -924,6 +997,24 @@ export interface components {
             /** @description The scenarios of the end-to-end table that showed it (see the README's agent table). */
             scenarios: string[];
         };
+        /** @description How many files a turn added, modified and deleted. */
+        ChangeCounts: {
+            /**
+             * Format: int64
+             * @description Files (and symlinks) that appeared.
+             */
+            added: number;
+            /**
+             * Format: int64
+             * @description Files that went away.
+             */
+            deleted: number;
+            /**
+             * Format: int64
+             * @description Files whose content, kind or mode changed.
+             */
+            modified: number;
+        };
         /** @description A typed piece of item content, tagged by `type`. */
         ContentPart: {
             /** @description The text. */
@@ -1106,6 +1197,11 @@ export interface components {
             /** @description One per agent that has one, by agent id. */
             credentials: components["schemas"]["StoredLoginInfo"][];
         };
+        /**
+         * @description Why a changed file comes without a diff.
+         * @enum {string}
+         */
+        DiffOmitted: "binary" | "tooLarge" | "turnLimit" | "modeOnly" | "unreadable";
         /** @description The typed payload of an event, tagged by `type` with the body in `data`. */
         EventPayload: {
             /** @description The session is ready. */
@@ -1236,6 +1332,37 @@ export interface components {
             sessionId: string;
             /** @description Model variant. */
             variant?: string | null;
+        };
+        /** @description One file a turn changed. */
+        FileChange: {
+            /**
+             * @description Added (`add`), modified (`update`) or deleted (`delete`), as file change items
+             *     name them.
+             */
+            change: components["schemas"]["FileChangeKind"];
+            /**
+             * @description A unified diff (`--- a/path`, `+++ b/path`, hunks with 3 lines of context), for
+             *     text.
+             */
+            diff?: string | null;
+            diffOmitted?: components["schemas"]["DiffOmitted"] | null;
+            /** @description Its path relative to the workspace, `/`-separated. */
+            path: string;
+            /**
+             * Format: int64
+             * @description Its size after the turn, when it exists.
+             */
+            sizeAfter?: number | null;
+            /**
+             * Format: int64
+             * @description Its size before the turn, when it existed.
+             */
+            sizeBefore?: number | null;
+            /**
+             * @description Whether it is (or was) a symlink rather than a regular file; a symlink's diff is
+             *     of its target.
+             */
+            symlink?: boolean;
         };
         /**
          * @description How a file was changed.
@@ -1822,6 +1949,8 @@ export interface components {
             startedAt: string;
             /** @description Running or exited. */
             status: components["schemas"]["ProcessStatus"];
+            /** @description Whether it runs on a pseudo-terminal (`GET .../terminal` reaches it). */
+            tty: boolean;
         };
         /** @description `GET /sessions/{id}/processes`. */
         ProcessList: {
@@ -1891,12 +2020,19 @@ export interface components {
              *     and dropped.
              */
             maxOutputBytes?: number | null;
+            size?: components["schemas"]["TerminalSize"] | null;
             /**
              * Format: int64
              * @description `run`: kill it (the whole process group) after this long (default 60,000; a longer
              *     one is cut to the daemon's `--process-timeout`, 1 h unless set).
              */
             timeoutMs?: number | null;
+            /**
+             * @description Long-running only: run it on a pseudo-terminal (stdin, stdout and stderr; its output
+             *     logged as `stdout`), reachable as a WebSocket (`GET .../terminal`); `TERM` is
+             *     `xterm-256color` unless `env` names one.
+             */
+            tty?: boolean;
         };
         /**
          * @description Where a long-running process stands.
@@ -2189,6 +2325,78 @@ export interface components {
          */
         SystemPromptMode: "append" | "replace";
         /**
+         * @description A text frame of a terminal's WebSocket (binary frames carry the terminal's bytes: its
+         *     output from the daemon, input to it from the client).
+         */
+        TerminalMessage: {
+            /** @description The text. */
+            data: string;
+            /** @enum {string} */
+            type: "input";
+        } | {
+            /**
+             * Format: int32
+             * @description Columns, 1 to 1,000.
+             */
+            cols: number;
+            /**
+             * Format: int32
+             * @description Rows, 1 to 1,000.
+             */
+            rows: number;
+            /** @enum {string} */
+            type: "resize";
+        } | {
+            /**
+             * Format: int32
+             * @description Its exit code, when it exited.
+             */
+            exitCode?: number | null;
+            /**
+             * Format: int32
+             * @description The signal that ended it, when one did.
+             */
+            signal?: number | null;
+            /** @enum {string} */
+            type: "exit";
+        } | {
+            /** @description What was wrong. */
+            message: string;
+            /** @enum {string} */
+            type: "error";
+        };
+        /** @description A terminal's size in character cells. */
+        TerminalSize: {
+            /**
+             * Format: int32
+             * @description Columns, 1 to 1,000.
+             */
+            cols: number;
+            /**
+             * Format: int32
+             * @description Rows, 1 to 1,000.
+             */
+            rows: number;
+        };
+        /**
+         * @description `POST /sessions/{id}/processes/{processId}/terminal-ticket`: what opens the terminal's
+         *     WebSocket without the daemon's token in a URL.
+         */
+        TerminalTicket: {
+            /**
+             * Format: date-time
+             * @description When it stops being accepted.
+             */
+            expiresAt: string;
+            /** @description The WebSocket's path with the ticket, relative to the daemon's address. */
+            path: string;
+            /**
+             * @description The ticket: the `ticket` query parameter of `GET .../terminal`, good for one
+             *     connection to this process until `expiresAt`.
+             */
+            ticket: string;
+        };
+        /**
          * @description How a host tool call ended.
          * @enum {string}
          */
@@ -2250,8 +2458,27 @@ export interface components {
          * @enum {string}
          */
         ToolRestriction: "removed" | "refused" | "absent";
+        /**
+         * @description `GET /sessions/{id}/turns/{turnId}/changes`: what the turn changed in the workspace,
+         *     whichever agent made the changes (the workspace as the turn started against the
+         *     workspace as it ended; `.git`, `node_modules` and `.gitignore`d paths left out).
+         */
+        TurnChanges: {
+            /** @description How many files it added, modified and deleted (what its `turnEnded` carries). */
+            counts: components["schemas"]["ChangeCounts"];
+            /** @description The changed files, by path. */
+            files: components["schemas"]["FileChange"][];
+            /**
+             * Format: date-time
+             * @description When the workspace was looked at as the turn ended.
+             */
+            takenAt: string;
+            /** @description The turn. */
+            turnId: string;
+        };
         /** @description Payload of `turnEnded`. */
         TurnEnded: {
+            changes?: components["schemas"]["ChangeCounts"] | null;
             /** @description Why it stopped. */
             stopReason: components["schemas"]["StopReason"];
             /** @description The turn that ended. */
@@ -2407,15 +2634,18 @@ export type AgentsResponse = components['schemas']['AgentsResponse'];
 export type BinarySource = components['schemas']['BinarySource'];
 export type CancelResponse = components['schemas']['CancelResponse'];
 export type CapabilityProof = components['schemas']['CapabilityProof'];
+export type ChangeCounts = components['schemas']['ChangeCounts'];
 export type ContentPart = components['schemas']['ContentPart'];
 export type CreateSessionRequest = components['schemas']['CreateSessionRequest'];
 export type CreateSessionResponse = components['schemas']['CreateSessionResponse'];
 export type CredentialKind = components['schemas']['CredentialKind'];
 export type CredentialsResponse = components['schemas']['CredentialsResponse'];
+export type DiffOmitted = components['schemas']['DiffOmitted'];
 export type EventPayload = components['schemas']['EventPayload'];
 export type EventSource = components['schemas']['EventSource'];
 export type EventsResponse = components['schemas']['EventsResponse'];
 export type ExportedSession = components['schemas']['ExportedSession'];
+export type FileChange = components['schemas']['FileChange'];
 export type FileChangeKind = components['schemas']['FileChangeKind'];
 export type FileEncoding = components['schemas']['FileEncoding'];
 export type FileEntry = components['schemas']['FileEntry'];
@@ -2490,6 +2720,9 @@ export type StoreHealth = components['schemas']['StoreHealth'];
 export type StoreStatus = components['schemas']['StoreStatus'];
 export type StoredLoginInfo = components['schemas']['StoredLoginInfo'];
 export type SystemPromptMode = components['schemas']['SystemPromptMode'];
+export type TerminalMessage = components['schemas']['TerminalMessage'];
+export type TerminalSize = components['schemas']['TerminalSize'];
+export type TerminalTicket = components['schemas']['TerminalTicket'];
 export type ToolCallOutcome = components['schemas']['ToolCallOutcome'];
 export type ToolCallRejectRequest = components['schemas']['ToolCallRejectRequest'];
 export type ToolCallRequest = components['schemas']['ToolCallRequest'];
@@ -2498,6 +2731,7 @@ export type ToolCallResultRequest = components['schemas']['ToolCallResultRequest
 export type ToolOutput = components['schemas']['ToolOutput'];
 export type ToolPolicy = components['schemas']['ToolPolicy'];
 export type ToolRestriction = components['schemas']['ToolRestriction'];
+export type TurnChanges = components['schemas']['TurnChanges'];
 export type TurnEnded = components['schemas']['TurnEnded'];
 export type TurnLimiter = components['schemas']['TurnLimiter'];
 export type TurnStarted = components['schemas']['TurnStarted'];
@@ -6063,6 +6297,206 @@ export interface operations {
             };
         };
     };
+    openTerminal: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A ticket from `POST .../terminal-ticket` (needed unless the request carries the
+                 *     daemon's token, or the daemon runs with `--no-token`).
+                 */
+                ticket?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Process id */
+                processId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switched to the WebSocket protocol: the terminal, as described above */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a WebSocket handshake (`websocket-required`), or a bad query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Neither the daemon's token nor a good ticket (`terminal-ticket-refused`: unknown, used, expired or for another process) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or process (`process-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The process runs without a terminal (`not-a-terminal`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    createTerminalTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Process id */
+                processId: string;
+            };
+            cookie?: never;
+        };
+        /** @description Nothing, or an empty JSON object */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A ticket for `GET .../terminal?ticket=` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TerminalTicket"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session or process (`process-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The process runs without a terminal (`not-a-terminal`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body does not match the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
     rejectQuestion: {
         parameters: {
             query?: never;
@@ -6563,6 +6997,89 @@ export interface operations {
             };
             /** @description The store has no space left */
             507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    turnChanges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+                /** @description Turn id (`turn_1`, ...) */
+                turnId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the turn changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnChanges"];
+                };
+            };
+            /** @description A bad session id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session, or the turn's changes are not known (`changes-not-found`): no such turn, it ended before this daemon looked at the workspace (a restart mid-turn, an agent that failed to start), changes are not tracked (`--no-turn-changes`), or the workspace holds more files than tracked */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The turn is still running (`turn-in-progress`); its changes are known once it ends */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: string;

@@ -50,8 +50,11 @@ export const routes = {
   killProcess: { method: "POST", path: "/sessions/{sessionId}/processes/{processId}/kill" },
   processLogs: { method: "GET", path: "/sessions/{sessionId}/processes/{processId}/logs" },
   stopProcess: { method: "POST", path: "/sessions/{sessionId}/processes/{processId}/stop" },
+  openTerminal: { method: "GET", path: "/sessions/{sessionId}/processes/{processId}/terminal" },
+  createTerminalTicket: { method: "POST", path: "/sessions/{sessionId}/processes/{processId}/terminal-ticket" },
   rejectQuestion: { method: "POST", path: "/sessions/{sessionId}/questions/{questionId}/reject" },
   replyQuestion: { method: "POST", path: "/sessions/{sessionId}/questions/{questionId}/reply" },
   toolCallReject: { method: "POST", path: "/sessions/{sessionId}/tool-calls/{callId}/reject" },
   toolCallResult: { method: "POST", path: "/sessions/{sessionId}/tool-calls/{callId}/result" },
+  turnChanges: { method: "GET", path: "/sessions/{sessionId}/turns/{turnId}/changes" },
 } as const satisfies { readonly [K in keyof operations]: Route };

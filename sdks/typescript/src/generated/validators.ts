@@ -658,6 +658,16 @@ export const ToolCallResolvedSchema: z.ZodType<Schemas["ToolCallResolved"]> = z.
   "outcome": ToolCallOutcomeSchema,
 });
 
+/** How many files a turn added, modified and deleted. */
+export const ChangeCountsSchema: z.ZodType<Schemas["ChangeCounts"]> = z.looseObject({
+  /** Files (and symlinks) that appeared. */
+  "added": z.number().int().min(0),
+  /** Files that went away. */
+  "deleted": z.number().int().min(0),
+  /** Files whose content, kind or mode changed. */
+  "modified": z.number().int().min(0),
+});
+
 /** Why a turn stopped. */
 export const StopReasonSchema: z.ZodType<Schemas["StopReason"]> = z.enum(["completed","cancelled","error","maxTokens","maxTurns","maxBudget","toolStop"]);
 
@@ -679,6 +689,7 @@ export const UsageSchema: z.ZodType<Schemas["Usage"]> = z.looseObject({
 
 /** Payload of `turnEnded`. */
 export const TurnEndedSchema: z.ZodType<Schemas["TurnEnded"]> = z.looseObject({
+  "changes": ChangeCountsSchema.nullable().optional(),
   /** Why it stopped. */
   "stopReason": StopReasonSchema,
   /** The turn that ended. */
@@ -1121,6 +1132,8 @@ export const ProcessInfoSchema: z.ZodType<Schemas["ProcessInfo"]> = z.looseObjec
   "startedAt": z.iso.datetime({ offset: true }),
   /** Running or exited. */
   "status": ProcessStatusSchema,
+  /** Whether it runs on a pseudo-terminal (`GET .../terminal` reaches it). */
+  "tty": z.boolean(),
 });
 
 /** `GET /sessions/{id}/processes`. */
@@ -1335,6 +1348,67 @@ export const SessionListResponseSchema: z.ZodType<Schemas["SessionListResponse"]
   "unreadable": z.array(UnreadableSessionSchema).optional(),
 });
 
+/**
+ * `POST /sessions/{id}/processes/{processId}/terminal-ticket`: what opens the terminal's
+ * WebSocket without the daemon's token in a URL.
+ */
+export const TerminalTicketSchema: z.ZodType<Schemas["TerminalTicket"]> = z.looseObject({
+  /** When it stops being accepted. */
+  "expiresAt": z.iso.datetime({ offset: true }),
+  /** The WebSocket's path with the ticket, relative to the daemon's address. */
+  "path": z.string(),
+  /**
+   * The ticket: the `ticket` query parameter of `GET .../terminal`, good for one
+   * connection to this process until `expiresAt`.
+   */
+  "ticket": z.string(),
+});
+
+/** Why a changed file comes without a diff. */
+export const DiffOmittedSchema: z.ZodType<Schemas["DiffOmitted"]> = z.enum(["binary","tooLarge","turnLimit","modeOnly","unreadable"]);
+
+/** One file a turn changed. */
+export const FileChangeSchema: z.ZodType<Schemas["FileChange"]> = z.looseObject({
+  /**
+   * Added (`add`), modified (`update`) or deleted (`delete`), as file change items
+   * name them.
+   */
+  "change": FileChangeKindSchema,
+  /**
+   * A unified diff (`--- a/path`, `+++ b/path`, hunks with 3 lines of context), for
+   * text.
+   */
+  "diff": z.string().nullable().optional(),
+  "diffOmitted": DiffOmittedSchema.nullable().optional(),
+  /** Its path relative to the workspace, `/`-separated. */
+  "path": z.string(),
+  /** Its size after the turn, when it exists. */
+  "sizeAfter": z.number().int().min(0).nullable().optional(),
+  /** Its size before the turn, when it existed. */
+  "sizeBefore": z.number().int().min(0).nullable().optional(),
+  /**
+   * Whether it is (or was) a symlink rather than a regular file; a symlink's diff is
+   * of its target.
+   */
+  "symlink": z.boolean().optional(),
+});
+
+/**
+ * `GET /sessions/{id}/turns/{turnId}/changes`: what the turn changed in the workspace,
+ * whichever agent made the changes (the workspace as the turn started against the
+ * workspace as it ended; `.git`, `node_modules` and `.gitignore`d paths left out).
+ */
+export const TurnChangesSchema: z.ZodType<Schemas["TurnChanges"]> = z.looseObject({
+  /** How many files it added, modified and deleted (what its `turnEnded` carries). */
+  "counts": ChangeCountsSchema,
+  /** The changed files, by path. */
+  "files": z.array(FileChangeSchema),
+  /** When the workspace was looked at as the turn ended. */
+  "takenAt": z.iso.datetime({ offset: true }),
+  /** The turn. */
+  "turnId": z.string(),
+});
+
 /** `POST /sessions/{id}/files/upload`: what an archive put into the workspace. */
 export const UploadSummarySchema: z.ZodType<Schemas["UploadSummary"]> = z.looseObject({
   /** Bytes of file content written. */
@@ -1419,6 +1493,7 @@ export const schemas: {
   readonly ToolCallRequest: typeof ToolCallRequestSchema;
   readonly ToolCallOutcome: typeof ToolCallOutcomeSchema;
   readonly ToolCallResolved: typeof ToolCallResolvedSchema;
+  readonly ChangeCounts: typeof ChangeCountsSchema;
   readonly StopReason: typeof StopReasonSchema;
   readonly Usage: typeof UsageSchema;
   readonly TurnEnded: typeof TurnEndedSchema;
@@ -1460,6 +1535,10 @@ export const schemas: {
   readonly SessionInfo: typeof SessionInfoSchema;
   readonly UnreadableSession: typeof UnreadableSessionSchema;
   readonly SessionListResponse: typeof SessionListResponseSchema;
+  readonly TerminalTicket: typeof TerminalTicketSchema;
+  readonly DiffOmitted: typeof DiffOmittedSchema;
+  readonly FileChange: typeof FileChangeSchema;
+  readonly TurnChanges: typeof TurnChangesSchema;
   readonly UploadSummary: typeof UploadSummarySchema;
 } = {
   AgentCapabilities: AgentCapabilitiesSchema,
@@ -1511,6 +1590,7 @@ export const schemas: {
   ToolCallRequest: ToolCallRequestSchema,
   ToolCallOutcome: ToolCallOutcomeSchema,
   ToolCallResolved: ToolCallResolvedSchema,
+  ChangeCounts: ChangeCountsSchema,
   StopReason: StopReasonSchema,
   Usage: UsageSchema,
   TurnEnded: TurnEndedSchema,
@@ -1552,6 +1632,10 @@ export const schemas: {
   SessionInfo: SessionInfoSchema,
   UnreadableSession: UnreadableSessionSchema,
   SessionListResponse: SessionListResponseSchema,
+  TerminalTicket: TerminalTicketSchema,
+  DiffOmitted: DiffOmittedSchema,
+  FileChange: FileChangeSchema,
+  TurnChanges: TurnChangesSchema,
   UploadSummary: UploadSummarySchema,
 };
 
@@ -1598,10 +1682,13 @@ export const responseSchemas: {
   readonly killProcess: typeof ProcessInfoSchema;
   readonly processLogs: typeof ProcessLogsSchema;
   readonly stopProcess: typeof ProcessInfoSchema;
+  readonly openTerminal: null;
+  readonly createTerminalTicket: typeof TerminalTicketSchema;
   readonly rejectQuestion: null;
   readonly replyQuestion: null;
   readonly toolCallReject: null;
   readonly toolCallResult: null;
+  readonly turnChanges: typeof TurnChangesSchema;
 } = {
   listAgents: AgentsResponseSchema,
   installAgent: InstallResponseSchema,
@@ -1640,10 +1727,13 @@ export const responseSchemas: {
   killProcess: ProcessInfoSchema,
   processLogs: ProcessLogsSchema,
   stopProcess: ProcessInfoSchema,
+  openTerminal: null,
+  createTerminalTicket: TerminalTicketSchema,
   rejectQuestion: null,
   replyQuestion: null,
   toolCallReject: null,
   toolCallResult: null,
+  turnChanges: TurnChangesSchema,
 };
 
 /** The validator of one frame's `data` for each streaming operation, by operationId. */

@@ -370,6 +370,7 @@ impl Converter {
                 // Amp's `result` has no usage.
                 usage: (result.usage.is_some() || result.total_cost_usd.is_some())
                     .then(|| usage(result)),
+                changes: None,
             }),
             Some(raw.clone()),
         ));

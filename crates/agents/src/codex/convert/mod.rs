@@ -349,6 +349,7 @@ impl Converter {
                 turn_id: turn.turn_id,
                 stop_reason,
                 usage,
+                changes: None,
             }),
             raw,
         ));

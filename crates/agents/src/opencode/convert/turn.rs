@@ -199,6 +199,7 @@ impl Converter {
                 turn_id: turn.id,
                 stop_reason,
                 usage,
+                changes: None,
             }),
             raw,
         ));

@@ -79,6 +79,7 @@ impl Converter {
                     turn_id: turn.id,
                     stop_reason,
                     usage,
+                    changes: None,
                 }),
                 raw,
             ));

@@ -24,7 +24,7 @@ pub mod process;
 pub mod proxy;
 pub mod store_access;
 pub mod workspace;
-pub use workspace::{problem_slug, session_in};
+pub use workspace::{alive, problem_slug, session_in};
 
 /// A stopped [`TestDaemon`]: its data dir and options, to start it again.
 pub struct Stopped {

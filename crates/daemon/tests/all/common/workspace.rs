@@ -1,5 +1,5 @@
-//! Helpers of the workspace tests (files, processes): a session in a directory of the
-//! test's own, and a problem's status and slug.
+//! Helpers of the workspace tests (files, processes, terminals): a session in a directory
+//! of the test's own, a problem's status and slug, and whether a process lives.
 
 use sandbox_client::Client;
 use sandbox_universal::CreateSessionRequest;
@@ -29,4 +29,11 @@ pub fn problem_slug(error: sandbox_client::ClientError) -> (u16, String) {
             .trim_start_matches("urn:sandbox-daemon:problem:")
             .to_string(),
     )
+}
+
+/// Whether a process with this pid is alive (a zombie counts as gone).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| !stat.contains(") Z "))
+        .unwrap_or(false)
 }

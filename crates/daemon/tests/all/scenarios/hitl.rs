@@ -44,6 +44,42 @@ fn written(ctx: &Ctx, session: &Session) -> bool {
     std::fs::read_to_string(session.cwd.join(name)).is_ok_and(|c| c == content)
 }
 
+/// The daemon's own view of the write turn, whichever agent wrote: `turnEnded` counts
+/// the file, and the turn's changes list it with a diff holding what was written.
+async fn turn_changed(ctx: &Ctx, session: &Session, events: &[UniversalEvent]) {
+    let (name, content) = ctx.subject.written();
+    let ended = events
+        .iter()
+        .find_map(|e| match &e.payload {
+            EventPayload::TurnEnded(ended) => Some(ended.clone()),
+            _ => None,
+        })
+        .expect("write: turnEnded");
+    let counts = ended
+        .changes
+        .unwrap_or_else(|| panic!("write: turnEnded carries no change counts: {ended:?}"));
+    assert!(counts.added + counts.modified >= 1, "write: {counts:?}");
+    let changes = ctx
+        .daemon
+        .client
+        .turn_changes(&session.id, &ended.turn_id)
+        .await
+        .expect("write: the turn's changes");
+    assert_eq!(changes.counts, counts);
+    let file = changes
+        .files
+        .iter()
+        .find(|f| f.path == name)
+        .unwrap_or_else(|| panic!("write: {name} is not among the turn's changes: {changes:?}"));
+    let diff = file.diff.as_deref().unwrap_or_default();
+    assert!(
+        content
+            .lines()
+            .all(|line| diff.contains(&format!("+{line}"))),
+        "write: the turn's diff of {name}: {diff:?}"
+    );
+}
+
 /// USE_TOOL, any permission allowed once: a command item that exits 0.
 pub async fn shell(ctx: Arc<Ctx>) -> Proved {
     let s = ctx.session("shell").await;
@@ -89,6 +125,7 @@ pub async fn write(ctx: Arc<Ctx>) -> Proved {
         );
     }
     assert!(written(&ctx, &s), "write: {name} is not on disk");
+    turn_changed(&ctx, &s, &events).await;
     let mut proved = vec!["fileChanges"];
     if !asked.is_empty() {
         assert!(asked.iter().any(|a| a.kind == PermissionKind::FileChange));

@@ -232,6 +232,29 @@ class CapabilityProof(BaseModel):
     """
 
 
+class ChangeCounts(BaseModel):
+    """
+    How many files a turn added, modified and deleted.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    added: Annotated[int, Field(ge=0)]
+    """
+    Files (and symlinks) that appeared.
+    """
+    deleted: Annotated[int, Field(ge=0)]
+    """
+    Files that went away.
+    """
+    modified: Annotated[int, Field(ge=0)]
+    """
+    Files whose content, kind or mode changed.
+    """
+
+
 class ClientHostToolHandler(BaseModel):
     """
     The client: each call is a `toolCallRequested` event, answered with
@@ -323,6 +346,18 @@ class CredentialKind(str, Enum):
     stored_login = "storedLogin"
 
 
+class DiffOmitted(str, Enum):
+    """
+    Why a changed file comes without a diff.
+    """
+
+    binary = "binary"
+    too_large = "tooLarge"
+    turn_limit = "turnLimit"
+    mode_only = "modeOnly"
+    unreadable = "unreadable"
+
+
 class DownloadingInstallProgress(BaseModel):
     """
     Downloading one file.
@@ -351,6 +386,22 @@ class DownloadingInstallProgress(BaseModel):
     """
 
 
+class ErrorTerminalMessage(BaseModel):
+    """
+    Daemon to client: a text frame it could not act on (the socket stays open).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    message: str
+    """
+    What was wrong.
+    """
+    type: Literal["error"]
+
+
 class EventSource(str, Enum):
     """
     Who produced an event: the agent (converted from its native stream) or the daemon itself.
@@ -358,6 +409,26 @@ class EventSource(str, Enum):
 
     agent = "agent"
     daemon = "daemon"
+
+
+class ExitTerminalMessage(BaseModel):
+    """
+    Daemon to client: the process ended; the daemon closes the socket after it.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    exit_code: Annotated[int | None, Field(alias="exitCode")] = None
+    """
+    Its exit code, when it exited.
+    """
+    signal: int | None = None
+    """
+    The signal that ended it, when one did.
+    """
+    type: Literal["exit"]
 
 
 class FileChangeKind(str, Enum):
@@ -579,6 +650,22 @@ class ImageMessagePart(BaseModel):
     A file inside the working directory holding the image.
     """
     type: Literal["image"]
+
+
+class InputTerminalMessage(BaseModel):
+    """
+    Client to daemon: text typed into the terminal (as a binary frame would be).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    data: str
+    """
+    The text.
+    """
+    type: Literal["input"]
 
 
 class InstallFailedAgentError(BaseModel):
@@ -1192,64 +1279,6 @@ class ProcessOutput(BaseModel):
     """
 
 
-class ProcessRequest(BaseModel):
-    """
-    `POST /sessions/{id}/processes/run` and `POST /sessions/{id}/processes`: what to run.
-    """
-
-    model_config = ConfigDict(
-        extra="allow",
-        validate_by_name=True,
-    )
-    args: list[ProcessArg] | None = None
-    """
-    Its arguments.
-    """
-    command: Annotated[str, Field(max_length=4096, min_length=1, pattern="^[^\\x00]+$")]
-    """
-    The program: a name looked up on `PATH`, or a path (relative to `cwd`).
-    """
-    cwd: Annotated[
-        str | None,
-        Field(
-            max_length=4096,
-            min_length=0,
-            pattern="^(?:(?:[^/.\\x00][^/\\x00]*|\\.(?:[^/.\\x00][^/\\x00]*)?|\\.\\.[^/\\x00]+)(?:/(?:[^/.\\x00][^/\\x00]*|\\.(?:[^/.\\x00][^/\\x00]*)?|\\.\\.[^/\\x00]+)?)*)?$",
-        ),
-    ] = None
-    """
-    Its working directory, relative to the session's (default: the session's).
-    """
-    env: Annotated[
-        dict[
-            Annotated[
-                str,
-                StringConstraints(
-                    pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", min_length=1, max_length=128
-                ),
-            ],
-            EnvAdditionalProperty,
-        ]
-        | None,
-        Field(max_length=128),
-    ] = None
-    """
-    Variables added to the agents' allow-listed environment (protected names such as
-    `HOME`, `PATH`, `LD_*` and credentials are refused).
-    """
-    max_output_bytes: Annotated[int | None, Field(alias="maxOutputBytes", ge=0)] = None
-    """
-    `run`: keep at most this many bytes of stdout and of stderr each (default 1 MiB; more
-    is cut to the daemon's `--process-output-bytes`, 16 MiB unless set); the rest is read
-    and dropped.
-    """
-    timeout_ms: Annotated[int | None, Field(alias="timeoutMs", ge=1)] = None
-    """
-    `run`: kill it (the whole process group) after this long (default 60,000; a longer
-    one is cut to the daemon's `--process-timeout`, 1 h unless set).
-    """
-
-
 class ProcessStatus(str, Enum):
     """
     Where a long-running process stands.
@@ -1482,6 +1511,26 @@ class RequestGoneAgentError(BaseModel):
     What happened.
     """
     type: Literal["requestGone"]
+
+
+class ResizeTerminalMessage(BaseModel):
+    """
+    Client to daemon: the terminal's new size (the process gets SIGWINCH).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    cols: Annotated[int, Field(ge=1, le=1000)]
+    """
+    Columns, 1 to 1,000.
+    """
+    rows: Annotated[int, Field(ge=1, le=1000)]
+    """
+    Rows, 1 to 1,000.
+    """
+    type: Literal["resize"]
 
 
 class ResolvingInstallProgress(BaseModel):
@@ -1890,6 +1939,63 @@ class SystemPromptMode(str, Enum):
 
     append = "append"
     replace_ = "replace"
+
+
+TerminalMessage = TypeAliasType(
+    "TerminalMessage",
+    Annotated[
+        InputTerminalMessage | ResizeTerminalMessage | ExitTerminalMessage | ErrorTerminalMessage,
+        Field(discriminator="type"),
+    ],
+)
+"""
+A text frame of a terminal's WebSocket (binary frames carry the terminal's bytes: its
+output from the daemon, input to it from the client).
+"""
+
+
+class TerminalSize(BaseModel):
+    """
+    A terminal's size in character cells.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    cols: Annotated[int, Field(ge=1, le=1000)]
+    """
+    Columns, 1 to 1,000.
+    """
+    rows: Annotated[int, Field(ge=1, le=1000)]
+    """
+    Rows, 1 to 1,000.
+    """
+
+
+class TerminalTicket(BaseModel):
+    """
+    `POST /sessions/{id}/processes/{processId}/terminal-ticket`: what opens the terminal's
+    WebSocket without the daemon's token in a URL.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    expires_at: Annotated[AwareDatetime, Field(alias="expiresAt")]
+    """
+    When it stops being accepted.
+    """
+    path: str
+    """
+    The WebSocket's path with the ticket, relative to the daemon's address.
+    """
+    ticket: str
+    """
+    The ticket: the `ticket` query parameter of `GET .../terminal`, good for one
+    connection to this process until `expiresAt`.
+    """
 
 
 class TextContentPart(BaseModel):
@@ -2609,6 +2715,45 @@ class ExportedSession(BaseModel):
     """
 
 
+class FileChange(BaseModel):
+    """
+    One file a turn changed.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    change: FileChangeKind
+    """
+    Added (`add`), modified (`update`) or deleted (`delete`), as file change items
+    name them.
+    """
+    diff: str | None = None
+    """
+    A unified diff (`--- a/path`, `+++ b/path`, hunks with 3 lines of context), for
+    text.
+    """
+    diff_omitted: Annotated[DiffOmitted | None, Field(alias="diffOmitted")] = None
+    path: str
+    """
+    Its path relative to the workspace, `/`-separated.
+    """
+    size_after: Annotated[int | None, Field(alias="sizeAfter", ge=0)] = None
+    """
+    Its size after the turn, when it exists.
+    """
+    size_before: Annotated[int | None, Field(alias="sizeBefore", ge=0)] = None
+    """
+    Its size before the turn, when it existed.
+    """
+    symlink: bool | None = None
+    """
+    Whether it is (or was) a symlink rather than a regular file; a symlink's diff is
+    of its target.
+    """
+
+
 class FileChangeContentPart(BaseModel):
     """
     A change to one file.
@@ -3036,6 +3181,10 @@ class ProcessInfo(BaseModel):
     """
     Running or exited.
     """
+    tty: bool
+    """
+    Whether it runs on a pseudo-terminal (`GET .../terminal` reaches it).
+    """
 
 
 class ProcessList(BaseModel):
@@ -3074,6 +3223,71 @@ class ProcessLogs(BaseModel):
     process: ProcessInfo
     """
     The process as it stands (`status` `exited`: no chunk will follow these).
+    """
+
+
+class ProcessRequest(BaseModel):
+    """
+    `POST /sessions/{id}/processes/run` and `POST /sessions/{id}/processes`: what to run.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    args: list[ProcessArg] | None = None
+    """
+    Its arguments.
+    """
+    command: Annotated[str, Field(max_length=4096, min_length=1, pattern="^[^\\x00]+$")]
+    """
+    The program: a name looked up on `PATH`, or a path (relative to `cwd`).
+    """
+    cwd: Annotated[
+        str | None,
+        Field(
+            max_length=4096,
+            min_length=0,
+            pattern="^(?:(?:[^/.\\x00][^/\\x00]*|\\.(?:[^/.\\x00][^/\\x00]*)?|\\.\\.[^/\\x00]+)(?:/(?:[^/.\\x00][^/\\x00]*|\\.(?:[^/.\\x00][^/\\x00]*)?|\\.\\.[^/\\x00]+)?)*)?$",
+        ),
+    ] = None
+    """
+    Its working directory, relative to the session's (default: the session's).
+    """
+    env: Annotated[
+        dict[
+            Annotated[
+                str,
+                StringConstraints(
+                    pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", min_length=1, max_length=128
+                ),
+            ],
+            EnvAdditionalProperty,
+        ]
+        | None,
+        Field(max_length=128),
+    ] = None
+    """
+    Variables added to the agents' allow-listed environment (protected names such as
+    `HOME`, `PATH`, `LD_*` and credentials are refused).
+    """
+    max_output_bytes: Annotated[int | None, Field(alias="maxOutputBytes", ge=0)] = None
+    """
+    `run`: keep at most this many bytes of stdout and of stderr each (default 1 MiB; more
+    is cut to the daemon's `--process-output-bytes`, 16 MiB unless set); the rest is read
+    and dropped.
+    """
+    size: TerminalSize | None = None
+    timeout_ms: Annotated[int | None, Field(alias="timeoutMs", ge=1)] = None
+    """
+    `run`: kill it (the whole process group) after this long (default 60,000; a longer
+    one is cut to the daemon's `--process-timeout`, 1 h unless set).
+    """
+    tty: bool | None = None
+    """
+    Long-running only: run it on a pseudo-terminal (stdin, stdout and stderr; its output
+    logged as `stdout`), reachable as a WebSocket (`GET .../terminal`); `TERM` is
+    `xterm-256color` unless `env` names one.
     """
 
 
@@ -3318,6 +3532,35 @@ Text and images (images given inline as base64, or by a path in the workspace).
 """
 
 
+class TurnChanges(BaseModel):
+    """
+    `GET /sessions/{id}/turns/{turnId}/changes`: what the turn changed in the workspace,
+    whichever agent made the changes (the workspace as the turn started against the
+    workspace as it ended; `.git`, `node_modules` and `.gitignore`d paths left out).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    counts: ChangeCounts
+    """
+    How many files it added, modified and deleted (what its `turnEnded` carries).
+    """
+    files: list[FileChange]
+    """
+    The changed files, by path.
+    """
+    taken_at: Annotated[AwareDatetime, Field(alias="takenAt")]
+    """
+    When the workspace was looked at as the turn ended.
+    """
+    turn_id: Annotated[str, Field(alias="turnId")]
+    """
+    The turn.
+    """
+
+
 class TurnEnded(BaseModel):
     """
     Payload of `turnEnded`.
@@ -3327,6 +3570,7 @@ class TurnEnded(BaseModel):
         extra="allow",
         validate_by_name=True,
     )
+    changes: ChangeCounts | None = None
     stop_reason: Annotated[StopReason, Field(alias="stopReason")]
     """
     Why it stopped.
