@@ -25,6 +25,7 @@ mod scan;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use chrono::Utc;
 use sandbox_universal::{ChangeCounts, TurnChanges};
@@ -92,6 +93,16 @@ pub struct ChangeTracker {
     blobs: Blobs,
     /// The last look (as `base.json` holds it), once read.
     last: tokio::sync::Mutex<Option<Manifest>>,
+    /// The hashes in the blob store, once listed (every change to it goes through here).
+    kept: Arc<std::sync::Mutex<Option<HashSet<String>>>>,
+    /// Whether `turns/` was made (by this tracker).
+    made_turns_dir: Arc<std::sync::atomic::AtomicBool>,
+    /// Whether this tracker wrote `base.json` (after that, only a changed look rewrites it).
+    wrote_base: std::sync::atomic::AtomicBool,
+}
+
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl ChangeTracker {
@@ -121,6 +132,9 @@ impl ChangeTracker {
             workspace,
             limits,
             last: tokio::sync::Mutex::new(None),
+            kept: Arc::new(std::sync::Mutex::new(None)),
+            made_turns_dir: Default::default(),
+            wrote_base: Default::default(),
         }
     }
 
@@ -138,6 +152,7 @@ impl ChangeTracker {
                 // none of its own either, and is only a stat cache).
                 let blobs = self.blobs.clone();
                 let _ = tokio::task::spawn_blocking(move || blobs.retain(&HashSet::new())).await;
+                *lock(&self.kept) = Some(HashSet::new());
                 return Err(error);
             }
         };
@@ -172,6 +187,8 @@ impl ChangeTracker {
         let turn = turn_id.to_string();
         let dir = self.dir.clone();
         let unchanged = start.entries == end.entries;
+        let kept = self.kept.clone();
+        let made_turns_dir = self.made_turns_dir.clone();
         let (counts, end) = tokio::task::spawn_blocking(move || {
             let (counts, files) = diff::compare(&start, &end, &blobs, &limits);
             let changes = TurnChanges {
@@ -181,7 +198,9 @@ impl ChangeTracker {
                 taken_at: Utc::now(),
             };
             let turns = dir.join("turns");
-            crate::private::ensure_dir(&turns, 0o700)?;
+            if !made_turns_dir.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                crate::private::ensure_dir(&turns, 0o700)?;
+            }
             let json = serde_json::to_vec(&changes).expect("changes serialize");
             std::fs::write(turns.join(format!("{turn}.json")), json)?;
             if !unchanged {
@@ -193,6 +212,7 @@ impl ChangeTracker {
                     .map(|e| e.hash.clone())
                     .collect();
                 blobs.retain(&keep);
+                *lock(&kept) = Some(keep);
             }
             Ok::<_, std::io::Error>((counts, end))
         })
@@ -200,40 +220,63 @@ impl ChangeTracker {
         .map_err(|e| std::io::Error::other(e.to_string()))??;
         // The stat cache on disk (for the next agent process or daemon) changes only when
         // the workspace did.
-        if !unchanged || !self.dir.join("base.json").exists() {
+        if !unchanged
+            || !self
+                .wrote_base
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
             self.write_base(&end).await?;
         }
         *last = Some(end);
         Ok(counts)
     }
 
-    /// Takes one look, reusing `previous` as a stat cache; kept content goes to the blob
-    /// store from the daemon's side (the look runs as the workspace's user).
+    /// Takes one look, reusing `previous` as a stat cache. Kept content is written by the
+    /// daemon: on the look's own thread when the workspace is reached as the daemon's user,
+    /// else by a writer beside the look, which runs as the agent user.
     async fn look(&self, previous: &Manifest) -> Result<Manifest, ChangeError> {
-        let (keep, kept) = std::sync::mpsc::sync_channel::<(String, Vec<u8>)>(8);
-        let blobs = self.blobs.clone();
-        let stored = {
-            let blobs = blobs.clone();
-            tokio::task::spawn_blocking(move || blobs.hashes())
-                .await
-                .unwrap_or_default()
-        };
-        let writer = tokio::task::spawn_blocking(move || {
-            for (hash, bytes) in kept {
-                blobs.put(&hash, &bytes)?;
-            }
-            Ok::<_, std::io::Error>(())
-        });
+        let stored = self.stored().await;
         let root = self.workspace.root().to_path_buf();
         let skip = self.skip.clone();
         let previous = previous.clone();
         let limits = self.limits;
+        let blobs = self.blobs.clone();
+        let kept = self.kept.clone();
+        if self.workspace.user().is_none() {
+            let look = self
+                .workspace
+                .run(move |dir| {
+                    let mut keep = |hash: String, bytes: Vec<u8>| {
+                        blobs.put(&hash, &bytes)?;
+                        lock(&kept).get_or_insert_with(HashSet::new).insert(hash);
+                        Ok(())
+                    };
+                    let skip = skip.as_deref();
+                    Ok(scan::scan(
+                        &root, dir, skip, &previous, &stored, &mut keep, &limits,
+                    ))
+                })
+                .await??;
+            return Ok(look);
+        }
+        let (send, received) = std::sync::mpsc::sync_channel::<(String, Vec<u8>)>(8);
+        let writer = tokio::task::spawn_blocking(move || {
+            for (hash, bytes) in received {
+                blobs.put(&hash, &bytes)?;
+                lock(&kept).get_or_insert_with(HashSet::new).insert(hash);
+            }
+            Ok::<_, std::io::Error>(())
+        });
         let looked = self
             .workspace
             .run(move |dir| {
+                let mut keep = |hash: String, bytes: Vec<u8>| {
+                    send.send((hash, bytes))
+                        .map_err(|_| std::io::Error::other("the writer stopped"))
+                };
                 let skip = skip.as_deref();
                 Ok(scan::scan(
-                    &root, dir, skip, &previous, &stored, &keep, &limits,
+                    &root, dir, skip, &previous, &stored, &mut keep, &limits,
                 ))
             })
             .await;
@@ -243,6 +286,18 @@ impl ChangeTracker {
         let look = looked??;
         written?;
         Ok(look)
+    }
+
+    /// The hashes of the content kept (read from disk once, then followed in memory).
+    async fn stored(&self) -> HashSet<String> {
+        if let Some(known) = lock(&self.kept).as_ref() {
+            return known.clone();
+        }
+        let blobs = self.blobs.clone();
+        let found = tokio::task::spawn_blocking(move || blobs.hashes())
+            .await
+            .unwrap_or_default();
+        lock(&self.kept).get_or_insert_with(|| found).clone()
     }
 
     async fn read_base(&self) -> Manifest {

@@ -13,7 +13,6 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use std::sync::mpsc::SyncSender;
 
 use cap_std::fs::Dir;
 use serde::{Deserialize, Serialize};
@@ -65,16 +64,17 @@ pub enum ScanError {
     /// More files than `ChangeLimits::max_files`.
     #[error("the workspace holds more than {0} files (outside .git, node_modules and .gitignore)")]
     TooManyFiles(usize),
-    /// The blob store stopped taking content.
-    #[error("the daemon stopped keeping the workspace's content")]
-    StoreGone,
+    /// The blob store did not take content.
+    #[error("keeping the workspace's content: {0}")]
+    Keep(std::io::Error),
     /// The look took longer than `ChangeLimits::look_time`.
     #[error("looking at the workspace took longer than {0:?}")]
     TooSlow(std::time::Duration),
 }
 
 /// Looks at the workspace at `root_path` (open as `root`), reusing `previous`'s hashes for
-/// files that did not change; content to keep goes to `keep` unless `stored` has it.
+/// files that did not change; content to keep goes to `keep` (hash, bytes) unless `stored`
+/// has it.
 /// `skip` (the daemon's data dir, when it lies inside the workspace) is never looked at.
 pub fn scan(
     root_path: &Path,
@@ -82,7 +82,7 @@ pub fn scan(
     skip: Option<&Path>,
     previous: &Manifest,
     stored: &HashSet<String>,
-    keep: &SyncSender<(String, Vec<u8>)>,
+    keep: &mut dyn FnMut(String, Vec<u8>) -> std::io::Result<()>,
     limits: &ChangeLimits,
 ) -> Result<Manifest, ScanError> {
     let scanned_at_ns = now_ns();
@@ -177,13 +177,19 @@ pub fn scan(
                     kept_bytes += bytes.len() as u64;
                     entry.kept = true;
                     if !stored.contains(&entry.hash) && sent.insert(entry.hash.clone()) {
-                        keep.send((entry.hash.clone(), bytes))
-                            .map_err(|_| ScanError::StoreGone)?;
+                        keep(entry.hash.clone(), bytes).map_err(ScanError::Keep)?;
                     }
                 }
             }
             Err(e) => {
-                entry.hash = format!("unreadable:{}", e.kind());
+                // Its metadata stands for its content: a write changes size or times.
+                entry.hash = format!(
+                    "unreadable:{}:{}:{}:{}",
+                    e.kind(),
+                    entry.size,
+                    entry.mtime_ns,
+                    entry.ctime_ns
+                );
             }
         }
         entries.insert(name, entry);

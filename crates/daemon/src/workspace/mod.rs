@@ -72,6 +72,11 @@ impl Workspace {
         &self.root
     }
 
+    /// The user its files are reached as (`None`: the daemon's own).
+    pub fn user(&self) -> Option<&AgentUser> {
+        self.user.as_ref()
+    }
+
     /// Runs `op` with the workspace's directory open, on a thread of its own acting as the
     /// workspace's user.
     pub async fn run<T, F>(&self, op: F) -> Result<T, WorkspaceError>

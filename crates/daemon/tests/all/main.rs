@@ -15,6 +15,7 @@ mod common;
 
 mod amp_e2e;
 mod api_errors;
+mod changes;
 mod claude_e2e;
 mod cli;
 mod codex_e2e;
