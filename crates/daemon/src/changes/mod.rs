@@ -91,8 +91,9 @@ pub struct ChangeTracker {
     skip: Option<PathBuf>,
     limits: ChangeLimits,
     blobs: Blobs,
-    /// The last look (as `base.json` holds it), once read.
-    last: tokio::sync::Mutex<Option<Manifest>>,
+    /// The last look (as `base.json` holds it), once read; shared with the look that
+    /// uses it as its stat cache, never copied.
+    last: tokio::sync::Mutex<Option<Arc<Manifest>>>,
     /// The hashes in the blob store, once listed (every change to it goes through here).
     kept: Arc<std::sync::Mutex<Option<HashSet<String>>>>,
     /// Whether `turns/` was made (by this tracker).
@@ -143,9 +144,9 @@ impl ChangeTracker {
         let mut last = self.last.lock().await;
         let previous = match last.take() {
             Some(previous) => previous,
-            None => self.read_base().await,
+            None => Arc::new(self.read_base().await),
         };
-        let mut look = match self.look(&previous).await {
+        let mut look = match self.look(previous).await {
             Ok(look) => look,
             Err(error) => {
                 // No content kept for a look that was given up (the base on disk then finds
@@ -159,7 +160,7 @@ impl ChangeTracker {
         // Kept in memory only: the turn's end is compared against it by this tracker,
         // and a turn cut short by a restart has no known changes anyway.
         look.turn = Some(turn_id.to_string());
-        *last = Some(look);
+        *last = Some(Arc::new(look));
         Ok(())
     }
 
@@ -169,13 +170,13 @@ impl ChangeTracker {
         let mut last = self.last.lock().await;
         let start = match last.take() {
             Some(start) => start,
-            None => self.read_base().await,
+            None => Arc::new(self.read_base().await),
         };
         if start.turn.as_deref() != Some(turn_id) {
             *last = Some(start);
             return Err(ChangeError::NotBegun(turn_id.to_string()));
         }
-        let end = match self.look(&start).await {
+        let end = match self.look(start.clone()).await {
             Ok(end) => end,
             Err(error) => {
                 *last = Some(start);
@@ -227,18 +228,17 @@ impl ChangeTracker {
         {
             self.write_base(&end).await?;
         }
-        *last = Some(end);
+        *last = Some(Arc::new(end));
         Ok(counts)
     }
 
     /// Takes one look, reusing `previous` as a stat cache. Kept content is written by the
     /// daemon: on the look's own thread when the workspace is reached as the daemon's user,
     /// else by a writer beside the look, which runs as the agent user.
-    async fn look(&self, previous: &Manifest) -> Result<Manifest, ChangeError> {
+    async fn look(&self, previous: Arc<Manifest>) -> Result<Manifest, ChangeError> {
         let stored = self.stored().await;
         let root = self.workspace.root().to_path_buf();
         let skip = self.skip.clone();
-        let previous = previous.clone();
         let limits = self.limits;
         let blobs = self.blobs.clone();
         let kept = self.kept.clone();
