@@ -296,6 +296,9 @@ pub struct SessionInfo {
     pub cwd: String,
     /// When the session was created.
     pub created_at: DateTime<Utc>,
+    /// When the session last changed: the `time` of the last event in its log (its
+    /// `createdAt` while it has none).
+    pub updated_at: DateTime<Utc>,
     /// Number of events in the log (= the last sequence).
     pub event_count: u64,
     /// The running turn, if any.

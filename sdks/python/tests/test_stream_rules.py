@@ -168,6 +168,7 @@ SESSION = {
     "permissionMode": "default",
     "cwd": "/",
     "createdAt": "2026-11-23T00:00:00Z",
+    "updatedAt": "2026-11-23T00:00:01Z",
     "eventCount": 3,
     "pendingPermissions": [],
     "pendingQuestions": [],

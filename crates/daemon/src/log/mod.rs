@@ -43,12 +43,20 @@ struct Tail {
     bytes: usize,
     last: u64,
     durable: u64,
+    /// When the event at `durable` was logged (µs since the Unix epoch).
+    durable_time_us: Option<i64>,
     lost: bool,
 }
 
 impl Tail {
     fn first(&self) -> u64 {
         self.events.front().map_or(self.last + 1, |e| e.sequence)
+    }
+
+    /// The event `sequence`, while the tail holds it (every event not yet durable).
+    fn get(&self, sequence: u64) -> Option<&Arc<StoredEvent>> {
+        let index = sequence.checked_sub(self.first())?;
+        self.events.get(usize::try_from(index).ok()?)
     }
 
     /// Drops durable events beyond what live followers need.
@@ -91,12 +99,13 @@ impl std::fmt::Debug for SessionLog {
 }
 
 impl SessionLog {
-    /// The log of session `sid`, whose store holds events up to `last_sequence`; `head` is
-    /// the session's entry in the [`Heads`] registry (raised as events become durable).
+    /// The log of session `sid`, whose store holds events up to `last_sequence`, the last
+    /// logged at `last_time_us` (µs since the Unix epoch); `head` is the session's entry in
+    /// the [`Heads`] registry (raised as events become durable).
     pub fn new(
         session_id: &str,
         sid: i64,
-        last_sequence: u64,
+        (last_sequence, last_time_us): (u64, Option<i64>),
         store: Arc<Store>,
         head: Arc<watch::Sender<u64>>,
     ) -> Arc<Self> {
@@ -112,6 +121,7 @@ impl SessionLog {
             tail: Mutex::new(Tail {
                 last: last_sequence,
                 durable: last_sequence,
+                durable_time_us: last_time_us,
                 ..Tail::default()
             }),
             head,
@@ -173,6 +183,13 @@ impl SessionLog {
     /// The last durable sequence: what readers are served up to.
     pub fn durable_sequence(&self) -> u64 {
         self.lock().durable
+    }
+
+    /// The last durable sequence and when its event was logged (µs since the Unix epoch;
+    /// `None` before the first event).
+    pub fn durable_head(&self) -> (u64, Option<i64>) {
+        let tail = self.lock();
+        (tail.durable, tail.durable_time_us)
     }
 
     /// Whether another daemon took the session over (its events are no longer stored).
@@ -271,7 +288,12 @@ impl WriteListener for SessionLog {
 
     fn durable(&self, sequence: u64) {
         let mut tail = self.lock();
-        tail.durable = tail.durable.max(sequence);
+        if sequence > tail.durable {
+            tail.durable = sequence;
+            if let Some(time_us) = tail.get(sequence).map(|e| e.time_us) {
+                tail.durable_time_us = Some(time_us);
+            }
+        }
         tail.trim(self.head.receiver_count() > 0);
         drop(tail);
         self.durable.send_replace(sequence);

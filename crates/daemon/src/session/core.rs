@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use chrono::Utc;
+use chrono::{SubsecRound, Utc};
 use sandbox_agents::{AgentEvent, EventConsumer};
 use sandbox_universal::{
     ContentPart, EventPayload, EventSource, Item, ItemEvent, ItemKind, ItemRole, ItemStatus,
@@ -231,7 +231,8 @@ impl SessionCore {
     pub(super) fn append(&self, live: &mut Live, payload: EventPayload, meta: EventMeta) {
         let event = UniversalEvent {
             sequence: live.state.sequence + 1,
-            time: Utc::now(),
+            // To the µs, as stored: a session's `updatedAt` is exactly its last event's time.
+            time: Utc::now().trunc_subsecs(6),
             session_id: self.session_id.clone(),
             native_session_id: live.state.native_session_id.clone(),
             source: meta.source,

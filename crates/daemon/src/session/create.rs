@@ -122,7 +122,13 @@ impl SessionManager {
                 return Err(error.into());
             }
         };
-        let log = SessionLog::new(&id, sid, 0, self.store.clone(), self.heads.sender(sid));
+        let log = SessionLog::new(
+            &id,
+            sid,
+            (0, None),
+            self.store.clone(),
+            self.heads.sender(sid),
+        );
         let core = SessionCore::new(&id, log, CoreState::default());
         let driver = self.registry.get(record.agent);
         let mut config = sandbox_agents::SessionConfig {

@@ -469,11 +469,12 @@ impl SessionHandle {
         Ok(())
     }
 
-    /// The session as the API shows it (`eventCount`: the durable events, the ones a
-    /// reader can get).
+    /// The session as the API shows it (`eventCount` and `updatedAt`: the durable
+    /// events, the ones a reader can get).
     pub fn info(&self) -> SessionInfo {
         let mut snapshot = self.core.snapshot();
-        snapshot.event_count = self.core.log().durable_sequence();
-        self.record.info(&snapshot)
+        let (durable, time_us) = self.core.log().durable_head();
+        snapshot.event_count = durable;
+        self.record.info(&snapshot, time_us)
     }
 }

@@ -218,11 +218,12 @@ impl SessionManager {
         })?;
         self.claim(id, row.sid).await?;
         let mut state = super::replay::restore_state(&self.store, &row).await?;
-        state.sequence = state.sequence.max(self.store.last_sequence(row.sid).await?);
+        let last = self.store.last_event(row.sid).await?;
+        state.sequence = state.sequence.max(last.map_or(0, |(sequence, _)| sequence));
         let log = SessionLog::new(
             id,
             row.sid,
-            state.sequence,
+            (state.sequence, last.map(|(_, time_us)| time_us)),
             self.store.clone(),
             self.heads.sender(row.sid),
         );

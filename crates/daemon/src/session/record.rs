@@ -108,8 +108,9 @@ impl SessionRecord {
         Ok(record)
     }
 
-    /// The session as the API shows it, in a given state.
-    pub fn info(&self, state: &CoreSnapshot) -> SessionInfo {
+    /// The session as the API shows it, in a given state, its last event logged at
+    /// `last_event_us` (µs since the Unix epoch; `None`: it has none).
+    pub fn info(&self, state: &CoreSnapshot, last_event_us: Option<i64>) -> SessionInfo {
         SessionInfo {
             session_id: self.session_id.clone(),
             agent: self.agent,
@@ -121,6 +122,9 @@ impl SessionRecord {
             native_session_id: state.native_session_id.clone(),
             cwd: self.cwd.display().to_string(),
             created_at: self.created_at,
+            updated_at: last_event_us
+                .and_then(DateTime::<Utc>::from_timestamp_micros)
+                .unwrap_or(self.created_at),
             event_count: state.event_count,
             current_turn_id: state.current_turn.clone(),
             pending_permissions: state.pending_permissions.clone(),
@@ -148,7 +152,7 @@ pub fn stored_info(row: &SessionRow) -> Result<SessionInfo, UnreadableSession> {
         snapshot.status = row.status.known().unwrap_or(SessionStatus::Idle);
     }
     snapshot.event_count = row.last_sequence;
-    Ok(record.info(&snapshot))
+    Ok(record.info(&snapshot, row.last_event_us))
 }
 
 /// What `GET /sessions` lists for a session whose record cannot be read.

@@ -190,8 +190,8 @@ pub(crate) trait ReadBackend: Send + Sync {
         after: u64,
         limit: usize,
     ) -> Result<Vec<EventRow>, StoreError>;
-    /// The last stored sequence.
-    async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError>;
+    /// The last stored event's sequence and time (µs since the Unix epoch), if any.
+    async fn last_event(&self, sid: i64) -> Result<Option<(u64, i64)>, StoreError>;
     /// The agent's native state last saved for session `sid`.
     async fn native(&self, sid: i64) -> Result<Option<NativeRow>, StoreError>;
     /// Sessions that ended before `ended_before_ms`, owned by `owner` or by no live daemon.
@@ -472,9 +472,10 @@ impl Store {
         self.reads.state_events(sid, after, limit).await
     }
 
-    /// The last stored sequence of session `sid`.
-    pub async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError> {
-        self.reads.last_sequence(sid).await
+    /// The last stored event of session `sid`: its sequence and time (µs since the Unix
+    /// epoch); `None` when it has none.
+    pub async fn last_event(&self, sid: i64) -> Result<Option<(u64, i64)>, StoreError> {
+        self.reads.last_event(sid).await
     }
 
     /// Ended sessions this daemon may purge, ended before `before_ms`.

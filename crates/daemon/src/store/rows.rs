@@ -117,6 +117,9 @@ pub struct SessionRow {
     pub owner: Option<String>,
     /// Whether that owner's heartbeat is fresh.
     pub owner_alive: bool,
+    /// When the event at `last_sequence` was logged, µs since the Unix epoch (`None`: no
+    /// event).
+    pub last_event_us: Option<i64>,
 }
 
 /// A session to create (stored as `idle`).

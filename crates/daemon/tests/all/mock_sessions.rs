@@ -342,3 +342,36 @@ async fn paging_through_the_log() {
     assert_eq!(default.events.len(), 100);
     assert!(default.has_more);
 }
+
+/// Asserts `GET /sessions/{id}` and the listing give the session's `updatedAt` as the time
+/// of its last event (its `createdAt` before it has one), and answers it.
+pub(crate) async fn assert_updated_at(
+    daemon: &TestDaemon,
+    id: &str,
+) -> chrono::DateTime<chrono::Utc> {
+    let info = daemon.client.get_session(id).await.unwrap();
+    let events = common::all_events(&daemon.client, id).await;
+    let last = match info.event_count {
+        0 => info.created_at,
+        n => events[n as usize - 1].time,
+    };
+    assert_eq!(info.updated_at, last, "{id}: {info:?}");
+    assert!(info.updated_at >= info.created_at);
+    let listed = daemon.client.list_all_sessions().await.unwrap();
+    let listed = listed.sessions.iter().find(|s| s.session_id == id).unwrap();
+    assert_eq!(listed.updated_at, info.updated_at, "{id}: listed");
+    info.updated_at
+}
+
+#[tokio::test]
+async fn updated_at_is_the_time_of_the_last_event() {
+    let daemon = TestDaemon::start().await;
+    daemon.mock_session("s").await;
+    let created = assert_updated_at(&daemon, "s").await;
+    daemon.turn("s", "hello").await;
+    let after_turn = assert_updated_at(&daemon, "s").await;
+    assert!(after_turn > created, "{after_turn} > {created}");
+    daemon.client.end_session("s").await.unwrap();
+    let ended = assert_updated_at(&daemon, "s").await;
+    assert!(ended > after_turn, "{ended} > {after_turn}");
+}

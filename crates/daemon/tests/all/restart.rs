@@ -185,3 +185,19 @@ async fn a_failed_start_leaves_nothing_on_disk() {
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn updated_at_survives_a_restart() {
+    use crate::mock_sessions::assert_updated_at;
+    let daemon = TestDaemon::start().await;
+    daemon.mock_session("s").await;
+    daemon.turn("s", "hello").await;
+    let before = assert_updated_at(&daemon, "s").await;
+
+    // Read from the store (the session is not loaded), then once loaded again.
+    let daemon = daemon.restart().await;
+    assert_eq!(assert_updated_at(&daemon, "s").await, before);
+    daemon.turn("s", "again").await;
+    let after = assert_updated_at(&daemon, "s").await;
+    assert!(after > before, "{after} > {before}");
+}

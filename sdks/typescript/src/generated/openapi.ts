@@ -2241,6 +2241,12 @@ export interface components {
             sessionId: string;
             /** @description Idle, running or ended. */
             status: components["schemas"]["SessionStatus"];
+            /**
+             * Format: date-time
+             * @description When the session last changed: the `time` of the last event in its log (its
+             *     `createdAt` while it has none).
+             */
+            updatedAt: string;
             /** @description Variant, when set. */
             variant?: string | null;
         };

@@ -1318,6 +1318,11 @@ export const SessionInfoSchema: z.ZodType<Schemas["SessionInfo"]> = z.looseObjec
   "sessionId": z.string(),
   /** Idle, running or ended. */
   "status": SessionStatusSchema,
+  /**
+   * When the session last changed: the `time` of the last event in its log (its
+   * `createdAt` while it has none).
+   */
+  "updatedAt": z.iso.datetime({ offset: true }),
   /** Variant, when set. */
   "variant": z.string().nullable().optional(),
 });

@@ -18,9 +18,12 @@ const CLAIMABLE: &str =
     "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
      WHERE (s.owner IS NULL OR s.owner = $1 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= $2)";
 
+/// The columns of a [`SessionRow`], joined with the owner's heartbeat and the time of the
+/// last event (one lookup by the events' key).
 const SESSION_COLUMNS: &str = "s.sid, s.session_id, s.record_version, s.record, s.agent, s.status,
     s.created_ms, s.ended_ms, s.last_sequence, s.state_version, s.state_sequence, s.state,
-    s.owner, (d.heartbeat_ms IS NOT NULL AND d.heartbeat_ms > $1) AS alive
+    s.owner, (d.heartbeat_ms IS NOT NULL AND d.heartbeat_ms > $1) AS alive,
+    (SELECT e.time_us FROM events e WHERE e.sid = s.sid AND e.sequence = s.last_sequence)
     FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner";
 
 fn session_row(row: &Row) -> SessionRow {
@@ -39,6 +42,7 @@ fn session_row(row: &Row) -> SessionRow {
         state: row.get(11),
         owner: row.get(12),
         owner_alive: row.get(13),
+        last_event_us: row.get(14),
     }
 }
 
@@ -151,14 +155,17 @@ impl ReadBackend for PgReads {
         Ok(rows.iter().map(event_row).collect())
     }
 
-    async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError> {
+    async fn last_event(&self, sid: i64) -> Result<Option<(u64, i64)>, StoreError> {
         let rows = self
             .query(
-                "SELECT COALESCE(MAX(sequence), 0) FROM events WHERE sid = $1",
+                "SELECT sequence, time_us FROM events WHERE sid = $1
+                 ORDER BY sequence DESC LIMIT 1",
                 &[&sid],
             )
             .await?;
-        Ok(rows[0].get::<_, i64>(0) as u64)
+        Ok(rows
+            .first()
+            .map(|row| (row.get::<_, i64>(0) as u64, row.get(1))))
     }
 
     async fn native(&self, sid: i64) -> Result<Option<NativeRow>, StoreError> {

@@ -12,7 +12,6 @@ use crate::store::{
     EventRow, ListQuery, NativeRow, ReadBackend, SessionRow, StoreError, Stored, StoredName,
 };
 
-/// The columns of a [`SessionRow`], joined with the owner's heartbeat.
 /// Session ids this daemon may take over: unowned, its own, or owned by a daemon whose
 /// heartbeat is older than the lease (owner `?1`, lease cut-off `?2`). Callers add
 /// `AND ...` conditions.
@@ -20,9 +19,12 @@ const CLAIMABLE: &str =
     "SELECT s.session_id FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner
      WHERE (s.owner IS NULL OR s.owner = ?1 OR d.heartbeat_ms IS NULL OR d.heartbeat_ms <= ?2)";
 
+/// The columns of a [`SessionRow`], joined with the owner's heartbeat and the time of the
+/// last event (one lookup by the events' key).
 const SESSION_COLUMNS: &str = "s.sid, s.session_id, s.record_version, s.record, s.agent, s.status,
     s.created_ms, s.ended_ms, s.last_sequence, s.state_version, s.state_sequence, s.state,
-    s.owner, (d.heartbeat_ms IS NOT NULL AND d.heartbeat_ms > :alive) AS alive
+    s.owner, (d.heartbeat_ms IS NOT NULL AND d.heartbeat_ms > :alive) AS alive,
+    (SELECT e.time_us FROM events e WHERE e.sid = s.sid AND e.sequence = s.last_sequence)
     FROM sessions s LEFT JOIN daemons d ON d.daemon_id = s.owner";
 
 fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
@@ -41,6 +43,7 @@ fn session_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
         state: row.get(11)?,
         owner: row.get(12)?,
         owner_alive: row.get(13)?,
+        last_event_us: row.get(14)?,
     })
 }
 
@@ -177,11 +180,14 @@ impl ReadBackend for SqliteReads {
         .await
     }
 
-    async fn last_sequence(&self, sid: i64) -> Result<u64, StoreError> {
+    async fn last_event(&self, sid: i64) -> Result<Option<(u64, i64)>, StoreError> {
         self.with(move |conn| {
-            conn.prepare_cached("SELECT COALESCE(MAX(sequence), 0) FROM events WHERE sid = ?1")?
-                .query_row([sid], |r| r.get::<_, i64>(0))
-                .map(|n| n as u64)
+            conn.prepare_cached(
+                "SELECT sequence, time_us FROM events WHERE sid = ?1
+                 ORDER BY sequence DESC LIMIT 1",
+            )?
+            .query_row([sid], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))
+            .optional()
         })
         .await
     }

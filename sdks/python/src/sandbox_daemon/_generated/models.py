@@ -3437,6 +3437,11 @@ class SessionInfo(BaseModel):
     """
     Idle, running or ended.
     """
+    updated_at: Annotated[AwareDatetime, Field(alias="updatedAt")]
+    """
+    When the session last changed: the `time` of the last event in its log (its
+    `createdAt` while it has none).
+    """
     variant: str | None = None
     """
     Variant, when set.
