@@ -141,6 +141,10 @@ testkit_tests() { cargo test --workspace "${testkit_targets[@]}"; }
 conformance() { scripts/conformance.sh "$SANDBOX_DAEMON_BIN"; }
 typescript_sdk() { sdks/typescript/ci.sh; }
 python_sdk() { sdks/python/ci.sh; }
+# The inspector (the web UI at /ui) in Debian's Chromium, against the daemon binary, with
+# installs from the test kit's mirror (the browser step skips loudly without Chromium unless
+# SANDBOX_REQUIRE_BROWSER=1). Its screenshots stay in ui/test-results/screenshots.
+inspector() { SANDBOX_TESTKIT_BIN="$PWD/target/debug/testkit" ui/ci.sh; }
 # The side-by-side bench against the peer's published binary, a few rounds of each phase
 # on the debug build: it must run, its figures mean nothing here (no timing is asserted).
 versus_smoke() { cargo test -q --workspace --bench versus -- --bench --smoke; }
@@ -151,6 +155,7 @@ concurrently \
   "API conformance (Schemathesis, all checks and phases, token and --no-token)|conformance" \
   "TypeScript SDK (sdks/typescript/ci.sh, against the daemon binary)|typescript_sdk" \
   "Python SDK (sdks/python/ci.sh, against the daemon binary)|python_sdk" \
+  "the inspector (ui/ci.sh: the web UI in Chromium, against the daemon binary)|inspector" \
   "tests: the daemon on a PostgreSQL store|postgres_tests" \
   "the versus bench, as a smoke (peer binary from npm, debug build)|versus_smoke"
 

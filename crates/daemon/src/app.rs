@@ -84,6 +84,8 @@ pub fn build_app(
             browser_guard.clone(),
             json_only,
         ))
+        // The inspector's pages: public (`auth.rs`), behind the browser guard's host check.
+        .merge(crate::ui::router())
         .fallback(|uri: Uri| async move { ApiError::RouteNotFound(uri.path().to_string()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .with_state(state)

@@ -1,10 +1,12 @@
-//! Bearer-token authentication for every route but `/health` (and a terminal's WebSocket
-//! opened with a ticket, which its route checks).
+//! Bearer-token authentication for every route but `/health`, the inspector's pages
+//! (`GET`/`HEAD` of `/ui` and under `/ui/`: the app asks the user for the token and sends
+//! it on its API calls) and a terminal's WebSocket opened with a ticket, which its route
+//! checks.
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::header;
+use axum::http::{Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
@@ -62,6 +64,14 @@ impl std::fmt::Debug for AuthConfig {
 /// Paths that never need a token.
 const PUBLIC_PATHS: &[&str] = &["/health"];
 
+/// Whether the request reads the inspector's pages (`GET` or `HEAD` of `/ui` or under
+/// `/ui/`): a static web app that holds no secret.
+fn reads_ui(request: &Request) -> bool {
+    let path = request.uri().path();
+    matches!(*request.method(), Method::GET | Method::HEAD)
+        && (path == "/ui" || path.starts_with("/ui/"))
+}
+
 /// Whether the request opens a terminal's WebSocket with a ticket instead of the token
 /// (`GET /sessions/{id}/processes/{processId}/terminal?ticket=`): the route redeems the
 /// ticket itself, before anything else.
@@ -72,7 +82,7 @@ fn carries_terminal_ticket(request: &Request) -> bool {
         ["", "sessions", _, "processes", _, "terminal"]
     );
     terminal
-        && request.method() == axum::http::Method::GET
+        && request.method() == Method::GET
         && request
             .uri()
             .query()
@@ -85,7 +95,10 @@ pub async fn require_token(
     request: Request,
     next: Next,
 ) -> Response {
-    if PUBLIC_PATHS.contains(&request.uri().path()) || carries_terminal_ticket(&request) {
+    if PUBLIC_PATHS.contains(&request.uri().path())
+        || reads_ui(&request)
+        || carries_terminal_ticket(&request)
+    {
         return next.run(request).await;
     }
     let authorization = request
@@ -112,5 +125,24 @@ mod tests {
         assert!(!auth.accepts(Some("Basic s3cret")));
         assert!(!auth.accepts(None));
         assert!(AuthConfig::disabled().accepts(None));
+    }
+
+    #[test]
+    fn only_reading_the_ui_is_public() {
+        let request = |method: Method, path: &str| {
+            Request::builder()
+                .method(method)
+                .uri(path)
+                .body(axum::body::Body::empty())
+                .unwrap()
+        };
+        assert!(reads_ui(&request(Method::GET, "/ui")));
+        assert!(reads_ui(&request(Method::GET, "/ui/")));
+        assert!(reads_ui(&request(Method::HEAD, "/ui/sessions/abc")));
+        assert!(reads_ui(&request(Method::GET, "/ui/assets/app.js")));
+        assert!(!reads_ui(&request(Method::POST, "/ui/")));
+        assert!(!reads_ui(&request(Method::DELETE, "/ui/x")));
+        assert!(!reads_ui(&request(Method::GET, "/uix")));
+        assert!(!reads_ui(&request(Method::GET, "/sessions")));
     }
 }

@@ -3,9 +3,10 @@
 //!
 //! Without a token (`--no-token`) anything that reaches the port is trusted, so the daemon
 //! refuses what a browser could be tricked into sending: a `Host` that is not one of its
-//! names (DNS rebinding: 403 `forbidden-host`), an `Origin` the `--cors-origin` list does not
-//! allow (403 `forbidden-origin`), and a `POST` whose content type is not JSON (a form or
-//! `text/plain` request needs no CORS preflight; 415). `DELETE` cannot be sent cross-site
+//! names (DNS rebinding: 403 `forbidden-host`), an `Origin` that is neither the daemon's own
+//! (the `Host` it was reached at, over `http` or `https`: the inspector's pages at `/ui`)
+//! nor one the `--cors-origin` list allows (403 `forbidden-origin`), and a `POST` whose
+//! content type is not JSON (a form or `text/plain` request needs no CORS preflight; 415). `DELETE` cannot be sent cross-site
 //! without a preflight at all. With a token these checks are not needed: a browser never
 //! sends the bearer token on its own.
 //!
@@ -100,17 +101,17 @@ impl BrowserGuard {
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
             .or_else(|| request.uri().authority().map(|a| a.to_string()));
-        if let Some(host) = host
-            && !self.hosts.contains(&normalize_host(&host))
+        if let Some(host) = &host
+            && !self.hosts.contains(&normalize_host(host))
         {
-            return Err(ApiError::ForbiddenHost(host));
+            return Err(ApiError::ForbiddenHost(host.clone()));
         }
         if let Some(origin) = request.headers().get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or_default();
+            let normalized = origin.trim_end_matches('/').to_ascii_lowercase();
             let allowed = self.any_origin
-                || self
-                    .origins
-                    .contains(&origin.trim_end_matches('/').to_ascii_lowercase());
+                || self.origins.contains(&normalized)
+                || host.is_some_and(|host| same_origin(&normalized, &host));
             if !allowed {
                 return Err(ApiError::ForbiddenOrigin(origin.to_string()));
             }
@@ -146,6 +147,17 @@ pub fn headers_too_large() -> ApiError {
         fields: MAX_HEADER_FIELDS,
         bytes: MAX_HEADER_BYTES,
     }
+}
+
+/// Whether a (lowercased) `Origin` is the daemon's own as the request reached it: `http` or
+/// `https` and exactly the authority of its `Host`, which the caller has already checked is
+/// one of the daemon's names. A page another site serves has another authority, and a
+/// rebinding page's `Host` is refused before this.
+fn same_origin(origin: &str, host: &str) -> bool {
+    let authority = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    authority.is_some_and(|authority| authority == host.trim().to_ascii_lowercase())
 }
 
 /// `Host: Example.COM:2468` → `example.com`; `[::1]:80` → `::1`.
@@ -242,5 +254,42 @@ mod tests {
             open.check(&request(Method::POST, &[("host", "evil.example")]))
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn the_daemons_own_origin_is_allowed() {
+        let guard = BrowserGuard::new(true, Some("127.0.0.1:2468".parse().unwrap()), &[], &[]);
+        let ok = |host: &str, origin: &str| {
+            let request = request(Method::POST, &[("host", host), ("origin", origin)]);
+            guard.check(&request).is_ok()
+        };
+        assert!(ok("127.0.0.1:2468", "http://127.0.0.1:2468"));
+        assert!(ok("127.0.0.1:2468", "https://127.0.0.1:2468/"));
+        assert!(ok("LocalHost:2468", "http://localhost:2468"));
+        assert!(ok("[::1]:2468", "http://[::1]:2468"));
+        assert!(ok("localhost", "http://localhost"));
+        // Another port is another origin (another server on this machine)...
+        assert!(!ok("127.0.0.1:2468", "http://127.0.0.1:2469"));
+        assert!(!ok("127.0.0.1:2468", "http://127.0.0.1"));
+        assert!(!ok("localhost", "http://localhost:8080"));
+        // ...another name too, even one that reaches the same daemon...
+        assert!(!ok("127.0.0.1:2468", "http://localhost:2468"));
+        assert!(!ok("127.0.0.1:2468", "http://evil.example"));
+        // ...and neither an opaque origin nor another scheme is the daemon's own.
+        assert!(!ok("127.0.0.1:2468", "null"));
+        assert!(!ok("127.0.0.1:2468", "ws://127.0.0.1:2468"));
+        assert!(!ok("127.0.0.1:2468", "http://127.0.0.1:2468.evil.example"));
+        // A rebinding page's own origin matches its Host, which is refused first.
+        let request = request(
+            Method::POST,
+            &[
+                ("host", "evil.example:2468"),
+                ("origin", "http://evil.example:2468"),
+            ],
+        );
+        assert!(matches!(
+            guard.check(&request),
+            Err(ApiError::ForbiddenHost(_))
+        ));
     }
 }

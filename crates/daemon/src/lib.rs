@@ -26,4 +26,5 @@ pub mod server;
 pub mod session;
 pub mod spec;
 pub mod store;
+pub mod ui;
 pub mod workspace;

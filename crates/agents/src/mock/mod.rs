@@ -1,7 +1,7 @@
 //! The built-in deterministic mock agent: no process, no API keys.
 //!
 //! Each turn plays a script chosen by keywords in the message (see [`script::TurnScript`]):
-//! `tool`, `permission`, `write`, `question`, `slow`, `flood N`, `crash`, `unparsed`,
+//! `tool`, `permission`, `write`, `question`, `slow [N]`, `flood N`, `crash`, `unparsed`,
 //! `recall` (what it remembers of earlier turns: [`memory`]); the
 //! reply `echo: <message>` always closes the turn. With `validateToken`, a token starting
 //! with `bad` is rejected with a `tokenError`.

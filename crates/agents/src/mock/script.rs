@@ -2,8 +2,10 @@
 
 /// Default number of deltas for `flood` without a number.
 pub const DEFAULT_FLOOD: usize = 100;
-/// Number of deltas of a `slow` message.
+/// Number of deltas of a `slow` message without a number.
 pub const SLOW_DELTAS: usize = 50;
+/// The most deltas `slow N` streams (N × [`SLOW_INTERVAL_MS`] is at most 20 s).
+pub const MAX_SLOW_DELTAS: usize = 1_000;
 /// Pause between `slow` deltas.
 pub const SLOW_INTERVAL_MS: u64 = 20;
 
@@ -24,8 +26,8 @@ pub struct TurnScript {
     pub write: bool,
     /// `question`: two questions, the second multi-select.
     pub question: bool,
-    /// `slow`: 50 deltas 20 ms apart.
-    pub slow: bool,
+    /// `slow` or `slow N`: N deltas (default 50, at most [`MAX_SLOW_DELTAS`]) 20 ms apart.
+    pub slow: Option<usize>,
     /// `flood N`: N deltas as fast as possible.
     pub flood: Option<usize>,
     /// `recall`: first a message naming every earlier user message it remembers.
@@ -41,12 +43,14 @@ impl TurnScript {
             .map(str::to_ascii_lowercase)
             .collect();
         let has = |k: &str| words.iter().any(|w| w == k);
-        let flood = words.iter().position(|w| w == "flood").map(|i| {
-            words
-                .get(i + 1)
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(DEFAULT_FLOOD)
-        });
+        let count_after = |keyword: &str, default: usize| {
+            words.iter().position(|w| w == keyword).map(|i| {
+                words
+                    .get(i + 1)
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(default)
+            })
+        };
         Self {
             crash: has("crash"),
             unparsed: has("unparsed"),
@@ -54,8 +58,8 @@ impl TurnScript {
             permission: has("permission"),
             write: has("write"),
             question: has("question"),
-            slow: has("slow"),
-            flood,
+            slow: count_after("slow", SLOW_DELTAS).map(|n: usize| n.min(MAX_SLOW_DELTAS)),
+            flood: count_after("flood", DEFAULT_FLOOD),
             recall: has("recall"),
         }
     }
@@ -83,6 +87,9 @@ mod tests {
         assert!(s.tool && s.question && !s.permission && !s.crash);
         assert_eq!(s.flood, Some(250));
         assert_eq!(TurnScript::parse("flood").flood, Some(DEFAULT_FLOOD));
+        assert_eq!(TurnScript::parse("be slow").slow, Some(SLOW_DELTAS));
+        assert_eq!(TurnScript::parse("slow 200").slow, Some(200));
+        assert_eq!(TurnScript::parse("slow 99999").slow, Some(MAX_SLOW_DELTAS));
         assert_eq!(TurnScript::parse("hello"), TurnScript::default());
         assert!(!TurnScript::parse("tools").tool, "whole words only");
     }

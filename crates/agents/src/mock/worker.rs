@@ -13,7 +13,7 @@ use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::script::{SLOW_DELTAS, SLOW_INTERVAL_MS, TurnScript, chunks};
+use super::script::{SLOW_INTERVAL_MS, TurnScript, chunks};
 use super::turn::TurnEmitter;
 use crate::{EventSink, QuestionAnswer};
 
@@ -131,9 +131,9 @@ async fn play(
     if let Some(tool) = super::host_tool::target(message) {
         host_tool(turn, config, &tool, message).await;
     }
-    if script.slow {
+    if let Some(deltas) = script.slow {
         let id = turn.start(assistant_message(turn.next_item_id()));
-        for i in 0..SLOW_DELTAS {
+        for i in 0..deltas {
             tokio::time::sleep(Duration::from_millis(SLOW_INTERVAL_MS)).await;
             turn.delta(&id, &format!("slow {i} "));
         }

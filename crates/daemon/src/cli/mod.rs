@@ -13,6 +13,7 @@ mod processes;
 mod server;
 mod terminal;
 mod tool_calls;
+mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -68,6 +69,8 @@ pub enum Command {
     /// Logins the daemon keeps for agents: import this machine's, list, put, remove.
     #[command(subcommand)]
     Credentials(credentials::CredentialsCommand),
+    /// Print the URL of the daemon's web inspector (`/ui/`).
+    Ui(ui::UiArgs),
 }
 
 /// Runs the parsed command line.
@@ -82,6 +85,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Some(Command::Agents(command)) => client::agents(command).await,
         Some(Command::Sessions(command)) => client::sessions(command).await,
         Some(Command::Credentials(command)) => credentials::run(command).await,
+        Some(Command::Ui(args)) => ui::run(args),
     }
 }
 

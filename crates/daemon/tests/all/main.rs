@@ -4,7 +4,7 @@
 //!
 //! - API tests over a real socket against the mock agent: `api_errors`, `mock_sessions`,
 //!   `mock_hitl`, `sse`, `concurrency`, `restart`, `store`, `connections`, `refusals`,
-//!   `spec`, `cli`.
+//!   `spec`, `cli`, `ui` (the inspector's pages).
 //! - The real binary under faults and attacks: `faults`, `full_disk`, `security`.
 //! - One table of scenarios for every agent (`scenarios`): the real pinned CLIs offline,
 //!   the mock and Amp's stand-in, through the daemon over HTTP (`scenarios::codex` runs one
@@ -42,3 +42,4 @@ mod spec;
 mod sse;
 mod store;
 mod terminal;
+mod ui;

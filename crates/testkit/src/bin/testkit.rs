@@ -7,6 +7,7 @@
 //! testkit record --all
 //! testkit record --agent codex --codex-model default --out /tmp/code-mode
 //! testkit pins --write      # regenerate scripts/test-agents.tsv from the manifest
+//! testkit mirror --rate-kib-per-sec 65536   # a loopback install mirror, until stdin closes
 //! ```
 //! `record` re-executes itself inside a loopback-only network namespace. With
 //! `RUST_LOG=agent_stderr=debug` the agents' stderr is shown.
@@ -19,6 +20,9 @@ use sandbox_testkit::agents::Agent;
 use sandbox_testkit::drivers::transcript::to_jsonl;
 use sandbox_testkit::netns;
 use sandbox_testkit::scenarios::{self, Options, Scenario};
+
+#[path = "testkit/mirror_cmd.rs"]
+mod mirror_cmd;
 
 /// Test kit of sandbox-daemon: real agent CLIs against the fake model provider.
 #[derive(Parser, Debug)]
@@ -67,6 +71,11 @@ enum Command {
         #[arg(long)]
         codex_model: Option<String>,
     },
+    /// Serves a loopback mirror of the agents' download hosts and an npm registry (`/npm`),
+    /// filled with the test kit's pinned agents, for a daemon's `--install-mirror`. Prints
+    /// `{"url":"http://127.0.0.1:PORT"}` once serving, then serves until SIGTERM, SIGINT or
+    /// the end of its stdin.
+    Mirror(mirror_cmd::MirrorArgs),
 }
 
 fn repo_root() -> PathBuf {
@@ -159,6 +168,7 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     match cli.command {
+        Command::Mirror(args) => mirror_cmd::run(&args),
         Command::List => {
             for s in scenarios::all() {
                 println!("{:<9} {:<18} {}", s.agent.id(), s.name, s.about);

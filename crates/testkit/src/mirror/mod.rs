@@ -3,7 +3,9 @@
 //! paths (`releases` builds it from the real binaries the test kit installs; `registry`
 //! builds packuments and tarballs), records every request, and injects faults on demand:
 //! an error status, corrupted bytes, a transfer cut short, a delay, or a JSON document
-//! served without some of its members (a checksum nobody published).
+//! served without some of its members (a checksum nobody published). A [`Pace`] slows
+//! every answer down (a delay before each, file bodies at a bounded rate), so a client's
+//! progress can be watched (`testkit mirror`).
 
 pub mod registry;
 pub mod releases;
@@ -42,12 +44,23 @@ pub enum Fault {
     Without(&'static str),
 }
 
+/// How fast the mirror answers every request (the default: at once, as fast as it can).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pace {
+    /// Wait this long before answering.
+    pub delay: std::time::Duration,
+    /// Stream file bodies at most this many bytes a second (small documents are sent
+    /// whole).
+    pub bytes_per_second: Option<u64>,
+}
+
 #[derive(Default)]
 struct Shared {
     root: PathBuf,
     url: String,
     faults: Mutex<Vec<(String, Fault)>>,
     requests: Mutex<Vec<String>>,
+    pace: Mutex<Pace>,
 }
 
 /// A running mirror; stops when dropped.
@@ -92,6 +105,11 @@ impl Mirror {
             .lock()
             .expect("faults")
             .push((suffix.to_string(), fault));
+    }
+
+    /// Answers every request at this pace from now on.
+    pub fn set_pace(&self, pace: Pace) {
+        *self.shared.pace.lock().expect("pace") = pace;
     }
 
     /// Removes every fault.
@@ -146,6 +164,10 @@ async fn serve_file(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
     let path = uri.path().replace("%2f", "/").replace("%2F", "/");
     shared.requests.lock().expect("requests").push(path.clone());
     let fault = fault_for(&shared, &path);
+    let pace = *shared.pace.lock().expect("pace");
+    if !pace.delay.is_zero() {
+        tokio::time::sleep(pace.delay).await;
+    }
     if let Some(Fault::Delay(ms)) = fault {
         tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
     }
@@ -196,7 +218,10 @@ async fn serve_file(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
     let Ok(opened) = tokio::fs::File::open(&file).await else {
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     };
-    let stream = tokio_util::io::ReaderStream::with_capacity(opened, 256 * 1024);
+    let stream = match pace.bytes_per_second {
+        Some(rate) => throttled(opened, rate.max(1)),
+        None => tokio_util::io::ReaderStream::with_capacity(opened, 256 * 1024).boxed(),
+    };
     let body = match fault {
         Some(Fault::Truncate) => {
             let mut left = len / 2;
@@ -232,6 +257,26 @@ async fn serve_file(State(shared): State<Arc<Shared>>, uri: Uri) -> Response {
         .headers_mut()
         .insert(header::CONTENT_LENGTH, len.into());
     response
+}
+
+/// A file's bytes at most `rate` bytes a second: chunks of a twentieth of a second's
+/// worth, each followed by the time it stands for.
+fn throttled(
+    file: tokio::fs::File,
+    rate: u64,
+) -> futures::stream::BoxStream<'static, std::io::Result<bytes::Bytes>> {
+    let chunk = usize::try_from(rate / 20)
+        .unwrap_or(usize::MAX)
+        .clamp(1, 1 << 20);
+    tokio_util::io::ReaderStream::with_capacity(file, chunk)
+        .then(move |read| async move {
+            if let Ok(bytes) = &read {
+                let seconds = bytes.len() as f64 / rate as f64;
+                tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)).await;
+            }
+            read
+        })
+        .boxed()
 }
 
 /// Removes every member named `name` from `json`, at any depth.
@@ -299,6 +344,23 @@ pub struct Published {
     pub paths: HashMap<String, String>,
 }
 
+/// The directory [`remove_at_exit`] removes.
+static REMOVED_AT_EXIT: OnceLock<PathBuf> = OnceLock::new();
+
+/// Removes `dir` when the process exits normally (`exit`, as the test harness ends; not on
+/// a signal). One directory per process: the shared layouts'.
+fn remove_at_exit(dir: &Path) {
+    extern "C" fn remove() {
+        if let Some(dir) = REMOVED_AT_EXIT.get() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    if REMOVED_AT_EXIT.set(dir.to_path_buf()).is_ok() {
+        // SAFETY: `remove` is a plain function that neither unwinds nor re-enters exit.
+        unsafe { libc::atexit(remove) };
+    }
+}
+
 /// The mirror's files for this test process, built on first use (hundreds of MB, so once):
 /// the release layouts of the agents asked for and the npm packages.
 pub struct Layouts {
@@ -309,14 +371,19 @@ pub struct Layouts {
 }
 
 impl Layouts {
-    /// The process's layouts.
+    /// The process's layouts, removed when the process exits (a static is never dropped:
+    /// without that, every test process would leave hundreds of MB in the temp dir).
     pub fn shared() -> &'static Layouts {
         static LAYOUTS: OnceLock<Layouts> = OnceLock::new();
-        LAYOUTS.get_or_init(|| Layouts {
-            root: tempfile::tempdir().expect("a temp dir"),
-            releases: Mutex::default(),
-            npm_amp: Mutex::default(),
-            npm_pi: Mutex::default(),
+        LAYOUTS.get_or_init(|| {
+            let root = tempfile::tempdir().expect("a temp dir");
+            remove_at_exit(root.path());
+            Layouts {
+                root,
+                releases: Mutex::default(),
+                npm_amp: Mutex::default(),
+                npm_pi: Mutex::default(),
+            }
         })
     }
 
