@@ -65,6 +65,9 @@ pub fn universal_schema_json() -> String {
             .and_then(serde_json::Value::as_object_mut)
             .expect("the schema has definitions"),
     );
+    let mut schema = schema.to_value();
+    // One order whatever order the parts were written in (spec drift compares the text).
+    u::canonical::sort_keys(&mut schema);
     let mut text = serde_json::to_string_pretty(&schema).expect("schema serializes");
     text.push('\n');
     text

@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod api;
+pub mod canonical;
 pub mod changes;
 pub mod constraints;
 pub mod credentials;

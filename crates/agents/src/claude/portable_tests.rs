@@ -86,9 +86,10 @@ fn a_real_transcript_moves_to_another_home_and_cwd_and_back() {
 fn cwds_below_the_old_one_move_and_others_stay() {
     let bytes = b"{\"cwd\":\"/w/sub\",\"a\":1}\n{\"cwd\":\"/wx\"}\n{\"cwd\":\"/w\"}\nnot json\n";
     let moved = String::from_utf8(move_cwd(bytes, "/w", "/n")).unwrap();
+    // Keys keep the order Claude wrote them in.
     assert_eq!(
         moved,
-        "{\"a\":1,\"cwd\":\"/n/sub\"}\n{\"cwd\":\"/wx\"}\n{\"cwd\":\"/n\"}\nnot json\n"
+        "{\"cwd\":\"/n/sub\",\"a\":1}\n{\"cwd\":\"/wx\"}\n{\"cwd\":\"/n\"}\nnot json\n"
     );
 }
 

@@ -206,8 +206,8 @@ pub fn conform_all<F: Fixture>(agent: &str) -> HashMap<String, Replay> {
     replays
 }
 
-/// The full payloads, one JSON object per line (`"synthetic": true` when it has no
-/// native counterpart).
+/// The full payloads, one JSON object per line with its keys in name order (`"synthetic":
+/// true` when it has no native counterpart).
 pub fn render(events: &[AgentEvent]) -> String {
     events
         .iter()
@@ -216,6 +216,7 @@ pub fn render(events: &[AgentEvent]) -> String {
             if e.synthetic {
                 value["synthetic"] = json!(true);
             }
+            sandbox_universal::canonical::sort_keys(&mut value);
             format!("{value}\n")
         })
         .collect()

@@ -98,6 +98,9 @@ pub fn document(auth: DocAuth) -> &'static Value {
         let generated = super::api_router_documented().split_for_parts().1;
         let mut doc = serde_json::to_value(&generated).expect("OpenAPI serializes");
         complete(&mut doc, auth);
+        // One order whatever order the parts were written in: the document is compared
+        // (spec drift) and read by generators as text.
+        sandbox_universal::canonical::sort_keys(&mut doc);
         doc
     })
 }

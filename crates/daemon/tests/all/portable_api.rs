@@ -124,7 +124,11 @@ async fn bad_bundles_are_refused_and_leave_nothing_behind() {
         answer.2
     );
 
-    let tampered = edited(&|b| b["events"][1]["synthetic"] = true.into());
+    // Flipped, so the event really changes (its keys keep their order when re-written).
+    let tampered = edited(&|b| {
+        let synthetic = b["events"][1]["synthetic"].as_bool().unwrap_or(false);
+        b["events"][1]["synthetic"] = (!synthetic).into();
+    });
     let answer = import(&b, "x", tampered).await;
     assert_problem(&answer, 422, "invalid-bundle");
     assert!(

@@ -173,7 +173,7 @@ impl Converter {
             OutLine::ControlRequest(request) => match request.request {
                 ControlRequest::CanUseTool(can_use) => {
                     let (events, pending) =
-                        hitl::ask(&request.request_id, can_use, &self.items, raw, ids);
+                        hitl::ask(&request.request_id, *can_use, &self.items, raw, ids);
                     let planning = self.permission_mode.as_deref() == Some("plan");
                     let itself = events.first().and_then(|e| self.answer_itself(e));
                     match (pending, events.as_slice()) {

@@ -361,8 +361,9 @@ pub struct ControlRequestLine {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub enum ControlRequest {
-    /// May the model use this tool? (`--permission-prompt-tool stdio`)
-    CanUseTool(CanUseTool),
+    /// May the model use this tool? (`--permission-prompt-tool stdio`; boxed: it is far
+    /// larger than the others.)
+    CanUseTool(Box<CanUseTool>),
     /// A hook callback (only sent when the host registered hooks; the daemon does not).
     HookCallback(Value),
     /// A message for an in-process MCP server (the daemon registers none).

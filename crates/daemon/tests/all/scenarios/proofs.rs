@@ -162,7 +162,9 @@ pub fn readme_section(proofs: &Proofs) -> String {
     out.push_str("\nEach capability `GET /agents` claims, and the scenarios that proved it:\n\n");
     out.push_str(&header("capability"));
     let every_flag = serde_json::to_value(AgentCapabilities::default()).unwrap();
-    for flag in every_flag.as_object().unwrap().keys() {
+    // In name order, whatever order the type declares them in.
+    let flags: BTreeSet<&String> = every_flag.as_object().unwrap().keys().collect();
+    for flag in flags {
         let cells: Vec<String> = COLUMNS
             .iter()
             .map(|a| match of(*a).flags().get(flag) {
