@@ -4,6 +4,7 @@
 //! Entry points: [`server::serve`] runs the daemon; [`app::build_app`] builds the axum
 //! application (used by tests); [`cli`] holds the clap command line.
 
+pub mod acp;
 pub mod app;
 pub mod auth;
 pub mod changes;

@@ -1,6 +1,7 @@
 //! The `sandbox-daemon` command line: the server (default) and one subcommand per HTTP
 //! endpoint, built on the `sandbox-client` crate.
 
+mod acp;
 mod client;
 mod credentials;
 mod demo;
@@ -71,6 +72,8 @@ pub enum Command {
     Credentials(credentials::CredentialsCommand),
     /// Print the URL of the daemon's web inspector (`/ui/`).
     Ui(ui::UiArgs),
+    /// Speak the Agent Client Protocol on stdio (for editors), over a daemon.
+    Acp(acp::AcpArgs),
 }
 
 /// Runs the parsed command line.
@@ -86,6 +89,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Some(Command::Sessions(command)) => client::sessions(command).await,
         Some(Command::Credentials(command)) => credentials::run(command).await,
         Some(Command::Ui(args)) => ui::run(args),
+        Some(Command::Acp(args)) => acp::run(args).await,
     }
 }
 

@@ -13,6 +13,7 @@
 
 mod common;
 
+mod acp;
 mod amp_e2e;
 mod api_errors;
 mod changes;
