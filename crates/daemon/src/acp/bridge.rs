@@ -243,15 +243,11 @@ pub async fn serve(bridge: Arc<Bridge>) -> acp::Result<()> {
                             .get_session(&session)
                             .await
                             .map_err(acp_error)?;
-                        replay(&bridge, &cx, &session).await?;
+                        let replayed = replay(&bridge, &cx, &session).await?;
                         let (modes, options) = session_state(&bridge, &info).await;
                         if info.status == SessionStatus::Running {
-                            prompt::follow(
-                                bridge.clone(),
-                                cx.clone(),
-                                session.clone(),
-                                info.event_count,
-                            )?;
+                            // Where the replay ended, with what it sent of each item.
+                            prompt::follow(bridge.clone(), cx.clone(), session.clone(), replayed)?;
                         }
                         Ok::<_, acp::Error>(
                             s::LoadSessionResponse::new()

@@ -18,6 +18,7 @@ use tokio::sync::watch;
 
 use super::bridge::{Bridge, acp_error};
 use super::convert;
+use super::sessions::Replayed;
 
 /// How many times a dropped event stream is resumed before the prompt fails.
 const RESUMES: u32 = 5;
@@ -269,19 +270,23 @@ async fn answer_question(
 }
 
 /// After `session/load` of a session whose turn is still running: sends that turn's
-/// further events as updates until it ends (its permissions and questions wait for
-/// whoever answers them through the daemon).
+/// further events as updates until it ends, from where the replay ended and with its
+/// converter, so no text is sent twice (its permissions and questions wait for whoever
+/// answers them through the daemon).
 pub fn follow(
     bridge: Arc<Bridge>,
     cx: ConnectionTo<Client>,
     session: String,
-    offset: u64,
+    replayed: Replayed,
 ) -> Result<(), acp::Error> {
     let task_cx = cx.clone();
     cx.spawn(async move {
         let id = s::SessionId::from(session.clone());
-        let mut converter = convert::UpdateConverter::new(false);
-        let Ok(mut events) = Events::open(&bridge, &session, offset).await else {
+        let Replayed {
+            mut converter,
+            last,
+        } = replayed;
+        let Ok(mut events) = Events::open(&bridge, &session, last).await else {
             return Ok(());
         };
         while let Ok(Some(event)) = events.next().await {

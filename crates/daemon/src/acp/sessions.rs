@@ -95,12 +95,21 @@ pub async fn create(
     bridge.daemon.get_session(id).await.map_err(acp_error)
 }
 
+/// What a replay leaves for a follower: the converter, which knows what each item has sent
+/// already, and the last event replayed.
+pub struct Replayed {
+    /// The converter the replay used.
+    pub converter: convert::UpdateConverter,
+    /// The sequence of the last event replayed (0 for an empty log).
+    pub last: u64,
+}
+
 /// Replays `session`'s log as updates (user messages included), up to its last event now.
 pub async fn replay(
     bridge: &Bridge,
     cx: &ConnectionTo<Client>,
     session: &str,
-) -> Result<(), acp::Error> {
+) -> Result<Replayed, acp::Error> {
     let id = s::SessionId::from(session.to_string());
     let mut converter = convert::UpdateConverter::new(true);
     let mut offset = 0;
@@ -122,7 +131,10 @@ pub async fn replay(
             }
         }
         if !page.has_more || page.events.is_empty() {
-            return Ok(());
+            return Ok(Replayed {
+                converter,
+                last: offset,
+            });
         }
     }
 }

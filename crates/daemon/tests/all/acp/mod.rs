@@ -22,6 +22,8 @@ use sandbox_universal::AgentId;
 use sandbox_universal::EventPayload;
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
+mod live;
+
 /// What the scripted editor saw.
 #[derive(Default)]
 struct Seen {
@@ -473,74 +475,4 @@ async fn a_real_claude_turn_asks_the_editor_and_runs() {
         })
         .collect();
     assert!(!said.trim().is_empty(), "Claude answered");
-}
-
-/// Without `--endpoint` the bridge starts a private daemon (in its data dir); stdout then
-/// carries JSON-RPC frames and nothing else, whatever the daemon logs.
-#[tokio::test]
-async fn a_private_daemon_and_nothing_but_frames_on_stdout() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let data = tempfile::tempdir().unwrap();
-    let workspace = tempfile::tempdir().unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_sandbox-daemon"))
-        .args(["acp", "--agent", "mock"])
-        .env("SANDBOX_DAEMON_DATA_DIR", data.path())
-        .env("SANDBOX_DAEMON_LOG", "debug")
-        .env_remove("SANDBOX_DAEMON_ENDPOINT")
-        .env_remove("SANDBOX_DAEMON_TOKEN")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = async |message: serde_json::Value| {
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    };
-    let mut next = async || {
-        let line = tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line())
-            .await
-            .expect("a frame in time")
-            .unwrap()
-            .expect("a frame");
-        let frame: serde_json::Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("not JSON on stdout ({e}): {line}"));
-        assert_eq!(frame["jsonrpc"], "2.0", "{line}");
-        frame
-    };
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1, "clientCapabilities": {}}})).await;
-    assert_eq!(next().await["result"]["protocolVersion"], 1);
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "session/new", "params": {"cwd": workspace.path(), "mcpServers": []}})).await;
-    let created = next().await;
-    let session = created["result"]["sessionId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{created}"))
-        .to_string();
-    send(serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {"sessionId": session, "prompt": [{"type": "text", "text": "hello there"}]}})).await;
-    let mut said = String::new();
-    loop {
-        let frame = next().await;
-        if frame["id"] == 3 {
-            assert_eq!(frame["result"]["stopReason"], "end_turn", "{frame}");
-            break;
-        }
-        if frame["params"]["update"]["sessionUpdate"] == "agent_message_chunk" {
-            said.push_str(
-                frame["params"]["update"]["content"]["text"]
-                    .as_str()
-                    .unwrap_or(""),
-            );
-        }
-    }
-    assert!(said.contains("echo: hello there"), "{said}");
-    // The private daemon kept the session in the data dir it was given.
-    assert!(
-        data.path().join("store.sqlite").exists()
-            || std::fs::read_dir(data.path()).unwrap().count() > 0
-    );
 }
