@@ -87,22 +87,15 @@ impl Bridge {
 /// the request caused `invalid params`, anything else an internal error; the problem's
 /// detail is the message.
 pub fn acp_error(error: ClientError) -> acp::Error {
-    let (code, message) = match error.problem() {
-        Some(problem) if problem.status == 404 => (
-            acp::ErrorCode::RESOURCE_NOT_FOUND,
-            format!("{}: {}", problem.title, problem.detail),
-        ),
-        Some(problem) if (400..500).contains(&problem.status) => (
-            acp::ErrorCode::INVALID_PARAMS,
-            format!("{}: {}", problem.title, problem.detail),
-        ),
-        Some(problem) => (
-            acp::ErrorCode::INTERNAL_ERROR,
-            format!("{}: {}", problem.title, problem.detail),
-        ),
-        None => (acp::ErrorCode::INTERNAL_ERROR, error.to_string()),
+    let Some(problem) = error.problem() else {
+        return acp::Error::new(acp::ErrorCode::INTERNAL_ERROR, error.to_string());
     };
-    acp::Error::new(code, message)
+    let code = match problem.status {
+        404 => acp::ErrorCode::RESOURCE_NOT_FOUND,
+        400..=499 => acp::ErrorCode::INVALID_PARAMS,
+        _ => acp::ErrorCode::INTERNAL_ERROR,
+    };
+    acp::Error::new(code, format!("{}: {}", problem.title, problem.detail))
 }
 
 /// An absolute working directory, as a string.
