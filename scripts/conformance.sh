@@ -73,11 +73,17 @@ start() {
   # loopback port nothing listens on (they fail at once, as documented: 502).
   # Sessions work in a throw-away workspace root (the daemon's working directory, and every
   # `cwd` must be inside it): the files API's writes and deletes of generated paths never
-  # reach this machine's own files.
+  # reach this machine's own files. Webhooks and http host tools Schemathesis registers
+  # call loopback URLs directly and every other URL through the proxy the environment
+  # names: a loopback port nothing listens on, so no request (nor a name lookup) leaves
+  # this machine.
   (cd "$work/$name/workspace" && exec env -u SANDBOX_DAEMON_CLAUDE_PATH -u SANDBOX_DAEMON_CODEX_PATH -u SANDBOX_DAEMON_OPENCODE_PATH \
     -u SANDBOX_DAEMON_AMP_PATH -u SANDBOX_DAEMON_PI_PATH \
     SANDBOX_DAEMON_INSTALL_MIRROR=http://127.0.0.1:1 SANDBOX_DAEMON_NPM_REGISTRY=http://127.0.0.1:1/ \
     SANDBOX_DAEMON_NO_AUTO_INSTALL=true \
+    HTTP_PROXY=http://127.0.0.1:1 HTTPS_PROXY=http://127.0.0.1:1 ALL_PROXY=http://127.0.0.1:1 \
+    http_proxy=http://127.0.0.1:1 https_proxy=http://127.0.0.1:1 all_proxy=http://127.0.0.1:1 \
+    NO_PROXY= no_proxy= \
     "$daemon" --port 0 --data-dir "$work/$name/data" --workspace-root "$work/$name/workspace" \
     --sse-keep-alive-secs 1 "${agent_user[@]}" "$@" \
     2>"$work/$name/stderr") &
@@ -96,11 +102,14 @@ start() {
 }
 
 # SSE reads end at the request timeout (a live session's stream never ends by itself).
+# Every check runs: Schemathesis enables all by default, and `--checks all` is not given
+# because a command-line choice would override the few per-operation allowances
+# `scripts/schemathesis.toml` makes (and explains).
 # Usage: run <the daemon's name> [schemathesis flags]; it works in that daemon's dir.
 run() {
   local name="$1"; shift
   (cd "$work/$name" && "$venv/bin/schemathesis" --config-file "$OLDPWD/scripts/schemathesis.toml" \
-    run "$url/openapi.json" --checks all --phases examples,coverage,fuzzing,stateful \
+    run "$url/openapi.json" --phases examples,coverage,fuzzing,stateful \
     --max-examples "$examples" --seed "$seed" --request-timeout 3 --no-color "${skip_processes[@]}" "$@")
 }
 

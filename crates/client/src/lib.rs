@@ -6,6 +6,7 @@ mod files;
 mod processes;
 mod sse;
 mod terminal;
+mod webhooks;
 
 use reqwest::{Method, RequestBuilder, StatusCode, Url};
 use sandbox_universal::{

@@ -68,6 +68,7 @@ pub fn build_app(
 ) -> Router {
     let host_tools = crate::host_tools::mcp::router(sessions.settings().host_tools.clone())
         .layer(DefaultBodyLimit::max(settings.body_limit));
+    let store = sessions.store().clone();
     let state = AppState {
         sessions,
         sse_keep_alive: settings.sse_keep_alive,
@@ -83,6 +84,10 @@ pub fn build_app(
         .route_layer(middleware::from_fn_with_state(
             browser_guard.clone(),
             json_only,
+        ))
+        .route_layer(middleware::from_fn_with_state(
+            store,
+            crate::idempotency::layer,
         ))
         // The inspector's pages: public (`auth.rs`), behind the browser guard's host check.
         .merge(crate::ui::router())

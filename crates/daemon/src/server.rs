@@ -24,6 +24,9 @@ const EVICT_EVERY: Duration = Duration::from_secs(5);
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// How long a stopping daemon may take by default (`--shutdown-timeout`).
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+/// The least time spans get to go out at shutdown, however little of the shutdown
+/// timeout is left.
+const TELEMETRY_FLUSH_MIN: Duration = Duration::from_secs(1);
 /// How often expired ended sessions are purged.
 const RETENTION_EVERY: Duration = Duration::from_secs(60);
 
@@ -68,6 +71,7 @@ pub struct RunningServer {
     shutdown_timeout: Duration,
     task: JoinHandle<std::io::Result<()>>,
     background: JoinHandle<()>,
+    webhooks: JoinHandle<()>,
 }
 
 impl RunningServer {
@@ -89,6 +93,8 @@ impl RunningServer {
     pub async fn stop(mut self) -> std::io::Result<()> {
         let deadline = tokio::time::Instant::now() + self.shutdown_timeout;
         self.background.abort();
+        // An attempt cut short stays leased until its lease lapses, then is made again.
+        self.webhooks.abort();
         self.sessions.settings().processes.kill_all();
         if tokio::time::timeout_at(deadline, self.sessions.suspend_all())
             .await
@@ -98,6 +104,11 @@ impl RunningServer {
                 timeout = ?self.shutdown_timeout,
                 "not every agent stopped within the shutdown timeout"
             );
+        }
+        // The sessions' turns have ended: their spans go out now (within the deadline).
+        if let Some(telemetry) = &self.sessions.settings().telemetry {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            telemetry.shutdown(left.max(TELEMETRY_FLUSH_MIN)).await;
         }
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
@@ -242,6 +253,7 @@ async fn background(sessions: Arc<SessionManager>, import: bool) {
                 if purged > 0 {
                     tracing::info!(purged, "purged ended sessions past --retain-ended");
                 }
+                crate::idempotency::prune(sessions.store()).await;
             }
         }
     }
@@ -270,6 +282,11 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
         let _ = stop.await;
     }));
     let background = tokio::spawn(background(sessions.clone(), import));
+    let webhooks = crate::webhooks::spawn_dispatcher(
+        sessions.store().clone(),
+        sessions.settings().webhooks,
+        sessions.closing(),
+    );
     Ok(RunningServer {
         addr,
         _data_lock: data_lock,
@@ -278,6 +295,7 @@ pub async fn start(config: ServerConfig) -> std::io::Result<RunningServer> {
         shutdown_timeout,
         task,
         background,
+        webhooks,
     })
 }
 

@@ -58,6 +58,11 @@ pub fn universal_schema_json() -> String {
     register::<u::ProcessOutput>(&mut generator);
     register::<u::ProcessList>(&mut generator);
     register::<u::ProcessLogs>(&mut generator);
+    register::<u::CreateWebhookRequest>(&mut generator);
+    register::<u::CreatedWebhook>(&mut generator);
+    register::<u::WebhookList>(&mut generator);
+    register::<u::WebhookDeliveryList>(&mut generator);
+    register::<u::WebhookPayload>(&mut generator);
     let mut schema = generator.into_root_schema_for::<u::UniversalEvent>();
     u::constraints::describe(
         schema

@@ -226,6 +226,10 @@ pub struct CreateSessionRequest {
     /// is true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_tools: Option<Vec<crate::HostTool>>,
+    /// A webhook of this session only: its events of the listed types are `POST`ed,
+    /// signed, to `url` (see `POST /webhooks`); deleted with the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<crate::SessionWebhook>,
 }
 
 impl CreateSessionRequest {

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 mod host_tools;
 mod policy;
+mod webhooks;
 
 pub use host_tools::{
     HOST_TOOL_DESCRIPTION, HOST_TOOL_NAME, MAX_HOST_TOOL_TIMEOUT_MS, MAX_HOST_TOOLS,
@@ -18,6 +19,8 @@ pub use host_tools::{
 };
 use host_tools::{describe_host_tools, host_tools_violation};
 use policy::{describe_policy, policy_violation};
+pub use webhooks::{MAX_WEBHOOK_EVENTS, WEBHOOK_SECRET, webhook_event_names};
+use webhooks::{describe_webhooks, session_webhook_violation};
 
 use crate::{
     AgentId, CreateSessionRequest, IMAGE_TYPES, InstallRequest, MessagePart, PermissionMode,
@@ -281,6 +284,7 @@ impl Constrained for CreateSessionRequest {
             .or_else(|| self.broken_relation())
             .or_else(|| policy_violation(self))
             .or_else(|| host_tools_violation(self))
+            .or_else(|| session_webhook_violation(self.webhook.as_ref()))
     }
 
     fn relations() -> Option<Value> {
@@ -453,6 +457,7 @@ pub fn describe(schemas: &mut Map<String, Value>) {
     process["args"]["items"]["pattern"] = json!(r"^[^\x00]*$");
     describe_policy(schemas);
     describe_host_tools(schemas);
+    describe_webhooks(schemas);
     let agents: Vec<&str> = AgentId::ALL.iter().map(|a| a.as_str()).collect();
     schemas["CreateSessionRequest"]["properties"]["agent"]["enum"] = json!(agents);
 }

@@ -21,6 +21,7 @@ pub mod lifecycle;
 pub mod policy;
 pub mod portable;
 pub mod processes;
+pub mod webhooks;
 
 pub use agent::*;
 pub use api::*;
@@ -36,3 +37,4 @@ pub use item::*;
 pub use policy::*;
 pub use portable::*;
 pub use processes::*;
+pub use webhooks::*;

@@ -49,6 +49,8 @@ class Exchange:
     operation: str
     status: int
     body: bytes | None
+    request_headers: httpx.Headers | None = None
+    response_headers: httpx.Headers | None = None
 
 
 def is_stream(response: httpx.Response) -> bool:
@@ -71,7 +73,9 @@ class RecordingTransport(httpx.BaseTransport):
         self.operations.add(operation)
         response = self.inner.handle_request(request)
         body = None if is_stream(response) else response.read()
-        self.exchanges.append(Exchange(operation, response.status_code, body))
+        self.exchanges.append(
+            Exchange(operation, response.status_code, body, request.headers, response.headers)
+        )
         return response
 
     def statuses(self, operation: str) -> list[int]:
@@ -101,7 +105,9 @@ class AsyncRecordingTransport(httpx.AsyncBaseTransport):
         self.operations.add(operation)
         response = await self.inner.handle_async_request(request)
         body = None if is_stream(response) else await response.aread()
-        self.exchanges.append(Exchange(operation, response.status_code, body))
+        self.exchanges.append(
+            Exchange(operation, response.status_code, body, request.headers, response.headers)
+        )
         return response
 
     def statuses(self, operation: str) -> list[int]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,12 @@ CODEX_LOGIN = {
     "tokens": {"access_token": "at-fake", "refresh_token": "rt-fake", "id_token": "x.y.z"}
 }
 CLAUDE_TOKEN = "sk-ant-oat01-fake"
-SECRETS = (b"at-fake", b"rt-fake", CLAUDE_TOKEN.encode())
+# A webhook's secret, given: never answered either.
+HOOK_SECRET = "operations-hook-secret-0123"
+SECRETS = (b"at-fake", b"rt-fake", CLAUDE_TOKEN.encode(), HOOK_SECRET.encode())
+# A webhook receiver that is down: nothing listens on port 1 of loopback.
+DOWN = "http://127.0.0.1:1/hooks"
+PATIENT = 20.0  # seconds to wait for a delivery attempt
 
 
 def one_file_tar(name: str, data: bytes) -> bytes:
@@ -136,6 +142,14 @@ def test_every_operation_sync(
         assert gone_login.value.type.endswith("credential-not-found")
         assert AgentId.codex not in {info.agent for info in c.list_credentials().credentials}
 
+        # A webhook for every session's end, at a receiver that is down: its deliveries are
+        # attempted and stay pending (checked once the session ended); deleted at the end.
+        hook = c.create_webhook(DOWN, ["sessionEnded"], secret=HOOK_SECRET)
+        assert hook.id.startswith("wh_") and hook.secret is None  # a secret given: not answered
+        assert (hook.url, hook.events, hook.session_id) == (DOWN, ["sessionEnded"], None)
+        assert c.get_webhook(hook.id).model_dump() == hook.model_dump(exclude={"secret"})
+        assert hook.id in {w.id for w in c.list_webhooks().webhooks}
+
         created = c.create_session(
             session_id,
             agent="mock",
@@ -145,6 +159,7 @@ def test_every_operation_sync(
             permission_mode=PermissionMode.default,
             cwd=str(tmp_path),
             host_tools=[LOOKUP],
+            idempotency_key=f"create {session_id}",
         )
         assert created.healthy
         info = c.get_session(session_id)
@@ -265,6 +280,29 @@ def test_every_operation_sync(
         assert copy.event_count == event.sequence
         c.delete_session(copy.session_id)
 
+        # The webhook's delivery of the session's end: attempted, failed, to be tried again.
+        delivery_id = f"{session_id}:{event.sequence}"
+        deadline = time.monotonic() + PATIENT
+        while True:
+            page = c.list_webhook_deliveries(hook.id, limit=500)
+            tried = [d for d in page.deliveries if d.id == delivery_id and d.attempts >= 1]
+            if tried or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert tried, page
+        assert (tried[0].event_type.value, tried[0].status.value) == ("sessionEnded", "pending")
+        assert (tried[0].session_id, tried[0].sequence) == (session_id, event.sequence)
+        assert tried[0].last_error and tried[0].next_attempt_at
+        assert delivery_id in {d.id for d in c.iter_webhook_deliveries(hook.id, page_size=1)}
+        c.delete_webhook(hook.id)
+        assert recorder.statuses("deleteWebhook") == [204]
+        with pytest.raises(ProblemError) as gone_hook:
+            c.get_webhook(hook.id)
+        assert (gone_hook.value.status, gone_hook.value.type.rsplit(":", 1)[1]) == (
+            404,
+            "webhook-not-found",
+        )
+
         c.delete_session(session_id)
         with pytest.raises(ProblemError) as gone:
             c.get_session(session_id)
@@ -333,6 +371,14 @@ async def test_every_operation_async(
         assert gone_login.value.status == 404
         assert gone_login.value.type.endswith("credential-not-found")
         assert (await c.list_credentials()).credentials == []
+
+        # A webhook for every session's end, at a receiver that is down (see the sync test).
+        hook = await c.create_webhook(DOWN, ["sessionEnded"])
+        assert hook.id.startswith("wh_") and hook.secret  # made by the daemon, shown once
+        assert (await c.get_webhook(hook.id)).model_dump() == hook.model_dump(exclude={"secret"})
+        listed_hooks = (await c.list_webhooks()).webhooks
+        assert hook.id in {w.id for w in listed_hooks}
+        assert hook.secret.encode() not in b"".join(e.body or b"" for e in recorder.exchanges[-2:])
 
         created = await c.create_session(
             session_id,
@@ -452,6 +498,27 @@ async def test_every_operation_async(
         copy = await c.import_session(f"{session_id}-copy", exported.content)
         assert (copy.cwd, copy.event_count) == (str(tmp_path), event.sequence)
         await c.delete_session(copy.session_id)
+
+        # The webhook's delivery of the session's end: attempted, failed, to be tried again.
+        delivery_id = f"{session_id}:{event.sequence}"
+        with anyio.fail_after(PATIENT):
+            while True:
+                hooked = await c.list_webhook_deliveries(hook.id, cursor=None, limit=500)
+                tried = [d for d in hooked.deliveries if d.id == delivery_id and d.attempts >= 1]
+                if tried:
+                    break
+                await anyio.sleep(0.05)
+        assert (tried[0].event_type.value, tried[0].status.value) == ("sessionEnded", "pending")
+        assert tried[0].last_error and tried[0].next_attempt_at
+        paged = [d.id async for d in c.iter_webhook_deliveries(hook.id, page_size=1)]
+        assert delivery_id in paged
+        await c.delete_webhook(hook.id)
+        with pytest.raises(ProblemError) as gone_hook:
+            await c.delete_webhook(hook.id)
+        assert (gone_hook.value.status, gone_hook.value.type.rsplit(":", 1)[1]) == (
+            404,
+            "webhook-not-found",
+        )
 
         await c.delete_session(session_id)
         with pytest.raises(ProblemError) as gone:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, get_type_hints
 
 import pytest
 
 from sandbox_daemon import AsyncClient, AsyncSession, Client, Session, SessionOptions
+from sandbox_daemon import _operations as ops
 from sandbox_daemon._operations import OPERATIONS
 
 
@@ -165,6 +167,7 @@ EXTRAS = {
     "terminal_url": "openTerminal",
     "session": None,
     "start_session": "createSession",
+    "iter_webhook_deliveries": "listWebhookDeliveries",
 }
 
 
@@ -192,11 +195,31 @@ def test_idempotency_follows_the_contract() -> None:
             assert op.idempotent, op
     never = {"sendMessage", "createSession", "cancelTurn", "replyPermission"}
     never |= {"replyQuestion", "rejectQuestion", "importSession", "handoverSession"}
-    never |= {"uploadFiles", "runProcess", "startProcess"}
+    never |= {"uploadFiles", "runProcess", "startProcess", "createWebhook"}
     assert not any(OPERATIONS[name].idempotent for name in never)
     # A signal to a process that has ended does nothing; to one still running, it asks
     # again what was asked: repeated after a connection error.
     assert OPERATIONS["stopProcess"].idempotent and OPERATIONS["killProcess"].idempotent
+
+
+def test_a_call_with_an_idempotency_key_is_idempotent() -> None:
+    # createSession and sendMessage are repeated (after a connection error or a 503) only
+    # with an Idempotency-Key: the daemon answers the repeat with the first answer.
+    assert not ops.create_session("s", agent="mock", **NO_OPTIONS).idempotent
+    assert ops.create_session("s", agent="mock", idempotency_key="k", **NO_OPTIONS).idempotent
+    assert not ops.send_message("s", "hi").idempotent
+    keyed = ops.send_message("s", "hi", idempotency_key="k")
+    assert keyed.idempotent and keyed.request_headers()["Idempotency-Key"] == "k"
+    # The header alone does not make another POST repeatable.
+    reply = ops.reply_permission("s", "p", "once")
+    assert not replace(reply, headers={"Idempotency-Key": "k"}).idempotent
+    with pytest.raises(TypeError):
+        ops.send_message("s", "hi", idempotency_key=b"k")  # type: ignore[arg-type]
+
+
+NO_OPTIONS: dict[str, Any] = dict.fromkeys(
+    set(get_type_hints(SessionOptions)) - {"webhook", "idempotency_key"}
+)
 
 
 def public_methods(cls: type) -> dict[str, inspect.Signature]:

@@ -17,7 +17,7 @@ import {
   type FileContent,
   type WorkspaceArchive,
 } from './files.js';
-import type { SessionBundle, SessionInfo, UniversalEvent } from './generated/openapi.js';
+import type { SessionBundle, SessionInfo, UniversalEvent, WebhookDelivery } from './generated/openapi.js';
 import { routes } from './generated/routes.js';
 import { installFrames } from './install-stream.js';
 import { ProcessLogStream, type ProcessLogStreamOptions } from './processes.js';
@@ -89,6 +89,26 @@ export type ArchiveFilesQuery = QueryParams<'archiveFiles'>;
 
 /** Options of `processLogs` (one page): `offset`, the sequence to start after. */
 export type ProcessLogsQuery = Omit<QueryParams<'processLogs'>, 'follow'>;
+
+/** Options of `listWebhookDeliveries` (one page): `cursor` (a `nextCursor`) and `limit` (1–500). */
+export type ListWebhookDeliveriesQuery = QueryParams<'listWebhookDeliveries'>;
+
+/**
+ * Options of `createSession` and `sendMessage`: those of every call, and an idempotency key.
+ */
+export interface IdempotentRequestOptions extends RequestOptions {
+  /**
+   * Sent as `Idempotency-Key`: a request sent again with the same key (within 24 hours)
+   * gets the first one's answer again, marked `Idempotent-Replayed: true`, instead of
+   * creating the session or starting a turn twice (or a 409): retry with it after a timeout
+   * or a dropped connection. One key names one request (path and body): the same key with
+   * another rejects with `ProblemError` 422 `idempotency-key-reused`; a key that is not 1
+   * to 255 printable ASCII characters (inner spaces allowed) with 400. A retry while the
+   * first request still runs waits for its answer, up to 30 s (then 409
+   * `idempotency-key-in-use`). This client never retries a request by itself.
+   */
+  readonly idempotencyKey?: string;
+}
 
 /** Options of `readFile`. */
 export interface ReadFileOptions extends RequestOptions {
@@ -299,13 +319,18 @@ export class SandboxDaemon {
    * `handler: { type: 'http', url }`, called by the daemon). What an agent honours is in its `policy` and `capabilities`
    * (`listAgents`); a field it cannot honour throws `ProblemError` 422
    * `policy-unsupported` naming it, bad input 422 `invalid-body` naming it.
+   *
+   * `webhook` (`{ url, events, secret }`) is the session's own webhook: the daemon `POST`s
+   * this session's events of those types there, signed with `secret` (see
+   * `createWebhook`); it goes with the session. `options.idempotencyKey` makes a retry
+   * safe (see `IdempotentRequestOptions`).
    */
   createSession(
     sessionId: string,
     body: RequestBody<'createSession'>,
-    options?: RequestOptions,
+    options?: IdempotentRequestOptions,
   ): Promise<ResponseBody<'createSession'>> {
-    return this.#json('createSession', { params: { sessionId }, body }, options);
+    return this.#json('createSession', { params: { sessionId }, body }, withIdempotencyKey(options));
   }
 
   /** `GET /sessions/{sessionId}`: status, pending permissions and questions, event count. */
@@ -321,14 +346,16 @@ export class SandboxDaemon {
   /**
    * `POST /sessions/{sessionId}/messages`: sends a message, starting a turn (409 while one runs):
    * `{ message }` (text) or `{ content }` (parts: text and images; see `imagePart`,
-   * `messageBody`).
+   * `messageBody`). `options.idempotencyKey` makes a retry safe: sent again with the same
+   * key, it answers the first `turnId` instead of starting another turn (see
+   * `IdempotentRequestOptions`).
    */
   sendMessage(
     sessionId: string,
     body: RequestBody<'sendMessage'>,
-    options?: RequestOptions,
+    options?: IdempotentRequestOptions,
   ): Promise<ResponseBody<'sendMessage'>> {
-    return this.#json('sendMessage', { params: { sessionId }, body }, options);
+    return this.#json('sendMessage', { params: { sessionId }, body }, withIdempotencyKey(options));
   }
 
   /** `POST /sessions/{sessionId}/cancel`: interrupts the running turn (it ends `cancelled`). */
@@ -786,6 +813,77 @@ export class SandboxDaemon {
     return this.#json('toolCallReject', { params: { sessionId, callId }, body }, options);
   }
 
+  // ---- webhooks -----------------------------------------------------------------------
+  //
+  // The daemon `POST`s chosen events of every session (or of one session: `createSession`'s
+  // `webhook`) to a URL, at least once, from an outbox in its store, retrying with backoff
+  // for up to 24 hours. Each delivery's body is a `WebhookPayload` (`deliveryId`,
+  // `webhookId`, `type`, `event`), signed in `Sandbox-Daemon-Signature` (check it with
+  // `verifyWebhookSignature` from `sandbox-daemon/webhooks`); `Webhook-Id`, the same on
+  // every attempt, is `<sessionId>:<sequence>`.
+
+  /**
+   * `POST /webhooks`: registers a webhook for every session's events of the listed types
+   * (`events`: any type but `itemDelta`, or `['*']` for all) at `url` (`http` or `https`).
+   * Answers it with its `id`, and with `secret` when the body gave none: the daemon then
+   * made one, shown this once. A URL that is not http(s), an unknown, repeated or
+   * `itemDelta` event type, or a secret of the wrong length (16 to 512 characters) rejects
+   * with `ProblemError` 422 `invalid-body`. Not idempotent: each call registers another.
+   */
+  createWebhook(body: RequestBody<'createWebhook'>, options?: RequestOptions): Promise<ResponseBody<'createWebhook'>> {
+    return this.#json('createWebhook', { body }, options);
+  }
+
+  /**
+   * `GET /webhooks`: every webhook, the daemon-wide ones and the sessions' own (with their
+   * `sessionId`), oldest first; never a secret.
+   */
+  listWebhooks(options?: RequestOptions): Promise<ResponseBody<'listWebhooks'>> {
+    return this.#json('listWebhooks', {}, options);
+  }
+
+  /** `GET /webhooks/{webhookId}`: one webhook (never its secret); unknown: `ProblemError` 404 `webhook-not-found`. */
+  getWebhook(webhookId: string, options?: RequestOptions): Promise<ResponseBody<'getWebhook'>> {
+    return this.#json('getWebhook', { params: { webhookId } }, options);
+  }
+
+  /**
+   * `DELETE /webhooks/{webhookId}`: deletes a webhook with its deliveries (what is pending
+   * is not attempted again). Unknown: `ProblemError` 404 `webhook-not-found`.
+   */
+  deleteWebhook(webhookId: string, options?: RequestOptions): Promise<ResponseBody<'deleteWebhook'>> {
+    return this.#json('deleteWebhook', { params: { webhookId } }, options);
+  }
+
+  /**
+   * `GET /webhooks/{webhookId}/deliveries`: one page of a webhook's deliveries, oldest
+   * first (`limit` 1–500, default 100; `nextCursor` for the next page, absent on the
+   * last): each event's `status` (`pending`, `delivered`, `failed`), `attempts`,
+   * `lastStatusCode` or `lastError`, `nextAttemptAt`. Finished deliveries are kept 7 days.
+   * See `webhookDeliveries` for every page.
+   */
+  listWebhookDeliveries(
+    webhookId: string,
+    query?: ListWebhookDeliveriesQuery,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'listWebhookDeliveries'>> {
+    return this.#json('listWebhookDeliveries', { params: { webhookId }, query: { ...query } }, options);
+  }
+
+  /** Every delivery of a webhook, page by page (`listWebhookDeliveries` following `nextCursor`). */
+  async *webhookDeliveries(
+    webhookId: string,
+    query: Omit<ListWebhookDeliveriesQuery, 'cursor'> = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<WebhookDelivery, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listWebhookDeliveries(webhookId, { ...query, ...(cursor === undefined ? {} : { cursor }) }, options);
+      yield* page.deliveries;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
   // ---- handles ------------------------------------------------------------------------
 
   /** A handle on session `sessionId` (no request is made). */
@@ -794,7 +892,7 @@ export class SandboxDaemon {
   }
 
   /** Creates a session (`createSession`) and returns its handle. */
-  async startSession(sessionId: string, body: RequestBody<'createSession'>, options?: RequestOptions): Promise<Session> {
+  async startSession(sessionId: string, body: RequestBody<'createSession'>, options?: IdempotentRequestOptions): Promise<Session> {
     await this.createSession(sessionId, body, options);
     return this.session(sessionId);
   }
@@ -812,6 +910,12 @@ export class SandboxDaemon {
       signal: options.signal,
     };
   }
+}
+
+/** `options` with `idempotencyKey`, when given, as the `Idempotency-Key` header. */
+function withIdempotencyKey(options: IdempotentRequestOptions | undefined): RequestOptions | undefined {
+  if (options?.idempotencyKey === undefined) return options;
+  return { signal: options.signal, headers: { ...options.headers, 'Idempotency-Key': options.idempotencyKey } };
 }
 
 /** What a method says of its call: parameters, query, body, `Accept`. */

@@ -22,7 +22,9 @@ export {
   type ReadFileOptions,
   type SessionExport,
   type HistoryOptions,
+  type IdempotentRequestOptions,
   type ListSessionsQuery,
+  type ListWebhookDeliveriesQuery,
   type SandboxDaemonOptions,
   type UploadFilesQuery,
 } from './client.js';
@@ -66,3 +68,6 @@ export type * from './standard-schema.js';
 export type * from './generated/openapi.js';
 export type * from './generated/streams.js';
 export type * from './types.js';
+// The spec now names `EventType` too (the same union); this one, derived from
+// `UniversalEvent`, is the one exported.
+export type { EventType } from './types.js';

@@ -22,6 +22,7 @@ import { createInterface } from 'node:readline';
 import { SandboxDaemon as ValidatingSandboxDaemon, type SandboxDaemonOptions } from './index.js';
 
 export * from './index.js';
+export * from './webhooks.js';
 
 /** Options of `SandboxDaemon.start` / `startLocal`. */
 export interface StartOptions extends Omit<SandboxDaemonOptions, 'baseUrl' | 'token'> {

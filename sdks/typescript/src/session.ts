@@ -14,6 +14,7 @@ import type {
   ExportSessionQuery,
   GetEventsQuery,
   HistoryOptions,
+  IdempotentRequestOptions,
   ImportSessionQuery,
   ListFilesQuery,
   ProcessLogsQuery,
@@ -278,7 +279,7 @@ export class Session {
   }
 
   /** Creates this session (`createSession`). */
-  create(body: RequestBody<'createSession'>, options?: RequestOptions): Promise<ResponseBody<'createSession'>> {
+  create(body: RequestBody<'createSession'>, options?: IdempotentRequestOptions): Promise<ResponseBody<'createSession'>> {
     return this.client.createSession(this.id, body, options);
   }
 
@@ -291,9 +292,10 @@ export class Session {
    * Sends a message, starting a turn (`sendMessage`); see `turn` to follow it. The message
    * is text (sent as `message`) or parts (sent as `content`: `[textPart('…'),
    * imagePart(bytes)]`); an agent that takes no images refuses them with a 422
-   * `policy-unsupported` naming the part.
+   * `policy-unsupported` naming the part. `options.idempotencyKey` makes a retry safe: the
+   * same key answers the first `turnId` again instead of starting another turn.
    */
-  send(message: MessageInput, options?: RequestOptions): Promise<ResponseBody<'sendMessage'>> {
+  send(message: MessageInput, options?: IdempotentRequestOptions): Promise<ResponseBody<'sendMessage'>> {
     return this.client.sendMessage(this.id, messageBody(message), options);
   }
 

@@ -259,6 +259,37 @@ describe('operations against the daemon', () => {
     // Opened past the end of an ended session: nothing to deliver, and it ends at once.
     assert.deepEqual(await collect(daemon.streamEvents(session.id, { offset: total })), []);
   });
+
+  it('createWebhook, listWebhooks, getWebhook, listWebhookDeliveries, deleteWebhook: a receiver that is down', async () => {
+    // Nothing listens on port 1 of loopback: every attempt fails, and the delivery stays pending.
+    const secret = 'operations-test-secret-0123';
+    const created = await daemon.createWebhook({ url: 'http://127.0.0.1:1/hooks', events: ['sessionEnded'], secret });
+    assert.match(created.id, /^wh_/);
+    assert.equal(created.secret ?? undefined, undefined, 'a secret given is not answered');
+    assert.deepEqual(await daemon.getWebhook(created.id), created);
+    assert.ok((await daemon.listWebhooks()).webhooks.some((w) => w.id === created.id));
+
+    const session = await daemon.startSession(uniqueId('hooked'), { agent: 'mock' });
+    const ended = await session.end();
+    let pending;
+    for (let tries = 0; tries < 200 && !pending; tries += 1) {
+      const page = await daemon.listWebhookDeliveries(created.id, { limit: 500 });
+      pending = page.deliveries.find((d) => d.sessionId === session.id && d.attempts >= 1);
+      if (!pending) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(pending, 'the sessionEnded delivery was attempted');
+    assert.equal(pending.id, `${session.id}:${ended.eventCount}`);
+    assert.equal(pending.eventType, 'sessionEnded');
+    assert.equal(pending.status, 'pending');
+    assert.ok(pending.lastError, 'why it failed');
+    assert.ok(pending.nextAttemptAt, 'when it is tried again');
+    const all = await collect(daemon.webhookDeliveries(created.id, { limit: 1 }));
+    assert.ok(all.some((d) => d.id === pending.id));
+
+    assert.equal(await daemon.deleteWebhook(created.id), undefined);
+    await assert.rejects(daemon.getWebhook(created.id), (e: unknown) => e instanceof ProblemError && e.status === 404 && e.kind === 'webhook-not-found');
+    assert.ok(!(await daemon.listWebhooks()).webhooks.some((w) => w.id === created.id));
+  });
 });
 
 /** Iterates until `stop` matches (inclusive); returns the events. */

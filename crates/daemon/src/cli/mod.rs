@@ -15,6 +15,7 @@ mod server;
 mod terminal;
 mod tool_calls;
 mod ui;
+mod webhooks;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -70,6 +71,9 @@ pub enum Command {
     /// Logins the daemon keeps for agents: import this machine's, list, put, remove.
     #[command(subcommand)]
     Credentials(credentials::CredentialsCommand),
+    /// Webhooks: deliver chosen events of every session to a URL, signed; their deliveries.
+    #[command(subcommand)]
+    Webhooks(webhooks::WebhooksCommand),
     /// Print the URL of the daemon's web inspector (`/ui/`).
     Ui(ui::UiArgs),
     /// Speak the Agent Client Protocol on stdio (for editors), over a daemon.
@@ -88,6 +92,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Some(Command::Agents(command)) => client::agents(command).await,
         Some(Command::Sessions(command)) => client::sessions(command).await,
         Some(Command::Credentials(command)) => credentials::run(command).await,
+        Some(Command::Webhooks(command)) => webhooks::run(command).await,
         Some(Command::Ui(args)) => ui::run(args),
         Some(Command::Acp(args)) => acp::run(args).await,
     }

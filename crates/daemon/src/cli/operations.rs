@@ -51,4 +51,9 @@ pub const OPERATIONS: &[(&str, &[&str])] = &[
     ),
     ("openTerminal", &["sessions", "processes", "terminal"]),
     ("turnChanges", &["sessions", "changes"]),
+    ("createWebhook", &["webhooks", "create"]),
+    ("listWebhooks", &["webhooks", "list"]),
+    ("getWebhook", &["webhooks", "get"]),
+    ("deleteWebhook", &["webhooks", "delete"]),
+    ("listWebhookDeliveries", &["webhooks", "deliveries"]),
 ];

@@ -185,6 +185,15 @@ pub struct ServerArgs {
     /// unwritten then are reported by session and the daemon exits with an error.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub shutdown_timeout: Duration,
+    /// Webhook deliveries are retried (after 1 s, 2 s, 4 s, ... at most an hour apart)
+    /// until the event is this old; then they are `failed`.
+    #[arg(
+        long,
+        env = "SANDBOX_DAEMON_WEBHOOK_GIVE_UP_AFTER",
+        default_value = "24h",
+        value_parser = parse_duration
+    )]
+    pub webhook_give_up_after: Duration,
     /// Do not install a missing agent when a session is created for it (`POST
     /// /agents/{agent}/install` still installs).
     /// The variable takes `1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`.
@@ -200,6 +209,9 @@ pub struct ServerArgs {
     /// with http host tools are refused.
     #[arg(long, env = "SANDBOX_DAEMON_HOST_TOOL_SECRET_FILE")]
     pub host_tool_secret_file: Option<PathBuf>,
+    /// OpenTelemetry traces of sessions (`--otlp-endpoint`, `--otlp-capture-content`).
+    #[command(flatten)]
+    pub telemetry: crate::telemetry::TelemetryArgs,
 }
 
 impl ServerArgs {
@@ -280,6 +292,11 @@ impl ServerArgs {
                     max_files: self.turn_changes_max_files,
                     ..crate::changes::ChangeLimits::default()
                 }),
+                webhooks: crate::webhooks::DeliveryPolicy {
+                    give_up_after: self.webhook_give_up_after,
+                    ..crate::webhooks::DeliveryPolicy::default()
+                },
+                telemetry: crate::telemetry::Telemetry::from_args(&self.telemetry)?,
                 ..SessionSettings::new(data_dir, default_cwd)
             },
             store: self.store.as_deref().map(StoreConfig::parse).transpose()?,

@@ -113,6 +113,18 @@ pub enum ApiError {
     /// Installing this agent is not available.
     #[error("{0}")]
     InstallUnavailable(String),
+    /// No such webhook.
+    #[error("{0}")]
+    WebhookNotFound(String),
+    /// The session has no such turn.
+    #[error("{0}")]
+    TurnNotFound(String),
+    /// An `Idempotency-Key` was used before for a different request.
+    #[error("{0}")]
+    IdempotencyKeyReused(String),
+    /// The first request with this `Idempotency-Key` is still running.
+    #[error("{0}")]
+    IdempotencyKeyInUse(String),
     /// A problem of the session layer's own (no such session, a turn running, a store
     /// outage, ...): its words are the session error's, its status, `type` and title are
     /// fixed in `error/session.rs`. Made only by `From<SessionError>`, which answers the
@@ -159,9 +171,11 @@ impl ApiError {
             | Self::InvalidParameter(_)
             | Self::InvalidSessionConfig(_)
             | Self::InvalidAnswers(_) => StatusCode::BAD_REQUEST,
-            Self::InvalidBody(_) | Self::PolicyUnsupported(_) | Self::InvalidCredential(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            Self::InvalidBody(_)
+            | Self::PolicyUnsupported(_)
+            | Self::InvalidCredential(_)
+            | Self::IdempotencyKeyReused(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::IdempotencyKeyInUse(_) => StatusCode::CONFLICT,
             Self::UnsupportedMediaType | Self::NotAnArchiveType => {
                 StatusCode::UNSUPPORTED_MEDIA_TYPE
             }
@@ -174,7 +188,9 @@ impl ApiError {
             Self::UnknownAgent(_)
             | Self::RouteNotFound(_)
             | Self::CredentialNotFound(_)
-            | Self::ChangesNotFound(_) => StatusCode::NOT_FOUND,
+            | Self::ChangesNotFound(_)
+            | Self::WebhookNotFound(_)
+            | Self::TurnNotFound(_) => StatusCode::NOT_FOUND,
             // The daemon works; the agent is missing or out of this build's reach.
             Self::AgentUnsupported(_)
             | Self::AgentNotInstalled(_)
@@ -216,6 +232,10 @@ impl ApiError {
             Self::CredentialNotFound(_) => "credential-not-found",
             Self::InvalidCredential(_) => "invalid-credential",
             Self::InstallUnavailable(_) => "install-unavailable",
+            Self::WebhookNotFound(_) => "webhook-not-found",
+            Self::TurnNotFound(_) => "turn-not-found",
+            Self::IdempotencyKeyReused(_) => "idempotency-key-reused",
+            Self::IdempotencyKeyInUse(_) => "idempotency-key-in-use",
             Self::Session(error) => session::kind(error).slug,
             Self::Workspace(error) => workspace::kind(error).slug,
             Self::Process(error) => workspace::process_kind(error).slug,
@@ -256,6 +276,10 @@ impl ApiError {
             Self::CredentialNotFound(_) => "No stored login",
             Self::InvalidCredential(_) => "Not a login of this agent",
             Self::InstallUnavailable(_) => "Install not available",
+            Self::WebhookNotFound(_) => "No such webhook",
+            Self::TurnNotFound(_) => "Turn not found",
+            Self::IdempotencyKeyReused(_) => "Idempotency key used for another request",
+            Self::IdempotencyKeyInUse(_) => "Idempotency key in use",
             Self::Session(error) => session::kind(error).title,
             Self::Workspace(error) => workspace::kind(error).title,
             Self::Process(error) => workspace::process_kind(error).title,

@@ -6,14 +6,14 @@ mod tests;
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use bytes::Bytes;
-use hmac::{Hmac, KeyInit, Mac};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
 use reqwest::{Response, StatusCode, Url};
 use sandbox_universal::{HostToolCall, SIGNATURE_HEADER, ToolCallResultRequest};
-use sha2::Sha256;
+
+use crate::signing::{sign, unix_now};
 
 /// The largest answer read from an endpoint; a longer one is a failure.
 pub const MAX_ANSWER_BYTES: usize = 8 << 20;
@@ -182,7 +182,7 @@ fn parse_url(url: &str) -> Result<Url, String> {
 }
 
 /// Whether the URL's host is `localhost` or a loopback address.
-fn is_loopback(url: &Url) -> bool {
+pub fn is_loopback(url: &Url) -> bool {
     let host = url.host_str().unwrap_or_default();
     host == "localhost"
         || host
@@ -207,26 +207,6 @@ fn request_headers(extra: &BTreeMap<String, String>, call_id: &str) -> Result<He
     let key = HeaderValue::try_from(call_id).map_err(|_| "The call's id is not header text.")?;
     headers.insert("idempotency-key", key);
     Ok(headers)
-}
-
-/// `t=<t>,v1=<lowercase hex HMAC-SHA256 of "<t>.<body>">`.
-fn sign(secret: &[u8], t: u64, body: &[u8]) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
-    mac.update(format!("{t}.").as_bytes());
-    mac.update(body);
-    let mut header = format!("t={t},v1=");
-    for byte in mac.finalize().into_bytes() {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        header.push(HEX[usize::from(byte >> 4)].into());
-        header.push(HEX[usize::from(byte & 0xf)].into());
-    }
-    header
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// `1.5 s`, `30 s`.

@@ -15,6 +15,7 @@ pub mod sessions;
 pub mod sse;
 pub mod terminal;
 pub mod tool_calls;
+pub mod webhooks;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -113,4 +114,7 @@ api_table! {
     [terminal::create_terminal_ticket]
     [terminal::open_terminal]
     [changes::turn_changes]
+    [webhooks::create_webhook, webhooks::list_webhooks]
+    [webhooks::get_webhook, webhooks::delete_webhook]
+    [webhooks::list_webhook_deliveries]
 }

@@ -33,11 +33,13 @@ use sandbox_universal::constraints::{SEQUENCE, SESSION_ID};
         (name = "hitl", description = "Human in the loop: permissions and questions"),
         (name = "files", description = "The session's workspace: list, read, write, delete, upload, snapshot"),
         (name = "processes", description = "Processes beside the agent: run to the end, or long-running with a log"),
+        (name = "webhooks", description = "Events delivered to the host's URLs, signed, at least once, with their deliveries"),
     ),
     components(schemas(
         sandbox_universal::InstallProgress,
         sandbox_universal::HostToolCall,
-        sandbox_universal::TerminalMessage
+        sandbox_universal::TerminalMessage,
+        sandbox_universal::WebhookPayload
     )),
     modifiers(&BearerAuth)
 )]
@@ -349,6 +351,12 @@ fn constrain(param: &mut Value) {
         (Some("header"), Some("Last-Event-ID")) | (Some("query"), Some("cursor")) => {
             SEQUENCE.schema()
         }
+        (Some("header"), Some("Idempotency-Key")) => json!({
+            "type": "string",
+            "minLength": 1,
+            "maxLength": crate::idempotency::MAX_KEY_CHARS,
+            "pattern": crate::idempotency::KEY_PATTERN,
+        }),
         _ => return,
     };
     param["schema"] = schema;
@@ -377,6 +385,15 @@ fn add_links(doc: &mut Value) {
         );
     }
     created["links"] = Value::Object(links);
+    // A webhook leads to itself, its deliveries and its deletion.
+    if let Some(created) = doc.pointer_mut("/paths/~1webhooks/post/responses/201") {
+        let webhook = json!({"webhookId": "$response.body#/id"});
+        created["links"] = json!({
+            "getWebhook": {"operationId": "getWebhook", "parameters": webhook},
+            "listWebhookDeliveries": {"operationId": "listWebhookDeliveries", "parameters": webhook},
+            "deleteWebhook": {"operationId": "deleteWebhook", "parameters": webhook},
+        });
+    }
     // A session's pending requests lead to their answers.
     let Some(info) = doc.pointer_mut("/paths/~1sessions~1{sessionId}/get/responses/200") else {
         return;

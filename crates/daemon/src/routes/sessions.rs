@@ -65,14 +65,17 @@ pub async fn list_sessions(
     operation_id = "createSession",
     tag = "sessions",
     security(("bearer" = [])),
-    params(("sessionId" = String, Path, description = "Client-chosen session id")),
+    params(
+        ("sessionId" = String, Path, description = "Client-chosen session id"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: a request with the key of an earlier one (within 24 hours) gets that request's answer again, marked `Idempotent-Replayed: true`, instead of acting twice. 1 to 255 printable ASCII characters; one key, one request (method, path and body).")
+    ),
     request_body = CreateSessionRequest,
     responses(
-        (status = 201, description = "Session ready", body = CreateSessionResponse),
-        (status = 400, description = "A bad session id or malformed JSON; or a choice only the daemon can judge (`invalid-session-config`): an agent mode, model or variant the agent does not offer, a `cwd` that does not exist, is not a directory or is outside the workspace root", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 201, description = "Session ready", body = CreateSessionResponse, headers(("Idempotent-Replayed" = String, description = "`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`"))),
+        (status = 400, description = "A bad session id, `Idempotency-Key` or malformed JSON; or a choice only the daemon can judge (`invalid-session-config`): an agent mode, model or variant the agent does not offer, a `cwd` that does not exist, is not a directory or is outside the workspace root", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, description = "Unknown agent", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "The id is taken (by any stored session, ended or unreadable ones too), or the agent is not installed or not supported by this build (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 422, description = "The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), asks for what the agent cannot honour (`invalid-body`: `validateToken` for an agent whose capabilities say `validateToken: false`; `policy-unsupported`: a policy field its `policy` in `GET /agents` does not list, the detail naming the field), names what does not exist (`invalid-body`: an MCP stdio `command` not found, a `tools` entry naming a server not in `mcpServers`, a protected `env` name), or the provider rejected the credential (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "The id is taken (by any stored session, ended or unreadable ones too), or the agent is not installed or not supported by this build (`agentError`); or the first request with this `Idempotency-Key` is still running after 30 s (`idempotency-key-in-use`, with `Retry-After`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 422, description = "The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), asks for what the agent cannot honour (`invalid-body`: `validateToken` for an agent whose capabilities say `validateToken: false`; `policy-unsupported`: a policy field its `policy` in `GET /agents` does not list, the detail naming the field), names what does not exist (`invalid-body`: an MCP stdio `command` not found, a `tools` entry naming a server not in `mcpServers`, a protected `env` name), or the provider rejected the credential (`agentError`); or the `Idempotency-Key` was used for a different request (`idempotency-key-reused`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent failed to start (`agentError`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable, or the id is still being restored", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
@@ -167,13 +170,19 @@ pub async fn delete_session(
     operation_id = "sendMessage",
     tag = "sessions",
     security(("bearer" = [])),
-    params(("sessionId" = String, Path, description = "Session id")),
+    params(
+        ("sessionId" = String, Path, description = "Session id"),
+        ("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: a request with the key of an earlier one (within 24 hours) gets that request's answer again, marked `Idempotent-Replayed: true`, instead of acting twice. 1 to 255 printable ASCII characters; one key, one request (method, path and body)."),
+        ("traceparent" = Option<String>, Header, description = "W3C trace context: the caller's span, e.g. `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`. With trace export on (`--otlp-endpoint`), the turn's `invoke_agent` span is its child, in its trace. A malformed value is ignored (a new trace starts), never refused."),
+        ("tracestate" = Option<String>, Header, description = "W3C trace context: vendor entries carried along with `traceparent` (dropped alone when malformed).")
+    ),
     request_body = SendMessageRequest,
     responses(
-        (status = 202, description = "Turn started", body = SendMessageResponse),
+        (status = 202, description = "Turn started", body = SendMessageResponse, headers(("Idempotent-Replayed" = String, description = "`true` when this is the kept answer of an earlier request with the same `Idempotency-Key`"))),
+        (status = 400, description = "A bad session id or `Idempotency-Key`", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 404, body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 422, description = "The body breaks its schema (`invalid-body`), an image is unusable (`invalid-body`: `data` that is not base64, bytes that are not its `mediaType`, over 5 MiB, a `path` missing or outside the working directory), or the agent takes no images of its type (`policy-unsupported`, naming the part)", body = ProblemDetails, content_type = "application/problem+json"),
-        (status = 409, description = "A turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 422, description = "The body breaks its schema (`invalid-body`), an image is unusable (`invalid-body`: `data` that is not base64, bytes that are not its `mediaType`, over 5 MiB, a `path` missing or outside the working directory), or the agent takes no images of its type (`policy-unsupported`, naming the part); or the `Idempotency-Key` was used for a different request (`idempotency-key-reused`)", body = ProblemDetails, content_type = "application/problem+json"),
+        (status = 409, description = "A turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`); or the first request with this `Idempotency-Key` is still running after 30 s (`idempotency-key-in-use`, with `Retry-After`)", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 502, description = "The agent could not take the message", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 503, description = "The store is unavailable, or the session is being restored", body = ProblemDetails, content_type = "application/problem+json"),
         (status = 507, description = "The store has no space left", body = ProblemDetails, content_type = "application/problem+json")
@@ -182,10 +191,12 @@ pub async fn delete_session(
 pub async fn send_message(
     State(state): State<AppState>,
     ApiPath(session_id): ApiPath<SessionId>,
+    headers: axum::http::HeaderMap,
     ApiJson(request): ApiJson<SendMessageRequest>,
 ) -> Result<(StatusCode, Json<SendMessageResponse>), ApiError> {
     let session = state.sessions.open(&session_id).await?;
-    let turn_id = session.send_message(request).await?;
+    let parent = crate::telemetry::TraceParent::from_headers(&headers);
+    let turn_id = session.send_message_traced(request, parent).await?;
     Ok((StatusCode::ACCEPTED, Json(SendMessageResponse { turn_id })))
 }
 

@@ -250,7 +250,7 @@ async fn handle(
     match command {
         Command::SendMessage { message, respond } => {
             let result = async {
-                let turn_id = core.begin_turn(message.logged)?;
+                let turn_id = core.begin_turn(message.logged, message.trace)?;
                 // The agent acts on a message only once it is durable: a message it acted
                 // on is never lost, nor acted on by two daemons.
                 if let Err(error) = core.log().flush().await {

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{SubsecRound, Utc};
 use sandbox_agents::{AgentEvent, EventConsumer};
@@ -24,6 +24,7 @@ use super::SessionError;
 use super::answers::validate_answers;
 use super::state::CoreState;
 use crate::log::SessionLog;
+use crate::telemetry::{EventObserver, TraceParent};
 
 /// A state snapshot is stored at least every this many events, so reopening a session
 /// replays few events whatever its history.
@@ -118,6 +119,8 @@ pub struct SessionCore {
     pub(super) waiters: super::host_calls::Waiters,
     /// Whether the agent's turn ends wait for a look at the workspace (changes tracked).
     pub(super) defer_turn_ends: AtomicBool,
+    /// What watches every event logged (the session's trace spans), when telemetry is on.
+    observer: OnceLock<Box<dyn EventObserver>>,
 }
 
 impl SessionCore {
@@ -140,6 +143,7 @@ impl SessionCore {
             refused: Mutex::new(Vec::new()),
             waiters: Default::default(),
             defer_turn_ends: AtomicBool::new(false),
+            observer: OnceLock::new(),
         });
         let hooks: Arc<dyn crate::log::LogHooks> = core.clone();
         core.log.set_hooks(Arc::downgrade(&hooks));
@@ -167,6 +171,12 @@ impl SessionCore {
             && sandbox_universal::permission_tools(request.kind)
                 .iter()
                 .any(|tool| refused.contains(tool))
+    }
+
+    /// Hands every event logged from now on to `observer` too (once; set before the
+    /// first event).
+    pub fn observe_with(&self, observer: Box<dyn EventObserver>) {
+        let _ = self.observer.set(observer);
     }
 
     /// Connects the core to its (new) actor.
@@ -241,6 +251,9 @@ impl SessionCore {
             raw: meta.raw,
         };
         let changed = live.state.apply(&event);
+        if let Some(observer) = self.observer.get() {
+            observer.observe(&event);
+        }
         self.log.append(event);
         live.last_event = tokio::time::Instant::now();
         live.since_snapshot += 1;
@@ -256,8 +269,13 @@ impl SessionCore {
 
     /// Starts a turn for a user message: checks the session can take it, marks it running
     /// and logs `turnStarted` and the user's message item. Returns the turn id (its events
-    /// are the last ones logged).
-    pub fn begin_turn(&self, message: Vec<ContentPart>) -> Result<String, SessionError> {
+    /// are the last ones logged). `parent` is the caller's trace context, which this
+    /// turn's span (and no other) continues.
+    pub fn begin_turn(
+        &self,
+        message: Vec<ContentPart>,
+        parent: Option<TraceParent>,
+    ) -> Result<String, SessionError> {
         let mut live = self.lock();
         match (live.state.status(), &live.state.current_turn) {
             (SessionStatus::Ended, _) => {
@@ -275,6 +293,10 @@ impl SessionCore {
         self.clear_tool_stop();
         self.interrupted.store(false, Ordering::SeqCst);
         let turn_id = format!("turn_{}", live.state.turn_counter + 1);
+        // Under the lock, right before its `turnStarted`: no other turn can take it.
+        if let (Some(observer), Some(parent)) = (self.observer.get(), parent) {
+            observer.parent_turn(&turn_id, parent);
+        }
         let daemon = EventMeta::daemon(true);
         self.append(
             &mut live,

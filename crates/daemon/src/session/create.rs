@@ -122,6 +122,15 @@ impl SessionManager {
                 return Err(error.into());
             }
         };
+        // The session's own webhook is stored before its first event, which it may want.
+        if let Some(webhook) = &request.webhook {
+            let webhooks = crate::webhooks::Webhooks::new(self.store.clone());
+            if let Err(error) = webhooks.create_for_session(sid, webhook).await {
+                let _ = self.store.purge(sid).await;
+                let _ = files::remove_dir(&dir);
+                return Err(error.into());
+            }
+        }
         let log = SessionLog::new(
             &id,
             sid,
@@ -130,6 +139,9 @@ impl SessionManager {
             self.heads.sender(sid),
         );
         let core = SessionCore::new(&id, log, CoreState::default());
+        if let Some(telemetry) = &self.settings.telemetry {
+            core.observe_with(telemetry.observer(&id, record.agent, record.model.as_deref()));
+        }
         let driver = self.registry.get(record.agent);
         let mut config = sandbox_agents::SessionConfig {
             validate_token: request.validate_token.unwrap_or(false),

@@ -346,13 +346,23 @@ impl SessionHandle {
     /// Starts a turn; answers its id once the message is durable (the actor hands it to
     /// the agent only then).
     pub async fn send_message(&self, request: SendMessageRequest) -> Result<String, SessionError> {
+        self.send_message_traced(request, None).await
+    }
+
+    /// [`Self::send_message`], the turn's span continuing the caller's trace `parent`.
+    pub async fn send_message_traced(
+        &self,
+        request: SendMessageRequest,
+        parent: Option<crate::telemetry::TraceParent>,
+    ) -> Result<String, SessionError> {
         self.core.ensure_open()?;
-        let message = super::message::prepare(
+        let mut message = super::message::prepare(
             request,
             &self.driver.policy(),
             self.driver.name(),
             &self.record.cwd,
         )?;
+        message.trace = parent;
         self.core.log().store().check_writable()?;
         self.request(|respond| Command::SendMessage { message, respond })
             .await

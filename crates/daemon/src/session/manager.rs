@@ -228,6 +228,9 @@ impl SessionManager {
             self.heads.sender(row.sid),
         );
         let core = SessionCore::new(id, log, state);
+        if let Some(telemetry) = &self.settings.telemetry {
+            core.observe_with(telemetry.observer(id, record.agent, record.model.as_deref()));
+        }
         if core.recover_interrupted(
             "the daemon stopped while this turn was running (it was not shut down cleanly)",
         ) {

@@ -20,6 +20,8 @@ pub struct Prepared {
     pub message: UserMessage,
     /// What the log keeps (an image sent by path keeps its path, not its bytes).
     pub logged: Vec<ContentPart>,
+    /// The caller's trace context (`traceparent`), which the turn's span continues.
+    pub trace: Option<crate::telemetry::TraceParent>,
 }
 
 /// Prepares `request` for an agent that honours `support`, in the workspace `cwd`.
@@ -37,6 +39,7 @@ pub(super) fn prepare(
     let mut prepared = Prepared {
         message: UserMessage::default(),
         logged: Vec::new(),
+        trace: None,
     };
     for (i, part) in parts.into_iter().enumerate() {
         match part {

@@ -68,6 +68,10 @@ pub struct SessionSettings {
     /// What each turn changed in the workspace is tracked within these bounds; `None`
     /// (`--no-turn-changes`): not tracked.
     pub turn_changes: Option<crate::changes::ChangeLimits>,
+    /// When webhook deliveries are retried and given up.
+    pub webhooks: crate::webhooks::DeliveryPolicy,
+    /// Trace export (`--otlp-endpoint`, `OTEL_*`); `None`: off.
+    pub telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 impl SessionSettings {
@@ -85,6 +89,8 @@ impl SessionSettings {
             files: crate::workspace::FileLimits::default(),
             processes: crate::processes::ProcessTable::new(Default::default()),
             turn_changes: Some(crate::changes::ChangeLimits::default()),
+            webhooks: crate::webhooks::DeliveryPolicy::default(),
+            telemetry: None,
         }
     }
 }

@@ -117,6 +117,94 @@ CREATE TABLE native_states (
 );
 "#,
     },
+    Migration {
+        version: 3,
+        name: "webhooks with their outbox of deliveries, and idempotency keys",
+        sqlite: r#"
+CREATE TABLE webhooks (
+    webhook_id  TEXT PRIMARY KEY,
+    sid         INTEGER,
+    url         TEXT NOT NULL,
+    events      TEXT NOT NULL,
+    secret      TEXT NOT NULL,
+    created_ms  INTEGER NOT NULL
+);
+CREATE INDEX webhooks_by_session ON webhooks (sid) WHERE sid IS NOT NULL;
+CREATE TABLE webhook_deliveries (
+    delivery_id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id       TEXT NOT NULL,
+    sid              INTEGER NOT NULL,
+    session_id       TEXT NOT NULL,
+    sequence         INTEGER NOT NULL,
+    event_type       TEXT NOT NULL,
+    event            TEXT NOT NULL,
+    status           TEXT NOT NULL,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms  INTEGER NOT NULL,
+    lease_until_ms   INTEGER NOT NULL DEFAULT 0,
+    leased_by        TEXT,
+    last_status      INTEGER,
+    last_error       TEXT,
+    created_ms       INTEGER NOT NULL,
+    finished_ms      INTEGER,
+    UNIQUE (webhook_id, sid, sequence)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_ms) WHERE finished_ms IS NOT NULL;
+CREATE TABLE idempotency_keys (
+    scope        TEXT NOT NULL,
+    key          TEXT NOT NULL,
+    fingerprint  TEXT NOT NULL,
+    status       INTEGER,
+    body         TEXT,
+    created_ms   INTEGER NOT NULL,
+    PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_ms);
+"#,
+        postgres: r#"
+CREATE TABLE webhooks (
+    webhook_id  TEXT PRIMARY KEY,
+    sid         BIGINT,
+    url         TEXT NOT NULL,
+    events      TEXT NOT NULL,
+    secret      TEXT NOT NULL,
+    created_ms  BIGINT NOT NULL
+);
+CREATE INDEX webhooks_by_session ON webhooks (sid) WHERE sid IS NOT NULL;
+CREATE TABLE webhook_deliveries (
+    delivery_id      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    webhook_id       TEXT NOT NULL,
+    sid              BIGINT NOT NULL,
+    session_id       TEXT NOT NULL,
+    sequence         BIGINT NOT NULL,
+    event_type       TEXT NOT NULL,
+    event            TEXT NOT NULL,
+    status           TEXT NOT NULL,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms  BIGINT NOT NULL,
+    lease_until_ms   BIGINT NOT NULL DEFAULT 0,
+    leased_by        TEXT,
+    last_status      INTEGER,
+    last_error       TEXT,
+    created_ms       BIGINT NOT NULL,
+    finished_ms      BIGINT,
+    UNIQUE (webhook_id, sid, sequence)
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_ms) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_finished ON webhook_deliveries (finished_ms) WHERE finished_ms IS NOT NULL;
+CREATE TABLE idempotency_keys (
+    scope        TEXT NOT NULL,
+    key          TEXT NOT NULL,
+    fingerprint  TEXT NOT NULL,
+    status       INTEGER,
+    body         TEXT,
+    created_ms   BIGINT NOT NULL,
+    PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_ms);
+"#,
+    },
 ];
 
 /// The newest schema version this build knows.

@@ -22,6 +22,7 @@ mod postgres;
 mod queue;
 pub mod record;
 mod rows;
+pub mod side;
 mod sqlite;
 mod stopped;
 mod writer;
@@ -233,6 +234,7 @@ pub struct Store {
     writer: Mutex<Option<std::thread::JoinHandle<Unwritten>>>,
     daemon_id: String,
     lease: Duration,
+    outbox: Arc<tokio::sync::Notify>,
 }
 
 impl std::fmt::Debug for Store {
@@ -273,12 +275,14 @@ impl Store {
             }
         };
         let queue = Arc::new(WriteQueue::new());
+        let outbox = Arc::new(tokio::sync::Notify::new());
         let (writer, shared) = writer::spawn(
             backend,
             queue.clone(),
             writer::WriterSettings {
                 daemon_id: daemon_id.to_string(),
                 lease,
+                outbox: outbox.clone(),
             },
         )
         .map_err(|e| StoreError::Unavailable(format!("starting the store writer: {e}")))?;
@@ -290,6 +294,7 @@ impl Store {
             writer: Mutex::new(Some(writer)),
             daemon_id: daemon_id.to_string(),
             lease,
+            outbox,
         });
         // Announce this daemon before it claims anything: the writer answers requests in
         // the order they were queued, so every claim is written after this heartbeat. It
@@ -305,6 +310,12 @@ impl Store {
             }
         });
         Ok(store)
+    }
+
+    /// Told when this daemon's commits queue webhook deliveries (the dispatcher waits on
+    /// it; other daemons' deliveries are found by its polls).
+    pub fn outbox(&self) -> &Arc<tokio::sync::Notify> {
+        &self.outbox
     }
 
     /// SQLite or PostgreSQL.

@@ -82,6 +82,9 @@ impl WriteBackend for Closed {
     fn save_native(&mut self, _: i64, _: &NativeRow, _: &str) -> Result<(), StoreError> {
         Self::refuse()
     }
+    fn side(&mut self) -> Result<&mut dyn super::side::SideWrites, StoreError> {
+        Self::refuse()
+    }
     fn import(
         &mut self,
         _: &NewSession,

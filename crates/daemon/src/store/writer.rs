@@ -20,6 +20,7 @@ use sandbox_universal::{SessionStatus, StoreStatus};
 use tokio::sync::oneshot;
 
 use super::queue::{SessionWrites, WriteQueue};
+use super::side::SideWrites;
 use super::stopped::Closed;
 pub use super::stopped::Unwritten;
 use super::{EventRow, NativeRow, NewSession, StoreError, now_ms};
@@ -96,6 +97,45 @@ pub(crate) enum Control {
         native: NativeRow,
         reply: oneshot::Sender<Result<(), StoreError>>,
     },
+    /// Work on the side tables (webhooks, deliveries, idempotency keys).
+    Side(Box<dyn SideRun>),
+}
+
+/// A job on the side tables that answers through its own channel.
+pub(crate) trait SideRun: Send {
+    /// Runs it; answers the outage it met, if any.
+    fn run(self: Box<Self>, backend: &mut dyn WriteBackend) -> Option<StoreError>;
+    /// Answers `error` without running it.
+    fn fail(self: Box<Self>, error: StoreError);
+}
+
+/// A side job: `work`, answered on `reply`.
+pub(crate) struct SideJob<T, F> {
+    work: F,
+    reply: oneshot::Sender<Result<T, StoreError>>,
+}
+
+impl<T, F> SideJob<T, F> {
+    pub(crate) fn new(work: F, reply: oneshot::Sender<Result<T, StoreError>>) -> Self {
+        Self { work, reply }
+    }
+}
+
+impl<T, F> SideRun for SideJob<T, F>
+where
+    T: Send,
+    F: FnOnce(&mut dyn SideWrites) -> Result<T, StoreError> + Send,
+{
+    fn run(self: Box<Self>, backend: &mut dyn WriteBackend) -> Option<StoreError> {
+        let result = backend.side().and_then(self.work);
+        let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
+        let _ = self.reply.send(result);
+        outage
+    }
+
+    fn fail(self: Box<Self>, error: StoreError) {
+        let _ = self.reply.send(Err(error));
+    }
 }
 
 impl Control {
@@ -112,6 +152,7 @@ impl Control {
             | Self::Heartbeat { reply } => {
                 let _ = reply.send(Err(error));
             }
+            Self::Side(job) => job.fail(error),
         }
     }
 }
@@ -141,6 +182,12 @@ pub(crate) trait WriteBackend: Send {
     /// Keeps the agent's native state of session `sid` (replacing the last), if `owner`
     /// owns it.
     fn save_native(&mut self, sid: i64, native: &NativeRow, owner: &str) -> Result<(), StoreError>;
+    /// How many webhook deliveries the commits queued since the last call.
+    fn take_queued_deliveries(&mut self) -> usize {
+        0
+    }
+    /// The side tables (webhooks, deliveries, idempotency keys).
+    fn side(&mut self) -> Result<&mut dyn SideWrites, StoreError>;
     /// Stores a session with all its events.
     fn import(
         &mut self,
@@ -190,6 +237,8 @@ impl Batch {
 pub(crate) struct WriterSettings {
     pub daemon_id: String,
     pub lease: Duration,
+    /// Told when commits queue webhook deliveries.
+    pub outbox: Arc<tokio::sync::Notify>,
 }
 
 /// Starts the writer thread; answers it and the writer it shares with inline commits.
@@ -431,6 +480,9 @@ impl Writer {
                     }
                 }
                 self.queue.release(bytes);
+                if self.backend.take_queued_deliveries() > 0 {
+                    self.settings.outbox.notify_one();
+                }
                 self.recovered();
             }
             Err(error) => {
@@ -513,6 +565,7 @@ impl Writer {
                 let _ = reply.send(result);
                 outage
             }
+            Control::Side(job) => job.run(self.backend.as_mut()),
         };
         match result {
             Some(error) => self.failed(&error),

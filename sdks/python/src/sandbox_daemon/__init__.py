@@ -11,7 +11,9 @@ their kin; programs run in it with :meth:`Client.run_process` (to their end) or
 :meth:`Client.follow_process_logs`; with ``tty=True`` on a terminal, opened with
 :meth:`Client.open_terminal`). What a turn changed in it, with diffs, is
 :meth:`Client.turn_changes`. Messages are text or parts (:func:`text_part`,
-:func:`image_part`). Every model is in :mod:`sandbox_daemon.models`.
+:func:`image_part`). Webhooks (:meth:`Client.create_webhook`) have the daemon ``POST``
+events to a server, which checks them with :func:`verify_webhook_signature`. Every model
+is in :mod:`sandbox_daemon.models`.
 """
 
 from . import models
@@ -65,11 +67,21 @@ from .session import Session, Turn
 from .sse import ServerSentEvent, SSEDecoder
 from .stream import AsyncEventStream, EventStream
 from .terminal import AsyncTerminal, Terminal, TerminalExit
+from .webhooks import (
+    DEFAULT_WEBHOOK_TOLERANCE,
+    WEBHOOK_ID_HEADER,
+    WEBHOOK_SIGNATURE_HEADER,
+    WebhookSignatureError,
+    verify_webhook_signature,
+)
 
 __all__ = [
     "DEFAULT_ENDPOINT",
     "DEFAULT_RETRY",
+    "DEFAULT_WEBHOOK_TOLERANCE",
     "NO_RETRY",
+    "WEBHOOK_ID_HEADER",
+    "WEBHOOK_SIGNATURE_HEADER",
     "AgentId",
     "ArchiveSource",
     "AsyncClient",
@@ -132,10 +144,12 @@ __all__ = [
     "TurnInterruptedError",
     "UnrecognizedEvent",
     "UnrecognizedInstallProgress",
+    "WebhookSignatureError",
     "__version__",
     "find_binary",
     "image_part",
     "models",
     "parse_event",
     "text_part",
+    "verify_webhook_signature",
 ]

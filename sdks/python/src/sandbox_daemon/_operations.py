@@ -22,8 +22,10 @@ from ._generated.models import (
     AgentId,
     AgentsResponse,
     CancelResponse,
+    CreatedWebhook,
     CreateSessionRequest,
     CreateSessionResponse,
+    CreateWebhookRequest,
     CredentialsResponse,
     FileEntry,
     FileListing,
@@ -51,6 +53,7 @@ from ._generated.models import (
     SessionInfo,
     SessionListResponse,
     SessionStatus,
+    SessionWebhook,
     StoredLoginInfo,
     SystemPromptMode,
     TerminalSize,
@@ -60,6 +63,10 @@ from ._generated.models import (
     ToolPolicy,
     TurnChanges,
     UploadSummary,
+    Webhook,
+    WebhookDeliveryList,
+    WebhookEventType,
+    WebhookList,
 )
 from .content import MessageInput, message_fields
 from .errors import ResponseError
@@ -90,6 +97,10 @@ class Operation:
     ticket expires after 30 s). ``uploadFiles``, ``runProcess`` and ``startProcess`` are
     not: each try runs the program once more. ``openTerminal`` is a ``GET`` but a
     WebSocket: the clients connect once (a ticket opens one connection) and never retry it.
+    ``createWebhook`` is not either: each try registers another webhook.
+
+    ``createSession`` and ``sendMessage`` are not, but one call of them carrying an
+    ``Idempotency-Key`` is (see :attr:`Call.idempotent`).
     """
 
     operation_id: str
@@ -171,8 +182,23 @@ OPERATIONS: Mapping[str, Operation] = {
             "toolCallResult", "POST", "/sessions/{sessionId}/tool-calls/{callId}/result", False
         ),
         Operation("turnChanges", "GET", "/sessions/{sessionId}/turns/{turnId}/changes", True),
+        Operation("listWebhooks", "GET", "/webhooks", True),
+        # Each try registers one more webhook: never repeated.
+        Operation("createWebhook", "POST", "/webhooks", False),
+        Operation("deleteWebhook", "DELETE", "/webhooks/{webhookId}", True),
+        Operation("getWebhook", "GET", "/webhooks/{webhookId}", True),
+        Operation("listWebhookDeliveries", "GET", "/webhooks/{webhookId}/deliveries", True),
     )
 }
+
+IDEMPOTENCY_KEY = "Idempotency-Key"
+"""The request header that makes a ``createSession`` or ``sendMessage`` safe to repeat."""
+
+REPLAYED = "Idempotent-Replayed"
+"""The answer header (``true``) of an answer replayed for a repeated ``Idempotency-Key``."""
+
+# The operations whose requests take an Idempotency-Key.
+KEYED_OPERATIONS = frozenset({"createSession", "sendMessage"})
 
 
 @dataclass(frozen=True)
@@ -200,8 +226,17 @@ class Call(Generic[T]):
 
     @property
     def idempotent(self) -> bool:
-        """Whether the call may be repeated after a connection error or a 503."""
-        return self.operation.idempotent
+        """Whether the call may be repeated after a connection error or a 503: its
+        operation is idempotent, or it is a ``createSession`` / ``sendMessage`` carrying an
+        ``Idempotency-Key``. The daemon answers a repeat of a keyed request with the first
+        request's answer (waiting for it if the first still runs) instead of acting twice,
+        and frees the key when the first failed with a 5xx, so a repeat acts then.
+        """
+        if self.operation.idempotent:
+            return True
+        return self.operation.operation_id in KEYED_OPERATIONS and any(
+            name.lower() == IDEMPOTENCY_KEY.lower() for name in self.headers
+        )
 
     def request_headers(self) -> dict[str, str]:
         """The headers of this call (``Accept``, ``Content-Type`` and the call's own)."""
@@ -328,6 +363,15 @@ def _op(operation_id: str) -> Operation:
     return OPERATIONS[operation_id]
 
 
+def _idempotency(key: str | None) -> dict[str, str]:
+    """The ``Idempotency-Key`` header, when a key is given (the daemon checks it)."""
+    if key is None:
+        return {}
+    if not isinstance(key, str):
+        raise TypeError(f"idempotency_key must be a str, not {type(key).__name__}")
+    return {IDEMPOTENCY_KEY: key}
+
+
 def list_agents() -> Call[AgentsResponse]:
     """``GET /agents``."""
     return Call(_op("listAgents"), _model(AgentsResponse))
@@ -452,8 +496,10 @@ def create_session(
     mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None,
     env: Mapping[str, str] | None,
     host_tools: Sequence[HostTool | Mapping[str, Any]] | None = None,
+    webhook: SessionWebhook | Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
 ) -> Call[CreateSessionResponse]:
-    """``POST /sessions/{sessionId}``."""
+    """``POST /sessions/{sessionId}`` (with ``Idempotency-Key`` when a key is given)."""
     body = wire_body(
         CreateSessionRequest,
         agent=agent,
@@ -473,11 +519,13 @@ def create_session(
         mcp_servers=mcp_servers,
         env=env,
         host_tools=host_tools,
+        webhook=webhook,
     )
     return Call(
         _op("createSession"),
         _model(CreateSessionResponse),
         path_params={"sessionId": session_id},
+        headers=_idempotency(idempotency_key),
         body=body,
     )
 
@@ -520,16 +568,28 @@ def stream_events(
 
 
 def send_message(
-    session_id: str, message: MessageInput | None, content: MessageInput | None = None
+    session_id: str,
+    message: MessageInput | None,
+    content: MessageInput | None = None,
+    idempotency_key: str | None = None,
+    traceparent: str | None = None,
+    tracestate: str | None = None,
 ) -> Call[SendMessageResponse]:
     """``POST /sessions/{sessionId}/messages``: text as ``message``, parts as ``content``
-    (see :func:`~sandbox_daemon.content.message_fields`).
+    (see :func:`~sandbox_daemon.content.message_fields`); with ``Idempotency-Key`` when a
+    key is given, and the W3C trace context headers when given.
     """
     text, parts = message_fields(message, content)
+    headers = _idempotency(idempotency_key)
+    if traceparent is not None:
+        headers["traceparent"] = traceparent
+    if tracestate is not None:
+        headers["tracestate"] = tracestate
     return Call(
         _op("sendMessage"),
         _model(SendMessageResponse),
         path_params={"sessionId": session_id},
+        headers=headers,
         body=wire_body(SendMessageRequest, message=text, content=parts),
     )
 
@@ -859,4 +919,47 @@ def turn_changes(session_id: str, turn_id: str) -> Call[TurnChanges]:
         _op("turnChanges"),
         _model(TurnChanges),
         path_params={"sessionId": session_id, "turnId": turn_id},
+    )
+
+
+# --- webhooks --------------------------------------------------------------------------
+
+
+def create_webhook(
+    url: str, events: Sequence[WebhookEventType | str], secret: str | None
+) -> Call[CreatedWebhook]:
+    """``POST /webhooks``."""
+    if isinstance(events, str):
+        raise TypeError('events is a list of event types, e.g. ["turnEnded"] (or ["*"])')
+    return Call(
+        _op("createWebhook"),
+        _model(CreatedWebhook),
+        body=wire_body(CreateWebhookRequest, url=url, events=list(events), secret=secret),
+    )
+
+
+def list_webhooks() -> Call[WebhookList]:
+    """``GET /webhooks``."""
+    return Call(_op("listWebhooks"), _model(WebhookList))
+
+
+def get_webhook(webhook_id: str) -> Call[Webhook]:
+    """``GET /webhooks/{webhookId}``."""
+    return Call(_op("getWebhook"), _model(Webhook), path_params={"webhookId": webhook_id})
+
+
+def delete_webhook(webhook_id: str) -> Call[None]:
+    """``DELETE /webhooks/{webhookId}``."""
+    return Call(_op("deleteWebhook"), _no_content, path_params={"webhookId": webhook_id})
+
+
+def list_webhook_deliveries(
+    webhook_id: str, cursor: str | None, limit: int | None
+) -> Call[WebhookDeliveryList]:
+    """``GET /webhooks/{webhookId}/deliveries``."""
+    return Call(
+        _op("listWebhookDeliveries"),
+        _model(WebhookDeliveryList),
+        path_params={"webhookId": webhook_id},
+        params=_query(cursor=cursor, limit=limit),
     )

@@ -28,6 +28,7 @@ from ._generated.models import (
     AgentId,
     AgentsResponse,
     CancelResponse,
+    CreatedWebhook,
     CreateSessionResponse,
     CredentialsResponse,
     FileEntry,
@@ -49,6 +50,7 @@ from ._generated.models import (
     SessionInfo,
     SessionListResponse,
     SessionStatus,
+    SessionWebhook,
     StoredLoginInfo,
     SystemPromptMode,
     TerminalSize,
@@ -56,6 +58,11 @@ from ._generated.models import (
     ToolPolicy,
     TurnChanges,
     UploadSummary,
+    Webhook,
+    WebhookDelivery,
+    WebhookDeliveryList,
+    WebhookEventType,
+    WebhookList,
 )
 from .async_session import AsyncSession
 from .content import MessageInput
@@ -92,8 +99,9 @@ class AsyncClient:
     60 s; the daemon's keep-alives come every 15 s) for the next bytes before they count
     as dropped and resume. ``retry`` says how idempotent calls and streams are tried again
     (see :class:`~sandbox_daemon.RetryPolicy`); ``sendMessage`` and the other ``POST`` s
-    that are not idempotent are never repeated. ``transport`` replaces httpx's own (tests,
-    proxies).
+    that are not idempotent are never repeated, unless ``createSession`` or
+    ``sendMessage`` is given an ``idempotency_key`` (the daemon then answers a repeat with
+    the first answer). ``transport`` replaces httpx's own (tests, proxies).
 
     Use it as an async context manager (``async with AsyncClient(...) as client:``) or
     await :meth:`aclose`.
@@ -350,6 +358,8 @@ class AsyncClient:
         mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None = None,
         env: Mapping[str, str] | None = None,
         host_tools: Sequence[HostTool | Mapping[str, Any]] | None = None,
+        webhook: SessionWebhook | Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
     ) -> CreateSessionResponse:
         """``POST /sessions/{sessionId}``: create a session and start its agent.
 
@@ -369,6 +379,18 @@ class AsyncClient:
         "client"}}`` (answered with :meth:`tool_call_result` / :meth:`tool_call_reject`,
         or a turn's ``on_tool_call``) or ``"handler": {"type": "http", "url": ...}``
         (called by the daemon), or the model ``HostTool``.
+
+        ``webhook`` is the session's own webhook, ``{"url": ..., "events": [...], "secret":
+        ...}`` (or the model ``SessionWebhook``): the daemon ``POST`` s this session's events
+        of those types there, signed with ``secret`` (see :meth:`create_webhook`); it goes
+        with the session.
+
+        ``idempotency_key`` (sent as ``Idempotency-Key``) makes the call safe to repeat: a
+        request with the key of an earlier one (within 24 hours) gets that one's answer
+        again instead of a ``409`` ``session-exists``, so with a key the call is retried
+        after a connection error or a ``503`` as idempotent calls are. The same key with
+        another request (another id or body) is a ``422`` ``idempotency-key-reused``; a key
+        that is not 1 to 255 printable ASCII characters a ``400``.
         """
         return await self._send(
             ops.create_session(
@@ -390,6 +412,8 @@ class AsyncClient:
                 mcp_servers=mcp_servers,
                 env=env,
                 host_tools=host_tools,
+                webhook=webhook,
+                idempotency_key=idempotency_key,
             )
         )
 
@@ -435,16 +459,31 @@ class AsyncClient:
         message: MessageInput | None = None,
         *,
         content: Sequence[MessagePart | Mapping[str, Any]] | None = None,
+        idempotency_key: str | None = None,
+        traceparent: str | None = None,
+        tracestate: str | None = None,
     ) -> SendMessageResponse:
-        """``POST /sessions/{sessionId}/messages``: start a turn (never retried).
+        """``POST /sessions/{sessionId}/messages``: start a turn (never retried without
+        ``idempotency_key``).
 
         The message is text (sent as ``message``) or parts (sent as ``content``): text and
         images, as the models ``TextMessagePart`` / ``ImageMessagePart`` (see
         :func:`~sandbox_daemon.image_part`) or dicts with the wire names; parts can be given
         as ``message`` too. An agent that takes no images refuses them with a ``422``
         ``policy-unsupported`` naming the part (``content[1]``).
+
+        ``idempotency_key`` (sent as ``Idempotency-Key``) makes the call safe to repeat: a
+        request with the key of an earlier one (within 24 hours) answers that one's
+        ``turn_id`` again instead of starting another turn (or a ``409``), so with a key the
+        call is retried after a connection error or a ``503``. The same key with another
+        message is a ``422`` ``idempotency-key-reused``.
+
+        ``traceparent`` (and ``tracestate``) carry the caller's W3C trace context: with
+        trace export on, the turn's span is a child of the caller's span.
         """
-        return await self._send(ops.send_message(session_id, message, content))
+        return await self._send(
+            ops.send_message(session_id, message, content, idempotency_key, traceparent, tracestate)
+        )
 
     # --- portable sessions --------------------------------------------------------------
 
@@ -897,6 +936,73 @@ class AsyncClient:
         model reads that the user rejected it, and ``reason`` when given).
         """
         await self._send(ops.tool_call_reject(session_id, call_id, reason))
+
+    # --- webhooks -------------------------------------------------------------------------
+    #
+    # The daemon POSTs chosen events of every session (or of one session: create_session's
+    # ``webhook``) to a URL, at least once, from an outbox in its store, retrying with
+    # backoff for up to 24 hours. Each body is a ``WebhookPayload`` (``deliveryId``,
+    # ``webhookId``, ``type``, ``event``), signed in ``Sandbox-Daemon-Signature``: check it
+    # with :func:`~sandbox_daemon.verify_webhook_signature`.
+
+    async def create_webhook(
+        self, url: str, events: Sequence[WebhookEventType | str], *, secret: str | None = None
+    ) -> CreatedWebhook:
+        """``POST /webhooks``: register a webhook for every session's events of the listed
+        types (``events``: any type but ``itemDelta``, or ``["*"]`` for all) at ``url``
+        (``http`` or ``https``), and answer it with its ``id``. Without ``secret`` (16 to
+        512 printable characters) the daemon makes one and answers it this once, in
+        ``secret``: keep it to check the deliveries' signatures. A URL that is not http(s),
+        an unknown, repeated or ``itemDelta`` event type, or a secret of the wrong length is
+        a ``422`` ``invalid-body``. Never retried: each call registers another webhook.
+        """
+        return await self._send(ops.create_webhook(url, events, secret))
+
+    async def list_webhooks(self) -> WebhookList:
+        """``GET /webhooks``: every webhook, the daemon-wide ones and the sessions' own (with
+        their ``session_id``), oldest first; never a secret.
+        """
+        return await self._send(ops.list_webhooks())
+
+    async def get_webhook(self, webhook_id: str) -> Webhook:
+        """``GET /webhooks/{webhookId}``: one webhook (never its secret). An unknown one is a
+        ``404`` ``webhook-not-found``.
+        """
+        return await self._send(ops.get_webhook(webhook_id))
+
+    async def delete_webhook(self, webhook_id: str) -> None:
+        """``DELETE /webhooks/{webhookId}``: delete a webhook with its deliveries (what is
+        pending is not attempted again). An unknown one is a ``404`` ``webhook-not-found``,
+        as is a retry whose first try went through.
+        """
+        await self._send(ops.delete_webhook(webhook_id))
+
+    async def list_webhook_deliveries(
+        self, webhook_id: str, *, cursor: str | None = None, limit: int | None = None
+    ) -> WebhookDeliveryList:
+        """``GET /webhooks/{webhookId}/deliveries``: one page of a webhook's deliveries,
+        oldest first (``limit`` 1 to 500, default 100; ``next_cursor`` for the next page,
+        ``None`` on the last): each event's ``status`` (``pending``, ``delivered``,
+        ``failed``), ``attempts``, ``last_status_code`` or ``last_error``, and
+        ``next_attempt_at``. Finished deliveries are kept 7 days. See
+        :meth:`iter_webhook_deliveries` for every page.
+        """
+        return await self._send(ops.list_webhook_deliveries(webhook_id, cursor, limit))
+
+    async def iter_webhook_deliveries(
+        self, webhook_id: str, *, page_size: int | None = None
+    ) -> AsyncIterator[WebhookDelivery]:
+        """Every delivery of a webhook, oldest first, page after page
+        (``list_webhook_deliveries`` following ``next_cursor``).
+        """
+        cursor: str | None = None
+        while True:
+            page = await self.list_webhook_deliveries(webhook_id, cursor=cursor, limit=page_size)
+            for delivery in page.deliveries:
+                yield delivery
+            if not page.next_cursor:
+                return
+            cursor = page.next_cursor
 
     # --- helpers --------------------------------------------------------------------------
 

@@ -104,13 +104,17 @@ class AsyncSession:
         """The session as the daemon sees it (``getSession``)."""
         return await self.client.get_session(self.id)
 
-    async def send(self, message: MessageInput) -> SendMessageResponse:
+    async def send(
+        self, message: MessageInput, *, idempotency_key: str | None = None
+    ) -> SendMessageResponse:
         """Send a message, starting a turn (``sendMessage``); see :meth:`turn`.
 
         ``message`` is text, or parts (text and images: ``[text_part("..."),
-        image_part(png)]``, or dicts with the wire names).
+        image_part(png)]``, or dicts with the wire names). ``idempotency_key`` makes it safe
+        to repeat: the same key answers the first ``turn_id`` again instead of starting
+        another turn (see ``send_message``).
         """
-        return await self.client.send_message(self.id, message)
+        return await self.client.send_message(self.id, message, idempotency_key=idempotency_key)
 
     async def turn(
         self,

@@ -9,6 +9,7 @@ from ._generated.models import (
     HostTool,
     McpServer,
     PermissionMode,
+    SessionWebhook,
     SystemPromptMode,
     ToolPolicy,
 )
@@ -17,7 +18,8 @@ __all__ = ["SessionOptions"]
 
 
 class SessionOptions(TypedDict, total=False):
-    """The optional fields of a new session (``createSession``'s body but ``agent``).
+    """The optional fields of a new session (``createSession``'s body but ``agent``), and
+    its ``Idempotency-Key`` (``idempotency_key``).
 
     Each is sent only when given; see ``Client.create_session``.
     """
@@ -38,3 +40,5 @@ class SessionOptions(TypedDict, total=False):
     mcp_servers: Mapping[str, McpServer | Mapping[str, Any]] | None
     env: Mapping[str, str] | None
     host_tools: Sequence[HostTool | Mapping[str, Any]] | None
+    webhook: SessionWebhook | Mapping[str, Any] | None
+    idempotency_key: str | None

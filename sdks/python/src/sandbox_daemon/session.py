@@ -96,13 +96,17 @@ class Session:
         """The session as the daemon sees it (``getSession``)."""
         return self.client.get_session(self.id)
 
-    def send(self, message: MessageInput) -> SendMessageResponse:
+    def send(
+        self, message: MessageInput, *, idempotency_key: str | None = None
+    ) -> SendMessageResponse:
         """Send a message, starting a turn (``sendMessage``); see :meth:`turn`.
 
         ``message`` is text, or parts (text and images: ``[text_part("..."),
-        image_part(png)]``, or dicts with the wire names).
+        image_part(png)]``, or dicts with the wire names). ``idempotency_key`` makes it safe
+        to repeat: the same key answers the first ``turn_id`` again instead of starting
+        another turn (see ``send_message``).
         """
-        return self.client.send_message(self.id, message)
+        return self.client.send_message(self.id, message, idempotency_key=idempotency_key)
 
     def turn(
         self,

@@ -762,6 +762,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every webhook, the daemon-wide ones and the sessions' own, oldest first (never their
+         *     secrets).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Registers a webhook for every session's events of the listed types. Each is `POST`ed
+         *     to `url` as a `WebhookPayload`, at least once: signed in `Sandbox-Daemon-Signature`
+         *     (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` with the secret), keyed in
+         *     `Webhook-Id` and `Idempotency-Key` (`<sessionId>:<sequence>`, the same on every
+         *     attempt), and retried with back-off from the store's outbox until the receiver answers
+         *     2xx (surviving restarts) or 24 hours have passed. A secret the request does not give
+         *     is made and answered once.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook (never its secret). */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Deletes a webhook with its deliveries: what is still pending is not attempted again. */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's deliveries, oldest first, one page at a time: each event's status
+         *     (`pending`, `delivered`, `failed`), attempts, last answer or error, and next attempt.
+         *     Finished deliveries are kept for 7 days.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1175,6 +1243,7 @@ export interface components {
             validateToken?: boolean | null;
             /** @description Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`. */
             variant?: string | null;
+            webhook?: components["schemas"]["SessionWebhook"] | null;
         };
         /** @description Body answering `POST /sessions/{sessionId}`. */
         CreateSessionResponse: {
@@ -1187,6 +1256,27 @@ export interface components {
             /** @description The agent's own session id, when known at start. */
             nativeSessionId?: string | null;
         };
+        /** @description `POST /webhooks`: where and what to deliver. */
+        CreateWebhookRequest: {
+            /**
+             * @description The event types to deliver (`permissionAsked`, `questionAsked`, `toolCallRequested`,
+             *     `turnEnded`, `sessionEnded`, ... — any type but `itemDelta` and `unknown`), or `*`
+             *     for all.
+             */
+            events: ("*" | "sessionStarted" | "sessionEnded" | "turnStarted" | "turnEnded" | "itemStarted" | "itemCompleted" | "error" | "permissionAsked" | "permissionResolved" | "questionAsked" | "questionResolved" | "toolCallRequested" | "toolCallResolved" | "sessionHandedOver")[];
+            /**
+             * @description The key of each delivery's HMAC-SHA256 signature (16 to 512 characters). Absent:
+             *     the daemon makes one and answers it once, in the creation's response.
+             */
+            secret?: string | null;
+            /** @description Where to `POST` deliveries: an `http` or `https` URL. */
+            url: string;
+        };
+        /** @description `POST /webhooks`'s answer: the webhook, and its secret when the daemon made it. */
+        CreatedWebhook: components["schemas"]["Webhook"] & {
+            /** @description The signing secret the daemon made (only when the request gave none; shown once). */
+            secret?: string | null;
+        };
         /**
          * @description A kind of credential a session can use.
          * @enum {string}
@@ -1197,6 +1287,11 @@ export interface components {
             /** @description One per agent that has one, by agent id. */
             credentials: components["schemas"]["StoredLoginInfo"][];
         };
+        /**
+         * @description Where a delivery stands.
+         * @enum {string}
+         */
+        DeliveryStatus: "pending" | "delivered" | "failed";
         /**
          * @description Why a changed file comes without a diff.
          * @enum {string}
@@ -1292,6 +1387,11 @@ export interface components {
          * @enum {string}
          */
         EventSource: "agent" | "daemon";
+        /**
+         * @description Event type names, as they appear in `type` and in SSE `event:` lines.
+         * @enum {string}
+         */
+        EventType: "sessionStarted" | "sessionEnded" | "turnStarted" | "turnEnded" | "itemStarted" | "itemDelta" | "itemCompleted" | "error" | "permissionAsked" | "permissionResolved" | "questionAsked" | "questionResolved" | "toolCallRequested" | "toolCallResolved" | "sessionHandedOver" | "unknown";
         /** @description Body of `GET /sessions/{id}/events`. */
         EventsResponse: {
             /** @description Events with `sequence > offset`, oldest first. */
@@ -2283,6 +2383,21 @@ export interface components {
          */
         SessionStatus: "idle" | "running" | "ended";
         /**
+         * @description A webhook of one session, given with the session (`CreateSessionRequest.webhook`): it
+         *     delivers that session's events only and goes when the session is deleted.
+         */
+        SessionWebhook: {
+            /** @description The event types to deliver (any but `itemDelta` and `unknown`), or `*` for all. */
+            events: ("*" | "sessionStarted" | "sessionEnded" | "turnStarted" | "turnEnded" | "itemStarted" | "itemCompleted" | "error" | "permissionAsked" | "permissionResolved" | "questionAsked" | "questionResolved" | "toolCallRequested" | "toolCallResolved" | "sessionHandedOver")[];
+            /**
+             * @description The key of each delivery's HMAC-SHA256 signature (16 to 512 characters; required
+             *     here, as the session's answer does not carry it).
+             */
+            secret: string;
+            /** @description Where to `POST` deliveries: an `http` or `https` URL. */
+            url: string;
+        };
+        /**
          * @description Why a turn stopped.
          * @enum {string}
          */
@@ -2623,6 +2738,94 @@ export interface components {
              */
             totalCostUsd?: number | null;
         };
+        /** @description A webhook (its secret is never shown after its creation). */
+        Webhook: {
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            createdAt: string;
+            /** @description The event types delivered (`["*"]`: all). */
+            events: string[];
+            /** @description Its id (`wh_...`). */
+            id: string;
+            /** @description The session it belongs to, for a session's own webhook; absent: every session. */
+            sessionId?: string | null;
+            /** @description Where deliveries go. */
+            url: string;
+        };
+        /** @description One event's delivery to one webhook. */
+        WebhookDelivery: {
+            /**
+             * Format: int32
+             * @description Attempts made so far.
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the event was queued for delivery.
+             */
+            createdAt: string;
+            /** @description The event's type. */
+            eventType: components["schemas"]["EventType"];
+            /**
+             * Format: date-time
+             * @description When it was delivered, or given up.
+             */
+            finishedAt?: string | null;
+            /** @description Its id: `<sessionId>:<sequence>`, the `Webhook-Id` header of every attempt. */
+            id: string;
+            /** @description Why the last attempt failed, when it did. */
+            lastError?: string | null;
+            /**
+             * Format: int32
+             * @description The HTTP status of the last attempt, when the receiver answered.
+             */
+            lastStatusCode?: number | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (pending deliveries).
+             */
+            nextAttemptAt?: string | null;
+            /**
+             * Format: int64
+             * @description The event's sequence in its session's log.
+             */
+            sequence: number;
+            /** @description The event's session. */
+            sessionId: string;
+            /** @description Where it stands. */
+            status: components["schemas"]["DeliveryStatus"];
+            /** @description The webhook. */
+            webhookId: string;
+        };
+        /** @description `GET /webhooks/{webhookId}/deliveries`: a page, oldest first. */
+        WebhookDeliveryList: {
+            /** @description The deliveries of this page. */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` for the next page; absent on the last. */
+            nextCursor?: string | null;
+        };
+        /** @description `GET /webhooks`. */
+        WebhookList: {
+            /** @description Every webhook, the daemon-wide ones and the sessions' own, oldest first. */
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /**
+         * @description The body of each delivery's `POST`: the event, with where it comes from. It is signed
+         *     in `Sandbox-Daemon-Signature` (`t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of
+         *     "<t>.<body>">`, keyed by the webhook's secret) and keyed in `Webhook-Id`.
+         */
+        WebhookPayload: {
+            /** @description The delivery's id, `<sessionId>:<sequence>` (also `Webhook-Id`). */
+            deliveryId: string;
+            /** @description The event, as the session's log holds it. */
+            event: components["schemas"]["UniversalEvent"];
+            /** @description The event's type. */
+            type: components["schemas"]["EventType"];
+            /** @description The webhook delivering it. */
+            webhookId: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2644,11 +2847,15 @@ export type ChangeCounts = components['schemas']['ChangeCounts'];
 export type ContentPart = components['schemas']['ContentPart'];
 export type CreateSessionRequest = components['schemas']['CreateSessionRequest'];
 export type CreateSessionResponse = components['schemas']['CreateSessionResponse'];
+export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
+export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type CredentialKind = components['schemas']['CredentialKind'];
 export type CredentialsResponse = components['schemas']['CredentialsResponse'];
+export type DeliveryStatus = components['schemas']['DeliveryStatus'];
 export type DiffOmitted = components['schemas']['DiffOmitted'];
 export type EventPayload = components['schemas']['EventPayload'];
 export type EventSource = components['schemas']['EventSource'];
+export type EventType = components['schemas']['EventType'];
 export type EventsResponse = components['schemas']['EventsResponse'];
 export type ExportedSession = components['schemas']['ExportedSession'];
 export type FileChange = components['schemas']['FileChange'];
@@ -2720,6 +2927,7 @@ export type SessionInfo = components['schemas']['SessionInfo'];
 export type SessionListResponse = components['schemas']['SessionListResponse'];
 export type SessionStarted = components['schemas']['SessionStarted'];
 export type SessionStatus = components['schemas']['SessionStatus'];
+export type SessionWebhook = components['schemas']['SessionWebhook'];
 export type StopReason = components['schemas']['StopReason'];
 export type StoreBackend = components['schemas']['StoreBackend'];
 export type StoreHealth = components['schemas']['StoreHealth'];
@@ -2747,6 +2955,11 @@ export type UnknownReason = components['schemas']['UnknownReason'];
 export type UnreadableSession = components['schemas']['UnreadableSession'];
 export type UploadSummary = components['schemas']['UploadSummary'];
 export type Usage = components['schemas']['Usage'];
+export type Webhook = components['schemas']['Webhook'];
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
+export type WebhookList = components['schemas']['WebhookList'];
+export type WebhookPayload = components['schemas']['WebhookPayload'];
 export type $defs = Record<string, never>;
 export interface operations {
     listAgents: {
@@ -3534,7 +3747,10 @@ export interface operations {
     createSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: a request with the key of an earlier one (within 24 hours) gets that request's answer again, marked `Idempotent-Replayed: true`, instead of acting twice. 1 to 255 printable ASCII characters; one key, one request (method, path and body). */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Client-chosen session id */
                 sessionId: string;
@@ -3550,13 +3766,15 @@ export interface operations {
             /** @description Session ready */
             201: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreateSessionResponse"];
                 };
             };
-            /** @description A bad session id or malformed JSON; or a choice only the daemon can judge (`invalid-session-config`): an agent mode, model or variant the agent does not offer, a `cwd` that does not exist, is not a directory or is outside the workspace root */
+            /** @description A bad session id, `Idempotency-Key` or malformed JSON; or a choice only the daemon can judge (`invalid-session-config`): an agent mode, model or variant the agent does not offer, a `cwd` that does not exist, is not a directory or is outside the workspace root */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3585,7 +3803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The id is taken (by any stored session, ended or unreadable ones too), or the agent is not installed or not supported by this build (`agentError`) */
+            /** @description The id is taken (by any stored session, ended or unreadable ones too), or the agent is not installed or not supported by this build (`agentError`); or the first request with this `Idempotency-Key` is still running after 30 s (`idempotency-key-in-use`, with `Retry-After`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3612,7 +3830,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), asks for what the agent cannot honour (`invalid-body`: `validateToken` for an agent whose capabilities say `validateToken: false`; `policy-unsupported`: a policy field its `policy` in `GET /agents` does not list, the detail naming the field), names what does not exist (`invalid-body`: an MCP stdio `command` not found, a `tools` entry naming a server not in `mcpServers`, a protected `env` name), or the provider rejected the credential (`agentError`) */
+            /** @description The body breaks its schema (`invalid-body`: a type, or a constraint its fields state), asks for what the agent cannot honour (`invalid-body`: `validateToken` for an agent whose capabilities say `validateToken: false`; `policy-unsupported`: a policy field its `policy` in `GET /agents` does not list, the detail naming the field), names what does not exist (`invalid-body`: an MCP stdio `command` not found, a `tools` entry naming a server not in `mcpServers`, a protected `env` name), or the provider rejected the credential (`agentError`); or the `Idempotency-Key` was used for a different request (`idempotency-key-reused`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5276,7 +5494,14 @@ export interface operations {
     sendMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: a request with the key of an earlier one (within 24 hours) gets that request's answer again, marked `Idempotent-Replayed: true`, instead of acting twice. 1 to 255 printable ASCII characters; one key, one request (method, path and body). */
+                "Idempotency-Key"?: string;
+                /** @description W3C trace context: the caller's span, e.g. `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`. With trace export on (`--otlp-endpoint`), the turn's `invoke_agent` span is its child, in its trace. A malformed value is ignored (a new trace starts), never refused. */
+                traceparent?: string | null;
+                /** @description W3C trace context: vendor entries carried along with `traceparent` (dropped alone when malformed). */
+                tracestate?: string | null;
+            };
             path: {
                 /** @description Session id */
                 sessionId: string;
@@ -5292,13 +5517,15 @@ export interface operations {
             /** @description Turn started */
             202: {
                 headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SendMessageResponse"];
                 };
             };
-            /** @description Invalid path or query parameter, or malformed JSON body */
+            /** @description A bad session id or `Idempotency-Key` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5326,7 +5553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description A turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`) */
+            /** @description A turn is running, or another daemon sharing the store owns the session; or the session has ended (`session-ended`); or the first request with this `Idempotency-Key` is still running after 30 s (`idempotency-key-in-use`, with `Retry-After`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5353,7 +5580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body breaks its schema (`invalid-body`), an image is unusable (`invalid-body`: `data` that is not base64, bytes that are not its `mediaType`, over 5 MiB, a `path` missing or outside the working directory), or the agent takes no images of its type (`policy-unsupported`, naming the part) */
+            /** @description The body breaks its schema (`invalid-body`), an image is unusable (`invalid-body`: `data` that is not base64, bytes that are not its `mediaType`, over 5 MiB, a `path` missing or outside the working directory), or the agent takes no images of its type (`policy-unsupported`, naming the part); or the `Idempotency-Key` was used for a different request (`idempotency-key-reused`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7068,6 +7295,386 @@ export interface operations {
             };
             /** @description The turn is still running (`turn-in-progress`); its changes are known once it ends */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not declared as `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body breaks its schema (`invalid-body`): a URL that is not http(s), an event type that is unknown, repeated or `itemDelta`, a secret of the wrong length */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such webhook (`webhook-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid path or query parameter, or malformed JSON body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such webhook (`webhook-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The store has no space left */
+            507: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Page size (1–500, default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Webhook id */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Bad cursor or limit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such webhook (`webhook-not-found`) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -57,4 +57,9 @@ export const routes = {
   toolCallReject: { method: "POST", path: "/sessions/{sessionId}/tool-calls/{callId}/reject" },
   toolCallResult: { method: "POST", path: "/sessions/{sessionId}/tool-calls/{callId}/result" },
   turnChanges: { method: "GET", path: "/sessions/{sessionId}/turns/{turnId}/changes" },
+  listWebhooks: { method: "GET", path: "/webhooks" },
+  createWebhook: { method: "POST", path: "/webhooks" },
+  getWebhook: { method: "GET", path: "/webhooks/{webhookId}" },
+  deleteWebhook: { method: "DELETE", path: "/webhooks/{webhookId}" },
+  listWebhookDeliveries: { method: "GET", path: "/webhooks/{webhookId}/deliveries" },
 } as const satisfies { readonly [K in keyof operations]: Route };

@@ -210,6 +210,26 @@ export const CreateSessionResponseSchema: z.ZodType<Schemas["CreateSessionRespon
   "nativeSessionId": z.string().nullable().optional(),
 });
 
+/** A webhook (its secret is never shown after its creation). */
+export const WebhookSchema: z.ZodType<Schemas["Webhook"]> = z.looseObject({
+  /** When it was created. */
+  "createdAt": z.iso.datetime({ offset: true }),
+  /** The event types delivered (`["*"]`: all). */
+  "events": z.array(z.string()),
+  /** Its id (`wh_...`). */
+  "id": z.string(),
+  /** The session it belongs to, for a session's own webhook; absent: every session. */
+  "sessionId": z.string().nullable().optional(),
+  /** Where deliveries go. */
+  "url": z.string(),
+});
+
+/** `POST /webhooks`'s answer: the webhook, and its secret when the daemon made it. */
+export const CreatedWebhookSchema: z.ZodType<Schemas["CreatedWebhook"]> = z.intersection(WebhookSchema, z.looseObject({
+  /** The signing secret the daemon made (only when the request gave none; shown once). */
+  "secret": z.string().nullable().optional(),
+}));
+
 /** What one stored login holds. */
 export const LoginEntryKindSchema: z.ZodType<Schemas["LoginEntryKind"]> = z.enum(["oauth","apiKey","token","other"]);
 
@@ -1428,6 +1448,54 @@ export const UploadSummarySchema: z.ZodType<Schemas["UploadSummary"]> = z.looseO
   "symlinks": z.number().int().min(0),
 });
 
+/** Where a delivery stands. */
+export const DeliveryStatusSchema: z.ZodType<Schemas["DeliveryStatus"]> = z.enum(["pending","delivered","failed"]);
+
+/** Event type names, as they appear in `type` and in SSE `event:` lines. */
+export const EventTypeSchema: z.ZodType<Schemas["EventType"]> = z.enum(["sessionStarted","sessionEnded","turnStarted","turnEnded","itemStarted","itemDelta","itemCompleted","error","permissionAsked","permissionResolved","questionAsked","questionResolved","toolCallRequested","toolCallResolved","sessionHandedOver","unknown"]);
+
+/** One event's delivery to one webhook. */
+export const WebhookDeliverySchema: z.ZodType<Schemas["WebhookDelivery"]> = z.looseObject({
+  /** Attempts made so far. */
+  "attempts": z.number().int().min(0),
+  /** When the event was queued for delivery. */
+  "createdAt": z.iso.datetime({ offset: true }),
+  /** The event's type. */
+  "eventType": EventTypeSchema,
+  /** When it was delivered, or given up. */
+  "finishedAt": z.iso.datetime({ offset: true }).nullable().optional(),
+  /** Its id: `<sessionId>:<sequence>`, the `Webhook-Id` header of every attempt. */
+  "id": z.string(),
+  /** Why the last attempt failed, when it did. */
+  "lastError": z.string().nullable().optional(),
+  /** The HTTP status of the last attempt, when the receiver answered. */
+  "lastStatusCode": z.number().int().min(0).nullable().optional(),
+  /** When the next attempt is due (pending deliveries). */
+  "nextAttemptAt": z.iso.datetime({ offset: true }).nullable().optional(),
+  /** The event's sequence in its session's log. */
+  "sequence": z.number().int().min(0),
+  /** The event's session. */
+  "sessionId": z.string(),
+  /** Where it stands. */
+  "status": DeliveryStatusSchema,
+  /** The webhook. */
+  "webhookId": z.string(),
+});
+
+/** `GET /webhooks/{webhookId}/deliveries`: a page, oldest first. */
+export const WebhookDeliveryListSchema: z.ZodType<Schemas["WebhookDeliveryList"]> = z.looseObject({
+  /** The deliveries of this page. */
+  "deliveries": z.array(WebhookDeliverySchema),
+  /** Pass as `cursor` for the next page; absent on the last. */
+  "nextCursor": z.string().nullable().optional(),
+});
+
+/** `GET /webhooks`. */
+export const WebhookListSchema: z.ZodType<Schemas["WebhookList"]> = z.looseObject({
+  /** Every webhook, the daemon-wide ones and the sessions' own, oldest first. */
+  "webhooks": z.array(WebhookSchema),
+});
+
 /**
  * A frame of the event stream `POST /agents/{agent}/install` answers with `Accept: text/event-stream`
  * (operation `installAgent`), its `data` decoded from JSON; tagged by `event`.
@@ -1465,6 +1533,8 @@ export const schemas: {
   readonly AgentsResponse: typeof AgentsResponseSchema;
   readonly CancelResponse: typeof CancelResponseSchema;
   readonly CreateSessionResponse: typeof CreateSessionResponseSchema;
+  readonly Webhook: typeof WebhookSchema;
+  readonly CreatedWebhook: typeof CreatedWebhookSchema;
   readonly LoginEntryKind: typeof LoginEntryKindSchema;
   readonly LoginEntry: typeof LoginEntrySchema;
   readonly StoredLoginInfo: typeof StoredLoginInfoSchema;
@@ -1545,6 +1615,11 @@ export const schemas: {
   readonly FileChange: typeof FileChangeSchema;
   readonly TurnChanges: typeof TurnChangesSchema;
   readonly UploadSummary: typeof UploadSummarySchema;
+  readonly DeliveryStatus: typeof DeliveryStatusSchema;
+  readonly EventType: typeof EventTypeSchema;
+  readonly WebhookDelivery: typeof WebhookDeliverySchema;
+  readonly WebhookDeliveryList: typeof WebhookDeliveryListSchema;
+  readonly WebhookList: typeof WebhookListSchema;
 } = {
   AgentCapabilities: AgentCapabilitiesSchema,
   CredentialKind: CredentialKindSchema,
@@ -1562,6 +1637,8 @@ export const schemas: {
   AgentsResponse: AgentsResponseSchema,
   CancelResponse: CancelResponseSchema,
   CreateSessionResponse: CreateSessionResponseSchema,
+  Webhook: WebhookSchema,
+  CreatedWebhook: CreatedWebhookSchema,
   LoginEntryKind: LoginEntryKindSchema,
   LoginEntry: LoginEntrySchema,
   StoredLoginInfo: StoredLoginInfoSchema,
@@ -1642,6 +1719,11 @@ export const schemas: {
   FileChange: FileChangeSchema,
   TurnChanges: TurnChangesSchema,
   UploadSummary: UploadSummarySchema,
+  DeliveryStatus: DeliveryStatusSchema,
+  EventType: EventTypeSchema,
+  WebhookDelivery: WebhookDeliverySchema,
+  WebhookDeliveryList: WebhookDeliveryListSchema,
+  WebhookList: WebhookListSchema,
 };
 
 /**
@@ -1694,6 +1776,11 @@ export const responseSchemas: {
   readonly toolCallReject: null;
   readonly toolCallResult: null;
   readonly turnChanges: typeof TurnChangesSchema;
+  readonly listWebhooks: typeof WebhookListSchema;
+  readonly createWebhook: typeof CreatedWebhookSchema;
+  readonly getWebhook: typeof WebhookSchema;
+  readonly deleteWebhook: null;
+  readonly listWebhookDeliveries: typeof WebhookDeliveryListSchema;
 } = {
   listAgents: AgentsResponseSchema,
   installAgent: InstallResponseSchema,
@@ -1739,6 +1826,11 @@ export const responseSchemas: {
   toolCallReject: null,
   toolCallResult: null,
   turnChanges: TurnChangesSchema,
+  listWebhooks: WebhookListSchema,
+  createWebhook: CreatedWebhookSchema,
+  getWebhook: WebhookSchema,
+  deleteWebhook: null,
+  listWebhookDeliveries: WebhookDeliveryListSchema,
 };
 
 /** The validator of one frame's `data` for each streaming operation, by operationId. */

@@ -5,6 +5,7 @@
 //! so other daemons' SSE readers follow live.
 
 mod reads;
+mod side;
 mod writes;
 
 pub(crate) use reads::PgReads;

@@ -16,6 +16,8 @@ pub(crate) struct PgWrites {
     runtime: tokio::runtime::Runtime,
     config: tokio_postgres::Config,
     connection: Option<Connection>,
+    /// Deliveries queued by commits since the writer last asked.
+    queued_deliveries: usize,
 }
 
 /// The writer's connection and the commit statement prepared on it.
@@ -34,12 +36,13 @@ impl PgWrites {
             runtime,
             config,
             connection: None,
+            queued_deliveries: 0,
         })
     }
 
     /// Runs `work` on the writer's connection (connecting first if needed); a failed
     /// connection is dropped so the next call reconnects.
-    fn run<T>(
+    pub(super) fn run<T>(
         &mut self,
         work: impl AsyncFnOnce(&mut Client) -> Result<T, tokio_postgres::Error>,
     ) -> Result<T, StoreError> {
@@ -54,6 +57,7 @@ impl PgWrites {
             runtime,
             config,
             connection,
+            ..
         } = self;
         runtime.block_on(async {
             if connection.as_ref().is_none_or(|c| c.client.is_closed()) {
@@ -146,8 +150,10 @@ async fn save_state(
 }
 
 /// Commits one session's writes in one statement, only if `owner` owns it: saves the state
-/// (when given) and the last sequence, inserts the events, and notifies other daemons.
-/// Answers a row when it was owned.
+/// (when given) and the last sequence, inserts the events, queues their webhook deliveries
+/// (every type but `itemDelta` and `unknown`, as `sandbox_universal::subscribable` says; see
+/// `store/side.rs`), and notifies other daemons. Answers a row when it was owned, with the
+/// number of deliveries queued.
 const COMMIT_SESSION: &str = "WITH owned AS (
     UPDATE sessions SET last_sequence = GREATEST(last_sequence, $8),
         status = CASE WHEN $9 THEN $10 ELSE status END,
@@ -162,8 +168,20 @@ const COMMIT_SESSION: &str = "WITH owned AS (
     SELECT $1, * FROM UNNEST($2::bigint[], $3::int[], $4::text[], $5::bigint[], $6::text[], $7::text[])
     WHERE EXISTS (SELECT 1 FROM owned)
     ON CONFLICT (sid, sequence) DO NOTHING
+), queued AS (
+    INSERT INTO webhook_deliveries
+        (webhook_id, sid, session_id, sequence, event_type, event, status, next_attempt_ms, created_ms)
+    SELECT w.webhook_id, $1, s.session_id, e.sequence, e.type, e.body, 'pending', $16, $16
+    FROM UNNEST($2::bigint[], $4::text[], $6::text[]) AS e(sequence, type, body)
+    JOIN webhooks w ON (w.sid IS NULL OR w.sid = $1)
+        AND (w.events = '*' OR position(',' || e.type || ',' IN w.events) > 0)
+    JOIN sessions s ON s.sid = $1
+    WHERE EXISTS (SELECT 1 FROM owned) AND e.type NOT IN ('itemDelta', 'unknown')
+    ON CONFLICT (webhook_id, sid, sequence) DO NOTHING
+    RETURNING 1
 )
-SELECT sid, CASE WHEN $8 > 0 THEN pg_notify('sandbox_daemon_events', sid::text || ' ' || $8::text) END
+SELECT sid, CASE WHEN $8 > 0 THEN pg_notify('sandbox_daemon_events', sid::text || ' ' || $8::text) END,
+    (SELECT count(*) FROM queued)
 FROM owned";
 
 /// One session's events as the columns of [`COMMIT_SESSION`].
@@ -205,6 +223,7 @@ impl<'a> SessionEvents<'a> {
         &'p self,
         writes: &'p SessionWrites,
         owner: &'p String,
+        now_ms: &'p i64,
     ) -> Vec<&'p (dyn tokio_postgres::types::ToSql + Sync)> {
         let state = self.state.as_ref();
         vec![
@@ -223,6 +242,7 @@ impl<'a> SessionEvents<'a> {
             state.map_or(&NO_BIGINT_VALUE as _, |s| &s.3 as _),
             state.map_or(&NO_TEXT as _, |s| &s.4 as _),
             owner,
+            now_ms,
         ]
     }
 }
@@ -251,18 +271,20 @@ impl WriteBackend for PgWrites {
             // One statement per session; several sessions commit in one transaction.
             let client = &connection.client;
             let several = batch.len() > 1;
+            let mut queued = 0;
             if several {
                 client.batch_execute("BEGIN").await?;
             }
             let mut lost = Vec::new();
+            let now = crate::store::now_ms();
             for writes in batch {
                 let events = SessionEvents::of(writes);
                 match client
-                    .query(&statement, &events.params(writes, &owner))
+                    .query(&statement, &events.params(writes, &owner, &now))
                     .await
                 {
                     Ok(rows) if rows.is_empty() => lost.push(writes.sid),
-                    Ok(_) => {}
+                    Ok(rows) => queued += rows[0].get::<_, i64>(2) as usize,
                     Err(error) => {
                         if several {
                             let _ = client.batch_execute("ROLLBACK").await;
@@ -274,8 +296,20 @@ impl WriteBackend for PgWrites {
             if several {
                 client.batch_execute("COMMIT").await?;
             }
-            Ok(lost)
+            Ok((lost, queued))
         })
+        .map(|(lost, queued)| {
+            self.queued_deliveries += queued;
+            lost
+        })
+    }
+
+    fn take_queued_deliveries(&mut self) -> usize {
+        std::mem::take(&mut self.queued_deliveries)
+    }
+
+    fn side(&mut self) -> Result<&mut dyn crate::store::side::SideWrites, StoreError> {
+        Ok(self)
     }
 
     fn create(&mut self, session: &NewSession, owner: &str) -> Result<i64, StoreError> {
@@ -335,6 +369,14 @@ impl WriteBackend for PgWrites {
             tx.execute("DELETE FROM sessions WHERE sid = $1", &[&sid])
                 .await?;
             tx.execute("DELETE FROM native_states WHERE sid = $1", &[&sid])
+                .await?;
+            tx.execute(
+                "DELETE FROM webhook_deliveries WHERE webhook_id IN
+                 (SELECT webhook_id FROM webhooks WHERE sid = $1)",
+                &[&sid],
+            )
+            .await?;
+            tx.execute("DELETE FROM webhooks WHERE sid = $1", &[&sid])
                 .await?;
             tx.execute(
                 "INSERT INTO purged (sid) VALUES ($1) ON CONFLICT DO NOTHING",

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod reads;
+mod side;
 mod writes;
 
 pub(crate) use reads::SqliteReads;
@@ -180,6 +181,8 @@ pub(super) fn open(path: &Path, fsync: bool) -> Result<(SqliteReads, SqliteWrite
             conn: writer,
             checkpointer,
             fsync,
+            webhooks: None,
+            queued_deliveries: 0,
         },
     ))
 }

@@ -17,6 +17,11 @@ pub(crate) struct SqliteWrites {
     pub(super) checkpointer: Checkpointer,
     /// Whether each commit is synced to the disk (`--fsync`).
     pub(super) fsync: bool,
+    /// Whether any webhook is stored (`None`: not known yet). Only this connection writes
+    /// webhooks (SQLite is one daemon's), so it knows when this changes.
+    pub(super) webhooks: Option<bool>,
+    /// Deliveries queued by commits since the writer last asked.
+    pub(super) queued_deliveries: usize,
 }
 
 fn insert_events<'a>(
@@ -44,6 +49,31 @@ fn insert_events<'a>(
     Ok(last)
 }
 
+/// Queues the deliveries of a session's events to the webhooks that want them (see
+/// `side.rs`); answers how many.
+fn queue_deliveries(
+    tx: &rusqlite::Transaction<'_>,
+    writes: &SessionWrites,
+) -> rusqlite::Result<usize> {
+    let mut queue = tx.prepare_cached(super::side::QUEUE_DELIVERIES)?;
+    let now = crate::store::now_ms();
+    let mut queued = 0;
+    for event in writes
+        .events
+        .iter()
+        .filter(|e| sandbox_universal::subscribable(e.event_type))
+    {
+        queued += queue.execute(params![
+            writes.sid,
+            event.sequence as i64,
+            event.event_type.as_str(),
+            &*event.json,
+            now
+        ])?;
+    }
+    Ok(queued)
+}
+
 fn save_state(
     tx: &rusqlite::Transaction<'_>,
     sid: i64,
@@ -66,6 +96,18 @@ fn save_state(
 }
 
 impl SqliteWrites {
+    /// Whether any webhook is stored (read once, then kept up to date).
+    fn any_webhook(&mut self) -> rusqlite::Result<bool> {
+        if let Some(any) = self.webhooks {
+            return Ok(any);
+        }
+        let any = self
+            .conn
+            .query_row("SELECT EXISTS (SELECT 1 FROM webhooks)", [], |r| r.get(0))?;
+        self.webhooks = Some(any);
+        Ok(any)
+    }
+
     /// `Ok` when a write to session `sid` changed a row, else why not: another daemon
     /// owns it, or it is gone.
     fn owned(&self, sid: i64, changed: usize) -> Result<(), StoreError> {
@@ -93,6 +135,8 @@ impl WriteBackend for SqliteWrites {
     }
 
     fn commit(&mut self, batch: &[SessionWrites], owner: &str) -> Result<Vec<i64>, StoreError> {
+        let webhooks = self.any_webhook().map_err(outage)?;
+        let mut queued = 0;
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -122,6 +166,9 @@ impl WriteBackend for SqliteWrites {
                 }),
             )
             .map_err(outage)?;
+            if webhooks {
+                queued += queue_deliveries(&tx, writes).map_err(outage)?;
+            }
             match &writes.state {
                 Some(state) => save_state(&tx, writes.sid, last, state),
                 None => tx
@@ -133,6 +180,7 @@ impl WriteBackend for SqliteWrites {
             .map_err(outage)?;
         }
         tx.commit().map_err(outage)?;
+        self.queued_deliveries += queued;
         let bytes = batch
             .iter()
             .flat_map(|w| w.events.iter())
@@ -204,9 +252,24 @@ impl WriteBackend for SqliteWrites {
             .map_err(outage)?;
         tx.execute("DELETE FROM native_states WHERE sid = ?1", [sid])
             .map_err(outage)?;
+        let webhooks = tx
+            .execute("DELETE FROM webhooks WHERE sid = ?1", [sid])
+            .map_err(outage)?;
+        if webhooks > 0 {
+            tx.execute(
+                "DELETE FROM webhook_deliveries WHERE sid = ?1 AND webhook_id NOT IN
+                 (SELECT webhook_id FROM webhooks)",
+                [sid],
+            )
+            .map_err(outage)?;
+        }
         tx.execute("INSERT OR IGNORE INTO purged (sid) VALUES (?1)", [sid])
             .map_err(outage)?;
-        tx.commit().map_err(outage)
+        tx.commit().map_err(outage)?;
+        if webhooks > 0 {
+            self.webhooks = None;
+        }
+        Ok(())
     }
 
     fn reap(&mut self, limit: usize) -> Result<usize, StoreError> {
@@ -264,6 +327,14 @@ impl WriteBackend for SqliteWrites {
             )
             .map_err(outage)?;
         self.owned(sid, updated)
+    }
+
+    fn side(&mut self) -> Result<&mut dyn crate::store::side::SideWrites, StoreError> {
+        Ok(self)
+    }
+
+    fn take_queued_deliveries(&mut self) -> usize {
+        std::mem::take(&mut self.queued_deliveries)
     }
 
     fn save_native(&mut self, sid: i64, native: &NativeRow, owner: &str) -> Result<(), StoreError> {

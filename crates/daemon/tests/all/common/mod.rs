@@ -96,6 +96,8 @@ pub struct Options {
     pub auto_install: bool,
     /// `--host-tool-secret-file`'s secret (default [`HOST_TOOL_SECRET`]).
     pub host_tool_secret: Option<Vec<u8>>,
+    /// When webhook deliveries are retried and given up.
+    pub webhook_policy: sandbox_daemon::webhooks::DeliveryPolicy,
 }
 
 /// The secret test daemons sign http host tool calls with.
@@ -139,6 +141,7 @@ impl Default for Options {
             timeouts: Default::default(),
             body_timeout: sandbox_daemon::app::DEFAULT_BODY_TIMEOUT,
             host_tool_secret: Some(HOST_TOOL_SECRET.to_vec()),
+            webhook_policy: Default::default(),
         }
     }
 }
@@ -210,6 +213,7 @@ impl TestDaemon {
                 host_tools: sandbox_daemon::host_tools::HostBroker::new(
                     options.host_tool_secret.clone(),
                 ),
+                webhooks: options.webhook_policy,
                 ..SessionSettings::new(data_dir.path().to_path_buf(), data_dir.path().to_path_buf())
             },
             store: options.store.clone(),

@@ -346,6 +346,16 @@ class CredentialKind(str, Enum):
     stored_login = "storedLogin"
 
 
+class DeliveryStatus(str, Enum):
+    """
+    Where a delivery stands.
+    """
+
+    pending = "pending"
+    delivered = "delivered"
+    failed = "failed"
+
+
 class DiffOmitted(str, Enum):
     """
     Why a changed file comes without a diff.
@@ -409,6 +419,29 @@ class EventSource(str, Enum):
 
     agent = "agent"
     daemon = "daemon"
+
+
+class EventType(str, Enum):
+    """
+    Event type names, as they appear in `type` and in SSE `event:` lines.
+    """
+
+    session_started = "sessionStarted"
+    session_ended = "sessionEnded"
+    turn_started = "turnStarted"
+    turn_ended = "turnEnded"
+    item_started = "itemStarted"
+    item_delta = "itemDelta"
+    item_completed = "itemCompleted"
+    error = "error"
+    permission_asked = "permissionAsked"
+    permission_resolved = "permissionResolved"
+    question_asked = "questionAsked"
+    question_resolved = "questionResolved"
+    tool_call_requested = "toolCallRequested"
+    tool_call_resolved = "toolCallResolved"
+    session_handed_over = "sessionHandedOver"
+    unknown = "unknown"
 
 
 class ExitTerminalMessage(BaseModel):
@@ -2567,6 +2600,148 @@ class WaitingInstallProgress(BaseModel):
     phase: Literal["waiting"]
 
 
+class Webhook(BaseModel):
+    """
+    A webhook (its secret is never shown after its creation).
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    created_at: Annotated[AwareDatetime, Field(alias="createdAt")]
+    """
+    When it was created.
+    """
+    events: list[str]
+    """
+    The event types delivered (`["*"]`: all).
+    """
+    id: str
+    """
+    Its id (`wh_...`).
+    """
+    session_id: Annotated[str | None, Field(alias="sessionId")] = None
+    """
+    The session it belongs to, for a session's own webhook; absent: every session.
+    """
+    url: str
+    """
+    Where deliveries go.
+    """
+
+
+class WebhookDelivery(BaseModel):
+    """
+    One event's delivery to one webhook.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    attempts: Annotated[int, Field(ge=0)]
+    """
+    Attempts made so far.
+    """
+    created_at: Annotated[AwareDatetime, Field(alias="createdAt")]
+    """
+    When the event was queued for delivery.
+    """
+    event_type: Annotated[EventType, Field(alias="eventType")]
+    """
+    The event's type.
+    """
+    finished_at: Annotated[AwareDatetime | None, Field(alias="finishedAt")] = None
+    """
+    When it was delivered, or given up.
+    """
+    id: str
+    """
+    Its id: `<sessionId>:<sequence>`, the `Webhook-Id` header of every attempt.
+    """
+    last_error: Annotated[str | None, Field(alias="lastError")] = None
+    """
+    Why the last attempt failed, when it did.
+    """
+    last_status_code: Annotated[int | None, Field(alias="lastStatusCode", ge=0)] = None
+    """
+    The HTTP status of the last attempt, when the receiver answered.
+    """
+    next_attempt_at: Annotated[AwareDatetime | None, Field(alias="nextAttemptAt")] = None
+    """
+    When the next attempt is due (pending deliveries).
+    """
+    sequence: Annotated[int, Field(ge=0)]
+    """
+    The event's sequence in its session's log.
+    """
+    session_id: Annotated[str, Field(alias="sessionId")]
+    """
+    The event's session.
+    """
+    status: DeliveryStatus
+    """
+    Where it stands.
+    """
+    webhook_id: Annotated[str, Field(alias="webhookId")]
+    """
+    The webhook.
+    """
+
+
+class WebhookDeliveryList(BaseModel):
+    """
+    `GET /webhooks/{webhookId}/deliveries`: a page, oldest first.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    deliveries: list[WebhookDelivery]
+    """
+    The deliveries of this page.
+    """
+    next_cursor: Annotated[str | None, Field(alias="nextCursor")] = None
+    """
+    Pass as `cursor` for the next page; absent on the last.
+    """
+
+
+class WebhookEventType(str, Enum):
+    field_ = "*"
+    session_started = "sessionStarted"
+    session_ended = "sessionEnded"
+    turn_started = "turnStarted"
+    turn_ended = "turnEnded"
+    item_started = "itemStarted"
+    item_completed = "itemCompleted"
+    error = "error"
+    permission_asked = "permissionAsked"
+    permission_resolved = "permissionResolved"
+    question_asked = "questionAsked"
+    question_resolved = "questionResolved"
+    tool_call_requested = "toolCallRequested"
+    tool_call_resolved = "toolCallResolved"
+    session_handed_over = "sessionHandedOver"
+
+
+class WebhookList(BaseModel):
+    """
+    `GET /webhooks`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    webhooks: list[Webhook]
+    """
+    Every webhook, the daemon-wide ones and the sessions' own, oldest first.
+    """
+
+
 class AgentCredentials(BaseModel):
     """
     Which credentials an agent can use on this daemon, without revealing any.
@@ -2609,6 +2784,52 @@ AgentError = TypeAliasType(
 An agent-level error, tagged by `type`. Appears in `error` events and as the
 `agentError` of problem responses. Every variant has a human `message`.
 """
+
+
+class CreateWebhookRequest(BaseModel):
+    """
+    `POST /webhooks`: where and what to deliver.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    events: Annotated[list[WebhookEventType], Field(max_length=16, min_length=1)]
+    """
+    The event types to deliver (`permissionAsked`, `questionAsked`, `toolCallRequested`,
+    `turnEnded`, `sessionEnded`, ... — any type but `itemDelta` and `unknown`), or `*`
+    for all.
+    """
+    secret: Annotated[
+        str | None, Field(max_length=512, min_length=16, pattern="^[\\x21-\\x7e]+$")
+    ] = None
+    """
+    The key of each delivery's HMAC-SHA256 signature (16 to 512 characters). Absent:
+    the daemon makes one and answers it once, in the creation's response.
+    """
+    url: Annotated[
+        str,
+        Field(max_length=2048, min_length=8, pattern="^https?://[^\\s/?#@]+(/[^\\s]*)?$"),
+    ]
+    """
+    Where to `POST` deliveries: an `http` or `https` URL.
+    """
+
+
+class CreatedWebhook(Webhook):
+    """
+    `POST /webhooks`'s answer: the webhook, and its secret when the daemon made it.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    secret: str | None = None
+    """
+    The signing secret the daemon made (only when the request gave none; shown once).
+    """
 
 
 class ErrorEvent(BaseModel):
@@ -3473,6 +3694,34 @@ class SessionListResponse(BaseModel):
     """
 
 
+class SessionWebhook(BaseModel):
+    """
+    A webhook of one session, given with the session (`CreateSessionRequest.webhook`): it
+    delivers that session's events only and goes when the session is deleted.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    events: Annotated[list[WebhookEventType], Field(max_length=16, min_length=1)]
+    """
+    The event types to deliver (any but `itemDelta` and `unknown`), or `*` for all.
+    """
+    secret: Annotated[str, Field(max_length=512, min_length=16, pattern="^[\\x21-\\x7e]+$")]
+    """
+    The key of each delivery's HMAC-SHA256 signature (16 to 512 characters; required
+    here, as the session's answer does not carry it).
+    """
+    url: Annotated[
+        str,
+        Field(max_length=2048, min_length=8, pattern="^https?://[^\\s/?#@]+(/[^\\s]*)?$"),
+    ]
+    """
+    Where to `POST` deliveries: an `http` or `https` URL.
+    """
+
+
 class StoreHealth(BaseModel):
     """
     Which session store the daemon uses and whether it can write.
@@ -4082,6 +4331,7 @@ class CreateSessionRequest(BaseModel):
     """
     Model variant, e.g. reasoning effort `low` / `medium` / `high` / `xhigh`.
     """
+    webhook: SessionWebhook | None = None
 
 
 class Item(BaseModel):
@@ -4271,6 +4521,35 @@ UniversalEvent = TypeAliasType(
 """
 One event of a session's log.
 """
+
+
+class WebhookPayload(BaseModel):
+    """
+    The body of each delivery's `POST`: the event, with where it comes from. It is signed
+    in `Sandbox-Daemon-Signature` (`t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of
+    "<t>.<body>">`, keyed by the webhook's secret) and keyed in `Webhook-Id`.
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+        validate_by_name=True,
+    )
+    delivery_id: Annotated[str, Field(alias="deliveryId")]
+    """
+    The delivery's id, `<sessionId>:<sequence>` (also `Webhook-Id`).
+    """
+    event: UniversalEvent
+    """
+    The event, as the session's log holds it.
+    """
+    type: EventType
+    """
+    The event's type.
+    """
+    webhook_id: Annotated[str, Field(alias="webhookId")]
+    """
+    The webhook delivering it.
+    """
 
 
 class EventsResponse(BaseModel):
