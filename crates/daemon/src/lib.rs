@@ -5,6 +5,7 @@
 //! application (used by tests); [`cli`] holds the clap command line.
 
 pub mod acp;
+pub mod ai_sdk;
 pub mod app;
 pub mod auth;
 pub mod changes;

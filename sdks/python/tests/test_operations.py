@@ -272,6 +272,21 @@ def test_every_operation_sync(
             range(1, event.sequence + 1)
         )
         assert c.get_session(session_id).event_count == event.sequence
+        # The first turn as the AI SDK's UI message stream, replayed from the log.
+        with c.ui_message_stream(session_id, turn_id="turn_1") as ui:
+            chunks = list(ui)
+        assert chunks[0] == {
+            "type": "start",
+            "messageId": "msg_turn_1",
+            "messageMetadata": {"turnId": "turn_1"},
+        }
+        assert [k["type"] for k in chunks if k["type"].startswith("tool-approval")] == [
+            "tool-approval-request",
+            "tool-approval-response",
+        ]
+        assert chunks[-1]["type"] == "finish" and ui.done
+        with c.ui_message_stream(session_id) as idle:
+            assert list(idle) == [] and idle.found is False  # no turn runs
 
         exported = c.export_session(session_id, include_raw=True)
         assert exported.bundle.event_count == event.sequence
@@ -492,6 +507,17 @@ async def test_every_operation_async(
         assert not rest.has_more and rest.events[-1].sequence == event.sequence
         sequences = [e.sequence async for e in c.iter_events(session_id, page_size=7)]
         assert sequences == list(range(1, event.sequence + 1))
+        # The first turn as the AI SDK's UI message stream, replayed from the log.
+        async with c.ui_message_stream(session_id, turn_id="turn_1") as ui:
+            chunks = [chunk async for chunk in ui]
+        assert chunks[0] == {
+            "type": "start",
+            "messageId": "msg_turn_1",
+            "messageMetadata": {"turnId": "turn_1"},
+        }
+        assert chunks[-1]["type"] == "finish" and ui.done
+        async with c.ui_message_stream(session_id) as idle:
+            assert [chunk async for chunk in idle] == [] and idle.found is False
 
         exported = await c.export_session(session_id)
         assert exported.data["eventCount"] == event.sequence

@@ -252,6 +252,7 @@ def test_session_options_are_the_optional_create_arguments() -> None:
 def test_async_client_methods_are_coroutines_where_they_call_the_daemon() -> None:
     # Streams are plain methods returning an async iterator; the request goes when it starts.
     streams = {"stream_events", "events", "install_agent_progress", "follow_process_logs"}
+    streams |= {"ui_message_stream"}
     streams |= {"session"}
     for name, member in inspect.getmembers(AsyncClient, inspect.isfunction):
         if name.startswith("_") or name in streams or name.startswith("iter_"):

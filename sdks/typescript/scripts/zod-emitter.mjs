@@ -280,11 +280,15 @@ function successSchema(op) {
     return { json: { kind: 'none' }, stream: undefined };
   }
   if (codes.length === 0) throw new Error(`${op.operationId}: no success status`);
-  const contents = codes.map((c) => JSON.stringify(op.responses[c].content ?? {}));
+  // A bodiless 204 beside a status with content (a stream with nothing to resume:
+  // `uiMessageStream`) is the method's `null`; the other statuses say what it answers.
+  const answering =
+    codes.length > 1 && codes.includes('204') && !op.responses['204'].content ? codes.filter((c) => c !== '204') : codes;
+  const contents = answering.map((c) => JSON.stringify(op.responses[c].content ?? {}));
   if (new Set(contents).size !== 1) {
     throw new Error(`${op.operationId}: the success statuses ${codes.join(', ')} answer different content`);
   }
-  const content = op.responses[codes[0]].content ?? {};
+  const content = op.responses[answering[0]].content ?? {};
   const bytes = Object.keys(content).filter((type) => isBytes(content[type].schema));
   const unknown = Object.keys(content).filter(
     (type) => type !== 'application/json' && type !== 'text/event-stream' && !bytes.includes(type),

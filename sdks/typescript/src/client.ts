@@ -25,6 +25,7 @@ import { Session } from './session.js';
 import { openTerminal, type Terminal, type TerminalOptions } from './terminal.js';
 import { Transport, type Call, type RequestOptions, type Validators } from './transport.js';
 import type { InstallFrame, OperationId, PathParams, QueryParams, RequestBody, ResponseBody } from './types.js';
+import { openUiMessageStream, type UiMessageChunk } from './ui-stream.js';
 
 /** Options of `new SandboxDaemon(...)`. */
 export interface SandboxDaemonOptions {
@@ -86,6 +87,9 @@ export type DeleteFileQuery = Omit<QueryParams<'deleteFile'>, 'path'>;
 export type UploadFilesQuery = QueryParams<'uploadFiles'>;
 /** Options of `archiveFiles`: `path`, `all`, `maxFileBytes`, `maxBytes`. */
 export type ArchiveFilesQuery = QueryParams<'archiveFiles'>;
+
+/** Options of `uiMessageStream`: `turnId`, the turn (default: the running one). */
+export type UiMessageStreamQuery = QueryParams<'uiMessageStream'>;
 
 /** Options of `processLogs` (one page): `offset`, the sequence to start after. */
 export type ProcessLogsQuery = Omit<QueryParams<'processLogs'>, 'follow'>;
@@ -721,6 +725,29 @@ export class SandboxDaemon {
    */
   streamEvents(sessionId: string, options?: EventStreamOptions): EventStream {
     return new EventStream(this.transport, sessionId, options, this.#reconnect);
+  }
+
+  /**
+   * `GET /sessions/{sessionId}/ui-stream`: a turn as the Vercel AI SDK's UI message stream
+   * (v1), its chunks (`UiMessageChunk`, the `ai` package's `UIMessageChunk`) in a
+   * `ReadableStream` that ends after the turn's `finish` (or `abort`): the turn `turnId`
+   * replayed from its start then followed live, or without it the running turn, or `null`
+   * when none runs. Reading a turn again gives the same chunks under the same `messageId`
+   * (`msg_<turnId>`), so a dropped stream is resumed by reading it again. An unknown turn
+   * rejects with `ProblemError` 404 `turn-not-found`. `SandboxChatTransport` (entry
+   * `sandbox-daemon`) serves it to `useChat`.
+   */
+  uiMessageStream(
+    sessionId: string,
+    query: UiMessageStreamQuery = {},
+    options?: RequestOptions,
+  ): Promise<ReadableStream<UiMessageChunk> | null> {
+    const call = this.#call(
+      'uiMessageStream',
+      { params: { sessionId }, query: { ...query }, accept: 'text/event-stream' },
+      options,
+    );
+    return openUiMessageStream(this.transport, call);
   }
 
   /** The same as `streamEvents`. */

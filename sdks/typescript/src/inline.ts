@@ -27,7 +27,9 @@ export {
   type ListWebhookDeliveriesQuery,
   type SandboxDaemonOptions,
   type UploadFilesQuery,
+  type UiMessageStreamQuery,
 } from './client.js';
+export type { UiMessageChunk } from './ui-stream.js';
 export type { ArchiveInput, ByteRange, FileContent, WorkspaceArchive } from './files.js';
 export { ProcessLogStream, type LogGap, type ProcessLogFrame, type ProcessLogStreamOptions } from './processes.js';
 export {

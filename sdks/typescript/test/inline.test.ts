@@ -44,8 +44,9 @@ describe('inline entry', () => {
     // API (eight operations and a followed log, sharing the event stream's machinery) to 9.0,
     // terminals (a ticket, the URL, and a WebSocket carrying output, input, resizes and the
     // exit: browsers are who needs them, so they stay in this entry) and turn changes to 10.0,
-    // webhooks (five operations and a pager) and idempotency keys to 10.2.
-    assert.ok(report.inline.gzip < 10.5 * 1024, `inline is ${report.inline.gzip} bytes gzipped`);
+    // webhooks (five operations and a pager) and idempotency keys to 10.2, the AI SDK's UI
+    // message stream (one operation read as chunks) to 10.5.
+    assert.ok(report.inline.gzip < 10.8 * 1024, `inline is ${report.inline.gzip} bytes gzipped`);
     const readme = readFileSync(join(packageRoot, 'README.md'), 'utf8');
     const match = /inline size: ([0-9.]+) KiB minified, ([0-9.]+) KiB minified \+ gzip/.exec(readme);
     assert.ok(match, 'README has the "inline size: … KiB minified, … KiB minified + gzip" line');

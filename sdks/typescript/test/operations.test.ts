@@ -2,15 +2,16 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ProblemError, SandboxDaemon, routes, type UniversalEvent } from 'sandbox-daemon';
+import { ProblemError, SandboxDaemon, routes, type UiMessageChunk, type UniversalEvent } from 'sandbox-daemon';
 import type { LocalSandboxDaemon } from 'sandbox-daemon/local';
-import { collect, range, readSpec, startDaemon, uniqueId } from './helpers.js';
+import { collect, isProblem, range, readSpec, startDaemon, uniqueId } from './helpers.js';
 
 /** The method streaming each operation that can answer `text/event-stream`. */
 const streamingMethods: Record<string, string> = {
   streamEvents: 'streamEvents',
   installAgent: 'installAgentProgress',
   processLogs: 'followProcessLogs',
+  uiMessageStream: 'uiMessageStream',
 };
 
 /** Every operationId of spec/openapi.json with its method and path, and whether it can stream. */
@@ -258,6 +259,22 @@ describe('operations against the daemon', () => {
     assert.equal(events.at(-1)?.type, 'sessionEnded');
     // Opened past the end of an ended session: nothing to deliver, and it ends at once.
     assert.deepEqual(await collect(daemon.streamEvents(session.id, { offset: total })), []);
+  });
+
+  it('uiMessageStream answers a turn as UI message chunks, null with no turn running, 404 for an unknown turn', async () => {
+    const session = await daemon.startSession(uniqueId('ui'), { agent: 'mock' });
+    assert.equal(await daemon.uiMessageStream(session.id), null, 'no turn runs');
+    const { turnId } = await daemon.sendMessage(session.id, { message: 'hello' });
+    const stream = await daemon.uiMessageStream(session.id, { turnId });
+    assert.ok(stream);
+    const chunks: UiMessageChunk[] = [];
+    const reader = stream.getReader();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+    assert.deepEqual(chunks[0], { type: 'start', messageId: `msg_${turnId}`, messageMetadata: { turnId } });
+    assert.equal(chunks.at(-1)?.type, 'finish');
+    const text = chunks.flatMap((c) => (c.type === 'text-delta' ? [String(c['delta'])] : [])).join('');
+    assert.equal(text, 'echo: hello');
+    await assert.rejects(daemon.uiMessageStream(session.id, { turnId: 'turn_99' }), isProblem(404, 'turn-not-found'));
   });
 
   it('createWebhook, listWebhooks, getWebhook, listWebhookDeliveries, deleteWebhook: a receiver that is down', async () => {

@@ -137,6 +137,18 @@ pub enum SessionsCommand {
         #[command(flatten)]
         client: ClientArgs,
     },
+    /// GET /sessions/{id}/ui-stream: a turn as the AI SDK's UI message stream, one chunk
+    /// (JSON) per line until the turn ends; without --turn-id the running turn (nothing
+    /// when none runs).
+    UiStream {
+        /// Session id.
+        id: String,
+        /// The turn (`turn_1`, ...); default: the running turn.
+        #[arg(long)]
+        turn_id: Option<String>,
+        #[command(flatten)]
+        client: ClientArgs,
+    },
     /// GET /sessions/{id}/turns/{turnId}/changes: the files a turn added, modified and
     /// deleted, with diffs (JSON).
     Changes {
@@ -384,6 +396,7 @@ fn sessions_client_args(command: &SessionsCommand) -> &ClientArgs {
         | SessionsCommand::Cancel { client, .. }
         | SessionsCommand::GetMessages { client, .. }
         | SessionsCommand::Events { client, .. }
+        | SessionsCommand::UiStream { client, .. }
         | SessionsCommand::Changes { client, .. } => client,
         SessionsCommand::Permissions(PermissionsCommand::Reply { client, .. }) => client,
         SessionsCommand::Questions(
@@ -481,6 +494,11 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             include_raw,
             ..
         } => events(&client, &id, offset, follow, include_raw).await,
+        SessionsCommand::UiStream {
+            id,
+            turn_id,
+            client: args,
+        } => ui_stream(&args, &id, turn_id.as_deref()).await,
         SessionsCommand::Permissions(PermissionsCommand::Reply {
             id,
             permission_id,
@@ -548,4 +566,59 @@ async fn events(
             return ExitCode::SUCCESS;
         }
     }
+}
+
+/// Prints a turn's UI message stream, one chunk (its JSON) per line, until `[DONE]`; a
+/// session with no running turn (204) prints nothing.
+async fn ui_stream(args: &ClientArgs, id: &str, turn_id: Option<&str>) -> ExitCode {
+    let Ok(mut url) = reqwest::Url::parse(&args.endpoint) else {
+        return fail(ClientError::InvalidEndpoint(args.endpoint.clone()));
+    };
+    let Ok(mut segments) = url.path_segments_mut() else {
+        return fail(ClientError::InvalidEndpoint(args.endpoint.clone()));
+    };
+    segments
+        .pop_if_empty()
+        .extend(["sessions", id, "ui-stream"]);
+    drop(segments);
+    let mut request = reqwest::Client::new().get(url);
+    if let Some(turn_id) = turn_id {
+        request = request.query(&[("turnId", turn_id)]);
+    }
+    if let Some(token) = &args.token {
+        request = request.bearer_auth(token);
+    }
+    let response = match request.send().await {
+        Ok(response) => response,
+        Err(e) => return fail(e.into()),
+    };
+    let status = response.status();
+    if status == reqwest::StatusCode::NO_CONTENT {
+        return ExitCode::SUCCESS;
+    }
+    if !status.is_success() {
+        let body = response.text().await.unwrap_or_default();
+        return fail(match serde_json::from_str(&body) {
+            Ok(problem) => ClientError::Problem(Box::new(problem)),
+            Err(_) => ClientError::Unexpected { status, body },
+        });
+    }
+    let mut body = response.bytes_stream();
+    let mut pending = Vec::new();
+    while let Some(bytes) = body.next().await {
+        match bytes {
+            Ok(bytes) => pending.extend_from_slice(&bytes),
+            Err(e) => return fail(e.into()),
+        }
+        while let Some(end) = pending.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=end).collect();
+            let line = String::from_utf8_lossy(&line);
+            match line.trim_end().strip_prefix("data: ") {
+                Some("[DONE]") => return ExitCode::SUCCESS,
+                Some(chunk) => println!("{chunk}"),
+                None => {}
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }

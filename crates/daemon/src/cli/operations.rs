@@ -23,6 +23,7 @@ pub const OPERATIONS: &[(&str, &[&str])] = &[
     ("cancelTurn", &["sessions", "cancel"]),
     ("getEvents", &["sessions", "get-messages"]),
     ("streamEvents", &["sessions", "events"]),
+    ("uiMessageStream", &["sessions", "ui-stream"]),
     ("replyPermission", &["sessions", "permissions", "reply"]),
     ("replyQuestion", &["sessions", "questions", "reply"]),
     ("rejectQuestion", &["sessions", "questions", "reject"]),

@@ -15,6 +15,7 @@ pub mod sessions;
 pub mod sse;
 pub mod terminal;
 pub mod tool_calls;
+pub mod ui_stream;
 pub mod webhooks;
 
 use std::sync::Arc;
@@ -93,6 +94,7 @@ api_table! {
     [sessions::cancel_turn]
     [events::get_events]
     [events::stream_events]
+    [ui_stream::ui_stream]
     [hitl::reply_permission]
     [hitl::reply_question]
     [hitl::reject_question]

@@ -46,4 +46,5 @@ mod store;
 mod telemetry;
 mod terminal;
 mod ui;
+mod ui_stream;
 mod webhooks;

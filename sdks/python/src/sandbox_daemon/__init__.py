@@ -67,6 +67,7 @@ from .session import Session, Turn
 from .sse import ServerSentEvent, SSEDecoder
 from .stream import AsyncEventStream, EventStream
 from .terminal import AsyncTerminal, Terminal, TerminalExit
+from .ui_stream import AsyncUiMessageStream, UiChunk, UiMessageStream
 from .webhooks import (
     DEFAULT_WEBHOOK_TOLERANCE,
     WEBHOOK_ID_HEADER,
@@ -95,6 +96,7 @@ __all__ = [
     "AsyncToolCallHandler",
     "AsyncToolCallHandlers",
     "AsyncTurn",
+    "AsyncUiMessageStream",
     "BundleSource",
     "Client",
     "DaemonStartError",
@@ -142,6 +144,8 @@ __all__ = [
     "TransportError",
     "Turn",
     "TurnInterruptedError",
+    "UiChunk",
+    "UiMessageStream",
     "UnrecognizedEvent",
     "UnrecognizedInstallProgress",
     "WebhookSignatureError",

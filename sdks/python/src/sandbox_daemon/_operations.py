@@ -182,6 +182,7 @@ OPERATIONS: Mapping[str, Operation] = {
             "toolCallResult", "POST", "/sessions/{sessionId}/tool-calls/{callId}/result", False
         ),
         Operation("turnChanges", "GET", "/sessions/{sessionId}/turns/{turnId}/changes", True),
+        Operation("uiMessageStream", "GET", "/sessions/{sessionId}/ui-stream", True),
         Operation("listWebhooks", "GET", "/webhooks", True),
         # Each try registers one more webhook: never repeated.
         Operation("createWebhook", "POST", "/webhooks", False),
@@ -919,6 +920,19 @@ def turn_changes(session_id: str, turn_id: str) -> Call[TurnChanges]:
         _op("turnChanges"),
         _model(TurnChanges),
         path_params={"sessionId": session_id, "turnId": turn_id},
+    )
+
+
+def ui_message_stream(session_id: str, turn_id: str | None) -> Call[None]:
+    """``GET /sessions/{sessionId}/ui-stream`` (the body is read as a stream): turn
+    ``turn_id``, or the running one.
+    """
+    return Call(
+        _op("uiMessageStream"),
+        _no_content,
+        path_params={"sessionId": session_id},
+        params=_query(turnId=turn_id),
+        accept=EVENT_STREAM,
     )
 
 

@@ -83,6 +83,7 @@ from .processes import AsyncProcessLogStream, LogCursor, run_timeouts
 from .retry import RetryPolicy
 from .stream import AsyncEventStream
 from .terminal import AsyncTerminal, require_websockets, websocket_url
+from .ui_stream import AsyncUiMessageStream
 
 __all__ = ["AsyncClient"]
 
@@ -452,6 +453,21 @@ class AsyncClient:
         changes not tracked, or a workspace of more files than it tracks).
         """
         return await self._send(ops.turn_changes(session_id, turn_id))
+
+    def ui_message_stream(
+        self, session_id: str, turn_id: str | None = None
+    ) -> AsyncUiMessageStream:
+        """``GET /sessions/{sessionId}/ui-stream``: a turn as the Vercel AI SDK's UI message
+        stream (v1), its chunks as dicts (``{"type": "text-delta", "id": ..., "delta": ...}``,
+        the ``ai`` package's ``UIMessageChunk`` s) until the turn's ``finish`` (or ``abort``):
+        turn ``turn_id`` replayed from its start then followed live, or without it the
+        running turn (nothing when none runs: the stream's ``found`` is then ``False``).
+        Reading a turn again gives the same chunks under the same ``messageId``
+        (``msg_<turnId>``). An unknown turn raises :class:`~sandbox_daemon.ProblemError`
+        ``404`` ``turn-not-found`` when iteration starts. See
+        :class:`~sandbox_daemon.AsyncUiMessageStream`.
+        """
+        return AsyncUiMessageStream(self._open, ops.ui_message_stream(session_id, turn_id))
 
     async def send_message(
         self,

@@ -762,6 +762,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sessions/{sessionId}/ui-stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A turn of the session as the Vercel AI SDK's UI message stream protocol (v1), the
+         *     assistant message `useChat` (`ai` 7) builds: replayed from the turn's `turnStarted`,
+         *     then followed live until its `turnEnded`. The stream is a pure function of the log, so
+         *     reading it again (a reconnect) gives the same chunks, byte for byte, under the same
+         *     `messageId`. Without `turnId`, the running turn, or 204 when none runs (the AI SDK's
+         *     "nothing to resume").
+         */
+        get: operations["uiMessageStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -7312,6 +7336,91 @@ export interface operations {
                 };
             };
             /** @description The store is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    uiMessageStream: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The turn (`turn_1`, ...; a `sendMessage` answer's `turnId`). Absent: the running
+                 *     turn, or 204 when none runs.
+                 */
+                turnId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Session id */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The AI SDK UI message stream (header `x-vercel-ai-ui-message-stream: v1`): Server-Sent Events, each a `data: <chunk as JSON>` line and an empty line, ending with `data: [DONE]` once the turn ended (a stream cut short, as when the daemon stops, has no `[DONE]`: read it again). Comment lines (`:` ...) are keep-alives, or say why events wait (the store cannot write). Chunks, with the `ai` package's `uiMessageChunkSchema` fields: `start` (`messageId` = `msg_<turnId>`, `messageMetadata` `{turnId}`), `start-step`; the assistant's messages as `text-start` / `text-delta` / `text-end` and its reasoning as `reasoning-start` / `reasoning-delta` / `reasoning-end` (`id` = the item's id); its tool calls, commands (tool `commandExecution`: input `{command, cwd}`, output `{exitCode, output}`) and file changes (tool `fileChange`: `{changes: [{path, changeKind, diff}]}`) as dynamic, `providerExecuted` tool parts (`toolCallId` = the item's id): `tool-input-start`, `tool-input-available`, then `tool-output-available` or `tool-output-error`; a permission request as `tool-approval-request` (`approvalId` = the permission id, answered with `replyPermission`; `approvalDescriptor` = the `PermissionRequest`; on the part of the item it gates, or on a part of its own with the request's id) and its resolution as `tool-approval-response` (and `tool-output-denied` when rejected); a question request as a `data-question` part (`id` = the question id, `data` = the `QuestionRequest` with `status: pending`), replaced under the same id by its resolution (`status` `answered`, `rejected` or `cancelled`, with `answers`); a client host tool call as a tool part the client answers (`toolCallId` = the call id, for `toolCallResult`); an agent error as `error` (`errorText`); the turn's end as `finish-step`, then `finish` (`finishReason`: `stop`, `length` (maxTokens), `tool-calls` (toolStop), `error`, `other`; `messageMetadata` `{turnId, stopReason, usage, changes}`), or for a cancelled turn `message-metadata` and `abort`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No `turnId` was given and no turn is running: nothing to resume */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An empty `turnId`, or an unknown query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Missing or wrong bearer token */
+            401: {
+                headers: {
+                    /** @description `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Unknown session (`session-not-found`), or the session has no turn `turnId` (`turn-not-found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A fault of the daemon */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description Being restored, or the store is unavailable */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */

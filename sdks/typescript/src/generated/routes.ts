@@ -57,6 +57,7 @@ export const routes = {
   toolCallReject: { method: "POST", path: "/sessions/{sessionId}/tool-calls/{callId}/reject" },
   toolCallResult: { method: "POST", path: "/sessions/{sessionId}/tool-calls/{callId}/result" },
   turnChanges: { method: "GET", path: "/sessions/{sessionId}/turns/{turnId}/changes" },
+  uiMessageStream: { method: "GET", path: "/sessions/{sessionId}/ui-stream" },
   listWebhooks: { method: "GET", path: "/webhooks" },
   createWebhook: { method: "POST", path: "/webhooks" },
   getWebhook: { method: "GET", path: "/webhooks/{webhookId}" },

@@ -1776,6 +1776,7 @@ export const responseSchemas: {
   readonly toolCallReject: null;
   readonly toolCallResult: null;
   readonly turnChanges: typeof TurnChangesSchema;
+  readonly uiMessageStream: null;
   readonly listWebhooks: typeof WebhookListSchema;
   readonly createWebhook: typeof CreatedWebhookSchema;
   readonly getWebhook: typeof WebhookSchema;
@@ -1826,6 +1827,7 @@ export const responseSchemas: {
   toolCallReject: null,
   toolCallResult: null,
   turnChanges: TurnChangesSchema,
+  uiMessageStream: null,
   listWebhooks: WebhookListSchema,
   createWebhook: CreatedWebhookSchema,
   getWebhook: WebhookSchema,
