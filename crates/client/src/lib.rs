@@ -6,6 +6,7 @@ mod files;
 mod processes;
 mod sse;
 mod terminal;
+mod ui_stream;
 mod webhooks;
 
 use reqwest::{Method, RequestBuilder, StatusCode, Url};
@@ -22,6 +23,7 @@ pub use files::{ArchiveQuery, FileArchive};
 pub use processes::{LogFrame, LogFrames};
 pub use sse::{EventStream, InstallFrame, InstallStream, SseStream};
 pub use terminal::{Terminal, TerminalEvent};
+pub use ui_stream::UiChunks;
 
 /// The default daemon address.
 pub const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:2468";
@@ -280,7 +282,19 @@ impl Client {
         id: &str,
         request: &CreateSessionRequest,
     ) -> Result<CreateSessionResponse, ClientError> {
-        Self::send(self.request(Method::POST, &["sessions", id]).json(request)).await
+        self.create_session_keyed(id, request, None).await
+    }
+
+    /// `POST /sessions/{id}` with an `Idempotency-Key`: a retry with the same key gets the
+    /// first answer instead of acting again.
+    pub async fn create_session_keyed(
+        &self,
+        id: &str,
+        request: &CreateSessionRequest,
+        idempotency_key: Option<&str>,
+    ) -> Result<CreateSessionResponse, ClientError> {
+        let builder = self.request(Method::POST, &["sessions", id]).json(request);
+        Self::send(keyed(builder, idempotency_key)).await
     }
 
     /// `GET /sessions/{id}`.
@@ -314,11 +328,21 @@ impl Client {
         id: &str,
         body: &SendMessageRequest,
     ) -> Result<SendMessageResponse, ClientError> {
-        Self::send(
-            self.request(Method::POST, &["sessions", id, "messages"])
-                .json(body),
-        )
-        .await
+        self.send_request_keyed(id, body, None).await
+    }
+
+    /// `POST /sessions/{id}/messages` with an `Idempotency-Key`: a retry with the same key
+    /// gets the first answer (the same turn) instead of starting another.
+    pub async fn send_request_keyed(
+        &self,
+        id: &str,
+        body: &SendMessageRequest,
+        idempotency_key: Option<&str>,
+    ) -> Result<SendMessageResponse, ClientError> {
+        let builder = self
+            .request(Method::POST, &["sessions", id, "messages"])
+            .json(body);
+        Self::send(keyed(builder, idempotency_key)).await
     }
 
     /// `POST /sessions/{id}/cancel`.
@@ -528,6 +552,14 @@ impl Client {
 }
 
 /// Passes successful responses through; turns error responses into [`ClientError`]s.
+/// `builder` with `Idempotency-Key: key`, when there is one.
+fn keyed(builder: RequestBuilder, key: Option<&str>) -> RequestBuilder {
+    match key {
+        Some(key) => builder.header("Idempotency-Key", key),
+        None => builder,
+    }
+}
+
 async fn checked(response: reqwest::Response) -> Result<reqwest::Response, ClientError> {
     let status = response.status();
     if status.is_success() {

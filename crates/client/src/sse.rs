@@ -17,6 +17,11 @@ pub struct SseStream<T> {
 }
 
 impl<T: 'static> SseStream<T> {
+    /// A stream of already decoded items.
+    pub(crate) fn new(inner: Pin<Box<dyn Stream<Item = Result<T, ClientError>> + Send>>) -> Self {
+        Self { inner }
+    }
+
     fn from_frames(
         response: reqwest::Response,
         parse: impl Fn(eventsource_stream::Event) -> Result<T, ClientError> + Send + 'static,

@@ -101,6 +101,9 @@ pub enum SessionsCommand {
         message: String,
         #[command(flatten)]
         images: super::policy::ImageArgs,
+        /// `Idempotency-Key`: a retry with the same key gets the first answer (one turn).
+        #[arg(long)]
+        idempotency_key: Option<String>,
         #[command(flatten)]
         client: ClientArgs,
     },
@@ -230,6 +233,9 @@ pub struct CreateArgs {
     pub cwd: Option<PathBuf>,
     #[command(flatten)]
     pub policy: super::policy::PolicyArgs,
+    /// `Idempotency-Key`: a retry with the same key gets the first answer.
+    #[arg(long)]
+    pub idempotency_key: Option<String>,
     #[command(flatten)]
     pub client: ClientArgs,
 }
@@ -458,7 +464,8 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             if let Err(e) = args.policy.apply(&mut request) {
                 return fail_usage(&e);
             }
-            finish(client.create_session(&args.id, &request).await)
+            let key = args.idempotency_key.as_deref();
+            finish(client.create_session_keyed(&args.id, &request, key).await)
         }
         SessionsCommand::Get { id, .. } => finish(client.get_session(&id).await),
         SessionsCommand::End { id, .. } => finish(client.end_session(&id).await),
@@ -472,9 +479,14 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             id,
             message,
             images,
+            idempotency_key,
             ..
         } => match images.request(message) {
-            Ok(request) => finish(client.send_request(&id, &request).await),
+            Ok(request) => finish(
+                client
+                    .send_request_keyed(&id, &request, idempotency_key.as_deref())
+                    .await,
+            ),
             Err(e) => fail_usage(&e),
         },
         SessionsCommand::Cancel { id, .. } => finish(client.cancel(&id).await),
@@ -494,11 +506,9 @@ pub async fn sessions(command: SessionsCommand) -> ExitCode {
             include_raw,
             ..
         } => events(&client, &id, offset, follow, include_raw).await,
-        SessionsCommand::UiStream {
-            id,
-            turn_id,
-            client: args,
-        } => ui_stream(&args, &id, turn_id.as_deref()).await,
+        SessionsCommand::UiStream { id, turn_id, .. } => {
+            ui_stream(&client, &id, turn_id.as_deref()).await
+        }
         SessionsCommand::Permissions(PermissionsCommand::Reply {
             id,
             permission_id,
@@ -570,54 +580,16 @@ async fn events(
 
 /// Prints a turn's UI message stream, one chunk (its JSON) per line, until `[DONE]`; a
 /// session with no running turn (204) prints nothing.
-async fn ui_stream(args: &ClientArgs, id: &str, turn_id: Option<&str>) -> ExitCode {
-    let Ok(mut url) = reqwest::Url::parse(&args.endpoint) else {
-        return fail(ClientError::InvalidEndpoint(args.endpoint.clone()));
+async fn ui_stream(client: &Client, id: &str, turn_id: Option<&str>) -> ExitCode {
+    let mut chunks = match client.ui_message_stream(id, turn_id).await {
+        Ok(Some(chunks)) => chunks,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(e) => return fail(e),
     };
-    let Ok(mut segments) = url.path_segments_mut() else {
-        return fail(ClientError::InvalidEndpoint(args.endpoint.clone()));
-    };
-    segments
-        .pop_if_empty()
-        .extend(["sessions", id, "ui-stream"]);
-    drop(segments);
-    let mut request = reqwest::Client::new().get(url);
-    if let Some(turn_id) = turn_id {
-        request = request.query(&[("turnId", turn_id)]);
-    }
-    if let Some(token) = &args.token {
-        request = request.bearer_auth(token);
-    }
-    let response = match request.send().await {
-        Ok(response) => response,
-        Err(e) => return fail(e.into()),
-    };
-    let status = response.status();
-    if status == reqwest::StatusCode::NO_CONTENT {
-        return ExitCode::SUCCESS;
-    }
-    if !status.is_success() {
-        let body = response.text().await.unwrap_or_default();
-        return fail(match serde_json::from_str(&body) {
-            Ok(problem) => ClientError::Problem(Box::new(problem)),
-            Err(_) => ClientError::Unexpected { status, body },
-        });
-    }
-    let mut body = response.bytes_stream();
-    let mut pending = Vec::new();
-    while let Some(bytes) = body.next().await {
-        match bytes {
-            Ok(bytes) => pending.extend_from_slice(&bytes),
-            Err(e) => return fail(e.into()),
-        }
-        while let Some(end) = pending.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = pending.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            match line.trim_end().strip_prefix("data: ") {
-                Some("[DONE]") => return ExitCode::SUCCESS,
-                Some(chunk) => println!("{chunk}"),
-                None => {}
-            }
+    while let Some(chunk) = chunks.next().await {
+        match chunk {
+            Ok(chunk) => println!("{chunk}"),
+            Err(e) => return fail(e),
         }
     }
     ExitCode::SUCCESS

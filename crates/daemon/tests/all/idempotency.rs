@@ -140,3 +140,49 @@ async fn bad_keys_are_refused() {
     let created = post(&url, Some("fine"), &json!({"agent": "mock"})).await;
     assert_eq!(created.0, 201, "{}", created.2);
 }
+
+#[tokio::test]
+async fn the_cli_and_the_rust_client_send_keys() {
+    let daemon = TestDaemon::start().await;
+    let create = [
+        "sessions",
+        "create",
+        "c",
+        "--agent",
+        "mock",
+        "--idempotency-key",
+        "cli-create",
+    ];
+    let first = crate::cli::json(&crate::cli::run(&daemon, &create).await);
+    let again = crate::cli::json(&crate::cli::run(&daemon, &create).await);
+    assert_eq!(
+        first, again,
+        "a retried create is the first answer, not a 409"
+    );
+    let send = [
+        "sessions",
+        "send-message",
+        "c",
+        "-m",
+        "hello",
+        "--idempotency-key",
+        "cli-send",
+    ];
+    let turn = crate::cli::json(&crate::cli::run(&daemon, &send).await);
+    let retried = crate::cli::json(&crate::cli::run(&daemon, &send).await);
+    assert_eq!(turn, retried);
+    let body = sandbox_universal::SendMessageRequest::text("hello");
+    let keyed = |key| daemon.client.send_request_keyed("c", &body, Some(key));
+    daemon
+        .turn_ended("c", turn["turnId"].as_str().unwrap())
+        .await;
+    let one = keyed("rust-send").await.unwrap();
+    let two = keyed("rust-send").await.unwrap();
+    assert_eq!(one.turn_id, two.turn_id);
+    daemon.turn_ended("c", &one.turn_id).await;
+    assert_eq!(
+        turns_started(&daemon.events("c").await),
+        2,
+        "two keys, two turns"
+    );
+}
