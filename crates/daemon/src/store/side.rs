@@ -11,6 +11,9 @@
 
 use sandbox_universal::{ALL_EVENTS, DeliveryStatus};
 
+use tokio::sync::oneshot;
+
+use super::writer::WriteBackend;
 use super::{Store, StoreError};
 
 /// A webhook as stored.
@@ -252,16 +255,51 @@ pub(crate) fn parse_status(name: &str) -> DeliveryStatus {
     }
 }
 
+/// A job on the side tables that answers through its own channel.
+pub(crate) trait SideRun: Send {
+    /// Runs it; answers the outage it met, if any.
+    fn run(self: Box<Self>, backend: &mut dyn WriteBackend) -> Option<StoreError>;
+    /// Answers `error` without running it.
+    fn fail(self: Box<Self>, error: StoreError);
+}
+
+/// A side job: `work`, answered on `reply`.
+pub(crate) struct SideJob<T, F> {
+    work: F,
+    reply: oneshot::Sender<Result<T, StoreError>>,
+}
+
+impl<T, F> SideJob<T, F> {
+    pub(crate) fn new(work: F, reply: oneshot::Sender<Result<T, StoreError>>) -> Self {
+        Self { work, reply }
+    }
+}
+
+impl<T, F> SideRun for SideJob<T, F>
+where
+    T: Send,
+    F: FnOnce(&mut dyn SideWrites) -> Result<T, StoreError> + Send,
+{
+    fn run(self: Box<Self>, backend: &mut dyn WriteBackend) -> Option<StoreError> {
+        let result = backend.side().and_then(self.work);
+        let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
+        let _ = self.reply.send(result);
+        outage
+    }
+
+    fn fail(self: Box<Self>, error: StoreError) {
+        let _ = self.reply.send(Err(error));
+    }
+}
+
 impl Store {
     /// Runs `work` on the side tables, in the writer's order, as one transaction.
     pub async fn side<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut dyn SideWrites) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        self.control(|reply| {
-            super::writer::Control::Side(Box::new(super::writer::SideJob::new(work, reply)))
-        })
-        .await
+        self.control(|reply| super::writer::Control::Side(Box::new(SideJob::new(work, reply))))
+            .await
     }
 }
 

@@ -20,7 +20,7 @@ use sandbox_universal::{SessionStatus, StoreStatus};
 use tokio::sync::oneshot;
 
 use super::queue::{SessionWrites, WriteQueue};
-use super::side::SideWrites;
+use super::side::{SideRun, SideWrites};
 use super::stopped::Closed;
 pub use super::stopped::Unwritten;
 use super::{EventRow, NativeRow, NewSession, StoreError, now_ms};
@@ -99,43 +99,6 @@ pub(crate) enum Control {
     },
     /// Work on the side tables (webhooks, deliveries, idempotency keys).
     Side(Box<dyn SideRun>),
-}
-
-/// A job on the side tables that answers through its own channel.
-pub(crate) trait SideRun: Send {
-    /// Runs it; answers the outage it met, if any.
-    fn run(self: Box<Self>, backend: &mut dyn WriteBackend) -> Option<StoreError>;
-    /// Answers `error` without running it.
-    fn fail(self: Box<Self>, error: StoreError);
-}
-
-/// A side job: `work`, answered on `reply`.
-pub(crate) struct SideJob<T, F> {
-    work: F,
-    reply: oneshot::Sender<Result<T, StoreError>>,
-}
-
-impl<T, F> SideJob<T, F> {
-    pub(crate) fn new(work: F, reply: oneshot::Sender<Result<T, StoreError>>) -> Self {
-        Self { work, reply }
-    }
-}
-
-impl<T, F> SideRun for SideJob<T, F>
-where
-    T: Send,
-    F: FnOnce(&mut dyn SideWrites) -> Result<T, StoreError> + Send,
-{
-    fn run(self: Box<Self>, backend: &mut dyn WriteBackend) -> Option<StoreError> {
-        let result = backend.side().and_then(self.work);
-        let outage = result.as_ref().err().filter(|e| e.is_outage()).cloned();
-        let _ = self.reply.send(result);
-        outage
-    }
-
-    fn fail(self: Box<Self>, error: StoreError) {
-        let _ = self.reply.send(Err(error));
-    }
 }
 
 impl Control {
